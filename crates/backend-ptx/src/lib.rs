@@ -1,0 +1,1 @@
+//! Not yet implemented: this crate is filled by a later issue. It exposes nothing.

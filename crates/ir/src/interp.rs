@@ -1,0 +1,1 @@
+//! interp: filled in by its owner.

@@ -1,0 +1,634 @@
+//! The IR data model: modules, functions, regions, instructions, values.
+//!
+//! # Shape
+//!
+//! A [`Module`] holds struct definitions, functions (kernels and funcs) and a
+//! table of source files. A [`Function`] owns three arenas — values, insts and
+//! regions — indexed by the entity types [`Value`], [`Inst`] and [`Region`].
+//!
+//! Control flow is *structured*. A [`Region`] is an ordered list of
+//! instructions with block parameters; its last instruction is a
+//! *terminator* ([`InstKind::Yield`], [`InstKind::Continue`],
+//! [`InstKind::Break`] or [`InstKind::Return`]). Nested control flow is an
+//! instruction that owns regions:
+//!
+//! * [`InstKind::If`]: `cond`, a `then` and an `else` region (no params). A
+//!   region that ends in `yield vs` makes `vs` the `if`'s results.
+//! * [`InstKind::Loop`]: `init` values bound to the body region's params on
+//!   entry. `continue vs` starts the next iteration with params `vs`;
+//!   `break vs` leaves the loop with results `vs`. `break`/`continue` may
+//!   appear in any region nested in the loop body (through `if`s, not through
+//!   another loop: they refer to the innermost loop).
+//! * `return vs` leaves the function from any depth.
+//!
+//! The function body is a region whose params are the function's params and
+//! which ends in `return`.
+//!
+//! # Values
+//!
+//! Every value is defined once: as a region parameter or as a result of an
+//! instruction (an instruction has zero or more results, e.g. a call to a
+//! func returning a tuple). A value may be used in the region that defines
+//! it after its definition, and in any region nested inside that one.
+//!
+//! # Source locations
+//!
+//! Every instruction carries a [`Loc`]: file (index into
+//! [`Module::files`]), line and column, 1-based. Values may carry a debug
+//! name (the Python variable they were assigned to).
+
+use crate::types::{StructTable, Type};
+use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+use smallvec::SmallVec;
+
+/// An SSA value.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(u32);
+entity_impl!(Value, "v");
+
+/// An instruction.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Inst(u32);
+entity_impl!(Inst, "inst");
+
+/// A region: an ordered instruction list with block parameters.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Region(u32);
+entity_impl!(Region, "region");
+
+/// A function (kernel or func) of a module.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(u32);
+entity_impl!(FuncId, "fn");
+
+/// A struct definition of a module.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StructId(u32);
+entity_impl!(StructId, "struct");
+
+/// A source location: file index into [`Module::files`], 1-based line and
+/// column. `Loc::NONE` (line 0) means "no location".
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Loc {
+    pub const NONE: Loc = Loc {
+        file: 0,
+        line: 0,
+        col: 0,
+    };
+    pub fn new(file: u32, line: u32, col: u32) -> Loc {
+        Loc { file, line, col }
+    }
+    pub fn is_none(self) -> bool {
+        self.line == 0
+    }
+}
+
+/// A compilation unit: structs, functions, source files.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub structs: StructTable,
+    pub funcs: PrimaryMap<FuncId, Function>,
+    /// Source file names; [`Loc::file`] indexes this list.
+    pub files: Vec<String>,
+}
+
+impl Module {
+    pub fn new() -> Module {
+        Module::default()
+    }
+    /// Finds a function by name (kernels and funcs share one namespace in
+    /// the IR; the frontend mangles overloads).
+    pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
+        self.funcs
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+    }
+    pub fn kernels(&self) -> impl Iterator<Item = (FuncId, &Function)> {
+        self.funcs.iter().filter(|(_, f)| f.kind == FuncKind::Kernel)
+    }
+    /// Interns a file name, returning its index for [`Loc::file`].
+    pub fn file_index(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.files.iter().position(|f| f == name) {
+            return i as u32;
+        }
+        self.files.push(name.to_string());
+        (self.files.len() - 1) as u32
+    }
+}
+
+/// Kernel (launched over a grid of threads) or func (called).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FuncKind {
+    Kernel,
+    Func,
+}
+
+/// A function parameter: its name (from the source) and type.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// Per-value data.
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+/// Where a value is defined.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ValueDef {
+    /// The `index`th result of an instruction.
+    Result(Inst, u32),
+    /// The `index`th parameter of a region.
+    Param(Region, u32),
+}
+
+/// Per-region data.
+#[derive(Clone, Debug, Default)]
+pub struct RegionData {
+    pub params: Vec<Value>,
+    pub insts: Vec<Inst>,
+}
+
+/// Per-instruction data.
+#[derive(Clone, Debug)]
+pub struct InstData {
+    pub kind: InstKind,
+    pub results: SmallVec<[Value; 1]>,
+    pub loc: Loc,
+}
+
+/// A function: signature, arenas, and its body region.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub kind: FuncKind,
+    pub params: Vec<Param>,
+    pub returns: Vec<Type>,
+    /// Where the function is defined (the `def` line).
+    pub loc: Loc,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub insts: PrimaryMap<Inst, InstData>,
+    pub regions: PrimaryMap<Region, RegionData>,
+    /// Debug names of values (Python variable names); empty when unknown.
+    pub value_names: SecondaryMap<Value, String>,
+    pub body: Region,
+}
+
+impl Function {
+    /// A new function with an empty body region whose params are the
+    /// function's params.
+    pub fn new(name: &str, kind: FuncKind, params: Vec<Param>, returns: Vec<Type>) -> Function {
+        let mut f = Function {
+            name: name.to_string(),
+            kind,
+            params: Vec::new(),
+            returns,
+            loc: Loc::NONE,
+            values: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
+            regions: PrimaryMap::new(),
+            value_names: SecondaryMap::new(),
+            body: Region::from_u32(0),
+        };
+        let body = f.regions.push(RegionData::default());
+        f.body = body;
+        for p in &params {
+            let v = f.add_region_param(body, p.ty);
+            f.value_names[v] = p.name.clone();
+        }
+        f.params = params;
+        f
+    }
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+    /// Appends a parameter to a region.
+    pub fn add_region_param(&mut self, r: Region, ty: Type) -> Value {
+        let idx = self.regions[r].params.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(r, idx),
+        });
+        self.regions[r].params.push(v);
+        v
+    }
+    /// Creates an instruction (not yet placed in a region) with results of
+    /// the given types.
+    pub fn create_inst(&mut self, kind: InstKind, result_types: &[Type], loc: Loc) -> Inst {
+        let inst = self.insts.push(InstData {
+            kind,
+            results: SmallVec::new(),
+            loc,
+        });
+        for (i, &ty) in result_types.iter().enumerate() {
+            let v = self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result(inst, i as u32),
+            });
+            self.insts[inst].results.push(v);
+        }
+        inst
+    }
+    pub fn new_region(&mut self) -> Region {
+        self.regions.push(RegionData::default())
+    }
+    pub fn results(&self, inst: Inst) -> &[Value] {
+        &self.insts[inst].results
+    }
+    pub fn first_result(&self, inst: Inst) -> Option<Value> {
+        self.insts[inst].results.first().copied()
+    }
+    /// The body's params (one per function param).
+    pub fn param_values(&self) -> &[Value] {
+        &self.regions[self.body].params
+    }
+    /// The regions owned by an instruction, in order.
+    pub fn inst_regions(&self, inst: Inst) -> SmallVec<[Region; 2]> {
+        self.insts[inst].kind.regions()
+    }
+    /// The debug name of a value, if any.
+    pub fn value_name(&self, v: Value) -> Option<&str> {
+        self.value_names
+            .get(v)
+            .filter(|s| !s.is_empty())
+            .map(|s| s.as_str())
+    }
+}
+
+/// Unary operators. Result type equals the operand type except for the
+/// `Is*` predicates, which return `bool`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum UnaryOp {
+    /// Arithmetic negation (wrapping for integers).
+    Neg,
+    /// Logical not (bool) or bitwise not (integers).
+    Not,
+    Abs,
+    Sqrt,
+    Cbrt,
+    Floor,
+    Ceil,
+    Trunc,
+    /// Round half away from zero.
+    Round,
+    /// Round half to even.
+    Rint,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp,
+    Exp2,
+    Log,
+    Log2,
+    Log10,
+    Erf,
+    Erfc,
+    Erfinv,
+    /// Population count (integers).
+    Popcount,
+    IsNan,
+    IsInf,
+    IsFinite,
+}
+
+/// Binary operators on two operands of the same scalar type.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BinaryOp {
+    /// Wrapping for integers.
+    Add,
+    Sub,
+    Mul,
+    /// Integer: truncating division (division by zero yields 0). Float: IEEE.
+    Div,
+    /// Integer: remainder with the sign of the dividend (`x % 0` yields 0).
+    /// Float: `fmod`.
+    Rem,
+    /// Float: `fmin` (a NaN operand is ignored). Integer: min.
+    Min,
+    Max,
+    Pow,
+    Atan2,
+    Copysign,
+    /// Bitwise on integers, logical on bool.
+    And,
+    Or,
+    Xor,
+    /// Shift amount taken modulo the bit width.
+    Shl,
+    /// Arithmetic on signed, logical on unsigned types.
+    Shr,
+    // Comparisons: result is bool. Float comparisons are ordered (false on
+    // NaN) except `Ne`, which is true on NaN.
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+}
+
+/// Read-modify-write operations of [`InstKind::Atomic`].
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exchange,
+}
+
+/// A constant scalar: its type and bits. Integers are stored sign- or
+/// zero-extended to 64 bits; floats of every width are stored as the `f64`
+/// bits of their (exactly representable) value; bool is 0 or 1.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Const {
+    pub ty: crate::Scalar,
+    pub bits: u64,
+}
+
+impl Const {
+    pub fn int(ty: crate::Scalar, v: i64) -> Const {
+        Const::from_i128(ty, v as i128)
+    }
+    /// Wraps `v` into `ty` (integers) and normalises the stored bits.
+    pub fn from_i128(ty: crate::Scalar, v: i128) -> Const {
+        use crate::Scalar::*;
+        let bits = match ty {
+            Bool => (v != 0) as u64,
+            I8 => v as i8 as i64 as u64,
+            I16 => v as i16 as i64 as u64,
+            I32 => v as i32 as i64 as u64,
+            I64 => v as i64 as u64,
+            U8 => v as u8 as u64,
+            U16 => v as u16 as u64,
+            U32 => v as u32 as u64,
+            U64 => v as u64,
+            F16 | F32 | F64 => return Const::float(ty, v as f64),
+        };
+        Const { ty, bits }
+    }
+    /// A float constant; the value is rounded to `ty` first.
+    pub fn float(ty: crate::Scalar, v: f64) -> Const {
+        let v = match ty {
+            crate::Scalar::F32 => v as f32 as f64,
+            crate::Scalar::F16 => crate::f16::f16_to_f64(crate::f16::f64_to_f16(v)),
+            _ => v,
+        };
+        Const {
+            ty,
+            bits: v.to_bits(),
+        }
+    }
+    pub fn bool(b: bool) -> Const {
+        Const {
+            ty: crate::Scalar::Bool,
+            bits: b as u64,
+        }
+    }
+    /// The value as f64 (floats exact; integers converted).
+    pub fn as_f64(self) -> f64 {
+        if self.ty.is_float() {
+            f64::from_bits(self.bits)
+        } else if self.ty.is_signed_int() {
+            self.bits as i64 as f64
+        } else {
+            self.bits as f64
+        }
+    }
+    /// The value as i128 (integers exact, bool 0/1; floats truncated).
+    pub fn as_i128(self) -> i128 {
+        if self.ty.is_float() {
+            f64::from_bits(self.bits) as i128
+        } else if self.ty.is_signed_int() {
+            self.bits as i64 as i128
+        } else {
+            self.bits as i128
+        }
+    }
+}
+
+/// The operation of an instruction.
+///
+/// Operand/result typing rules are listed per variant; the verifier checks
+/// them all.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstKind {
+    /// `-> c.ty`
+    Const(Const),
+    /// `(x: S) -> S` (or `bool` for `Is*`). Scalars only.
+    Unary(UnaryOp, Value),
+    /// `(a: S, b: S) -> S` (or `bool` for comparisons). Scalars only.
+    Binary(BinaryOp, Value, Value),
+    /// `fma(a, b, c) = a * b + c` rounded once. Floats only.
+    Fma(Value, Value, Value),
+    /// Scalar conversion `(x: S) -> to`: float→int truncates toward zero
+    /// and saturates (NaN → 0); int→int wraps; float→float rounds to
+    /// nearest even; →bool is `x != 0`; bool→number is 0/1.
+    Cast(Value, crate::Scalar),
+    /// Reinterprets bits between same-size scalars.
+    Bitcast(Value, crate::Scalar),
+    /// `(c: bool, a: T, b: T) -> T`, any non-array T: `c ? a : b`, both
+    /// evaluated.
+    Select(Value, Value, Value),
+    /// Builds an aggregate of type `ty` from its components in path order:
+    /// vector/quat/transform: N scalars; matrix: R row vectors; struct: one
+    /// value per field.
+    Make(Type, Vec<Value>),
+    /// `(agg, path) -> component type at path`.
+    Extract(Value, Vec<u32>),
+    /// `(agg, path, v) -> agg` with the component at `path` replaced by v.
+    Insert(Value, Vec<u32>, Value),
+    /// The thread's linear index in the launch, `i32`, in `0..product(dim)`.
+    ThreadId,
+    /// Launch dimension `axis` (0..4), `i32`; 1 for axes past the launch's
+    /// dimensionality.
+    LaunchDim(u8),
+    /// Size of an array along `axis` (< ndim), `i32`.
+    ArrayShape(Value, u8),
+    /// `array[indices].path -> T` (one `i32`-or-any-int index per dim).
+    Load(MemAccess),
+    /// `array[indices].path = value` (no result).
+    Store(MemAccess, Value),
+    /// Atomic read-modify-write on `array[indices].path`, returning the old
+    /// value. For aggregates, each scalar component is updated atomically on
+    /// its own.
+    Atomic(AtomicOp, MemAccess, Value),
+    /// Calls a func: `args` match its params, results match its returns.
+    Call(FuncId, Vec<Value>),
+    /// printf-style output: `%d %i %u %f %g %e %x %s %%` consume `args` in
+    /// order (aggregates print as their components). Not compared by tests.
+    Print(String, Vec<Value>),
+    /// Structured `if`; results are yielded by both regions.
+    If {
+        cond: Value,
+        then_region: Region,
+        else_region: Region,
+    },
+    /// Structured loop; see the module docs.
+    Loop { init: Vec<Value>, body: Region },
+    // ---- terminators (last instruction of a region, and only there) ----
+    /// Ends an `if` region, giving the `if`'s results.
+    Yield(Vec<Value>),
+    /// Starts the next iteration of the innermost loop with these params.
+    Continue(Vec<Value>),
+    /// Leaves the innermost loop with these results.
+    Break(Vec<Value>),
+    /// Returns from the function.
+    Return(Vec<Value>),
+}
+
+/// An array access: the array handle, one index per dimension, and a
+/// component path inside the element (empty for the whole element).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemAccess {
+    pub array: Value,
+    pub indices: Vec<Value>,
+    pub path: Vec<u32>,
+}
+
+impl InstKind {
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Yield(_) | InstKind::Continue(_) | InstKind::Break(_) | InstKind::Return(_)
+        )
+    }
+    /// True if the instruction has an effect beyond its results (memory,
+    /// output, control flow), so it may not be removed when unused.
+    pub fn has_side_effects(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Store(..)
+                | InstKind::Atomic(..)
+                | InstKind::Print(..)
+                | InstKind::Call(..)
+                | InstKind::If { .. }
+                | InstKind::Loop { .. }
+        ) || self.is_terminator()
+    }
+    /// The regions this instruction owns.
+    pub fn regions(&self) -> SmallVec<[Region; 2]> {
+        match self {
+            InstKind::If {
+                then_region,
+                else_region,
+                ..
+            } => SmallVec::from_slice(&[*then_region, *else_region]),
+            InstKind::Loop { body, .. } => SmallVec::from_slice(&[*body]),
+            _ => SmallVec::new(),
+        }
+    }
+    /// All value operands, in order.
+    pub fn args(&self) -> SmallVec<[Value; 4]> {
+        let mut out = SmallVec::new();
+        self.for_each_arg(|v| out.push(v));
+        out
+    }
+    fn for_each_arg(&self, mut f: impl FnMut(Value)) {
+        let mem = |m: &MemAccess, f: &mut dyn FnMut(Value)| {
+            f(m.array);
+            m.indices.iter().for_each(|&v| f(v));
+        };
+        match self {
+            InstKind::Const(_)
+            | InstKind::ThreadId
+            | InstKind::LaunchDim(_)
+            | InstKind::If { .. }
+            | InstKind::Loop { .. } => {}
+            InstKind::Unary(_, a) | InstKind::Cast(a, _) | InstKind::Bitcast(a, _) => f(*a),
+            InstKind::Extract(a, _) | InstKind::ArrayShape(a, _) => f(*a),
+            InstKind::Binary(_, a, b) | InstKind::Insert(a, _, b) => {
+                f(*a);
+                f(*b)
+            }
+            InstKind::Fma(a, b, c) | InstKind::Select(a, b, c) => {
+                f(*a);
+                f(*b);
+                f(*c)
+            }
+            InstKind::Make(_, vs)
+            | InstKind::Call(_, vs)
+            | InstKind::Print(_, vs)
+            | InstKind::Yield(vs)
+            | InstKind::Continue(vs)
+            | InstKind::Break(vs)
+            | InstKind::Return(vs) => vs.iter().for_each(|&v| f(v)),
+            InstKind::Load(m) => mem(m, &mut f),
+            InstKind::Store(m, v) | InstKind::Atomic(_, m, v) => {
+                mem(m, &mut f);
+                f(*v)
+            }
+        }
+        if let InstKind::If { cond, .. } = self {
+            f(*cond)
+        }
+        if let InstKind::Loop { init, .. } = self {
+            init.iter().for_each(|&v| f(v))
+        }
+    }
+    /// Applies `f` to every value operand in place (for passes that
+    /// substitute values).
+    pub fn map_args(&mut self, mut f: impl FnMut(Value) -> Value) {
+        let mem = |m: &mut MemAccess, f: &mut dyn FnMut(Value) -> Value| {
+            m.array = f(m.array);
+            m.indices.iter_mut().for_each(|v| *v = f(*v));
+        };
+        match self {
+            InstKind::Const(_) | InstKind::ThreadId | InstKind::LaunchDim(_) => {}
+            InstKind::If { cond, .. } => *cond = f(*cond),
+            InstKind::Loop { init, .. } => init.iter_mut().for_each(|v| *v = f(*v)),
+            InstKind::Unary(_, a) | InstKind::Cast(a, _) | InstKind::Bitcast(a, _) => *a = f(*a),
+            InstKind::Extract(a, _) | InstKind::ArrayShape(a, _) => *a = f(*a),
+            InstKind::Binary(_, a, b) | InstKind::Insert(a, _, b) => {
+                *a = f(*a);
+                *b = f(*b)
+            }
+            InstKind::Fma(a, b, c) | InstKind::Select(a, b, c) => {
+                *a = f(*a);
+                *b = f(*b);
+                *c = f(*c)
+            }
+            InstKind::Make(_, vs)
+            | InstKind::Call(_, vs)
+            | InstKind::Print(_, vs)
+            | InstKind::Yield(vs)
+            | InstKind::Continue(vs)
+            | InstKind::Break(vs)
+            | InstKind::Return(vs) => vs.iter_mut().for_each(|v| *v = f(*v)),
+            InstKind::Load(m) => mem(m, &mut f),
+            InstKind::Store(m, v) | InstKind::Atomic(_, m, v) => {
+                mem(m, &mut f);
+                *v = f(*v)
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! # weft-ir — Weft's intermediate representation
+//!
+//! One structured SSA IR is shared by the frontend, the passes, every backend
+//! and the reference interpreter:
+//!
+//! * [`types`]: scalar and aggregate types, struct definitions;
+//! * [`ir`]: modules, functions, regions, instructions, values (the data
+//!   model — start there);
+//! * [`builder`]: a cursor that appends instructions;
+//! * [`layout`]: memory layout of types and the kernel argument block (the
+//!   ABI every backend and the runtime share);
+//! * [`verify`]: the verifier (its docs list every invariant);
+//! * [`text`]: the text form — printer and parser, which round-trip;
+//! * [`interp`]: the reference interpreter, the oracle backends are tested
+//!   against.
+//!
+//! See `docs/ir.md` for the text syntax and semantics.
+
+pub mod builder;
+pub mod f16;
+pub mod interp;
+pub mod ir;
+pub mod layout;
+pub mod text;
+pub mod types;
+pub mod verify;
+
+pub use builder::FuncBuilder;
+pub use ir::*;
+pub use types::{ArrayType, DisplayType, ElemType, Field, Scalar, StructDef, StructTable, Type};

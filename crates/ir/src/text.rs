@@ -1,0 +1,1 @@
+//! text: filled in by its owner.

@@ -1,0 +1,1 @@
+//! verify: filled in by its owner.
