@@ -1,1 +1,40 @@
-//! weft-runtime
+//! # weft-runtime — devices, arrays and kernel launch
+//!
+//! The runtime sees compiled artifacts and kernel signatures, never source:
+//!
+//! * [`Dtype`]: an element/value type (an IR [`weft_ir::ElemType`] plus the
+//!   struct table it refers to; structs compare by name and definition);
+//! * [`Array`]: typed, shaped (1–4 axes), strided, 16-byte aligned storage
+//!   in the C layout of [`weft_ir::layout`]; [`Value`]: a by-value argument;
+//! * [`Device`]: `cpu` (Cranelift JIT, launches split over all cores with
+//!   rayon) or `interp` (the reference interpreter, the oracle); both go
+//!   through one launch path;
+//! * [`Program`] (a module compiled for a device) and [`Kernel`].
+//!
+//! # Launch checks
+//!
+//! [`Device::launch`] checks, before anything runs, and reports the first
+//! failure as a [`LaunchError`] naming the parameter:
+//!
+//! 1. the launch dim has 1–4 axes whose product fits an `i32`;
+//! 2. no more arguments than parameters, and none missing;
+//! 3. array parameters get arrays and value parameters get values;
+//! 4. element/value types are equal (a struct: same name and fields,
+//!    recursively — a same-named struct with another definition is a
+//!    [`LaunchError::StructLayout`]); then the array's dimensionality;
+//! 5. the array-length rule of [`sig`]: an array the kernel indexes by its
+//!    thread id, on every thread, must be at least as long as the launch;
+//! 6. on `interp`, no array may be passed for two parameters.
+
+pub mod array;
+mod backend;
+pub mod device;
+pub mod dtype;
+pub mod error;
+pub mod sig;
+
+pub use array::{Arg, Array, ArrayError, Value};
+pub use device::{check_args, Device, DeviceKind, Kernel, Program};
+pub use dtype::{Dtype, Element, ScalarElem};
+pub use error::{BackendError, LaunchError, RuntimeError};
+pub use sig::KernelSig;

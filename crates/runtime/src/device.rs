@@ -1,0 +1,493 @@
+//! Devices, compiled programs, kernels and the launch path.
+//!
+//! A [`Device`] compiles an IR module into a [`Program`] (the CPU JIT's
+//! machine code, or for the interpreter the IR itself), from which
+//! [`Kernel`]s are taken by name. [`Device::launch`] checks every argument
+//! against the kernel's [`KernelSig`] before anything runs, packs the
+//! argument block of [`weft_ir::layout`] and runs the kernel: on the CPU, the
+//! thread range `0..product(dim)` is cut into contiguous chunks run in
+//! parallel by `rayon`; the interpreter runs all threads in order.
+
+use crate::array::{Arg, Array};
+use crate::backend::{self, CpuProgram, InterpArg, KernelEntry};
+use crate::dtype::{type_name, Dtype};
+use crate::error::{LaunchError, RuntimeError};
+use crate::sig::KernelSig;
+use rayon::prelude::*;
+use std::sync::Arc;
+use weft_ir::layout::{ARRAY_DESC_SHAPE, ARRAY_DESC_STRIDES};
+use weft_ir::types::MAX_DIMS;
+use weft_ir::{FuncId, FuncKind, Module, StructTable, Type};
+
+/// The kinds of device.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// Cranelift JIT, all cores.
+    Cpu,
+    /// The reference interpreter, one thread.
+    Interp,
+}
+
+impl DeviceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Interp => "interp",
+        }
+    }
+    /// Parses `cpu` or `interp`.
+    pub fn from_name(s: &str) -> Option<DeviceKind> {
+        match s {
+            "cpu" => Some(DeviceKind::Cpu),
+            "interp" => Some(DeviceKind::Interp),
+            _ => None,
+        }
+    }
+}
+
+/// A device kernels are compiled for and launched on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Device {
+    kind: DeviceKind,
+}
+
+/// A module compiled for one device.
+pub struct Program {
+    kind: DeviceKind,
+    module: Arc<Module>,
+    structs: Arc<StructTable>,
+    cpu: Option<Arc<CpuProgram>>,
+}
+
+#[derive(Clone)]
+enum Exec {
+    Cpu {
+        entry: KernelEntry,
+        /// Keeps the machine code alive.
+        _program: Arc<CpuProgram>,
+    },
+    Interp {
+        module: Arc<Module>,
+        func: FuncId,
+    },
+}
+
+/// A kernel ready to launch on the device that loaded it.
+#[derive(Clone)]
+pub struct Kernel {
+    sig: Arc<KernelSig>,
+    device: DeviceKind,
+    exec: Exec,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.sig.name)
+            .field("device", &self.device)
+            .finish()
+    }
+}
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.sig.name
+    }
+    pub fn signature(&self) -> &KernelSig {
+        &self.sig
+    }
+    pub fn device(&self) -> DeviceKind {
+        self.device
+    }
+}
+
+impl Program {
+    pub fn device(&self) -> DeviceKind {
+        self.kind
+    }
+    pub fn module(&self) -> &Arc<Module> {
+        &self.module
+    }
+    /// The kernel named `name`.
+    pub fn kernel(&self, name: &str) -> Result<Kernel, RuntimeError> {
+        let func = self
+            .module
+            .kernels()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+            .ok_or_else(|| self.no_kernel(name))?;
+        let sig = Arc::new(KernelSig::from_module(
+            &self.module,
+            func,
+            self.structs.clone(),
+        ));
+        let exec = match &self.cpu {
+            Some(p) => Exec::Cpu {
+                entry: p.entry(name).ok_or_else(|| self.no_kernel(name))?,
+                _program: p.clone(),
+            },
+            None => Exec::Interp {
+                module: self.module.clone(),
+                func,
+            },
+        };
+        Ok(Kernel {
+            sig,
+            device: self.kind,
+            exec,
+        })
+    }
+    fn no_kernel(&self, name: &str) -> RuntimeError {
+        let names: Vec<_> = self
+            .module
+            .kernels()
+            .map(|(_, f)| f.name.as_str())
+            .collect();
+        RuntimeError::NoKernel {
+            name: name.to_string(),
+            available: if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            },
+        }
+    }
+}
+
+impl Device {
+    /// The CPU JIT device.
+    pub fn cpu() -> Device {
+        Device {
+            kind: DeviceKind::Cpu,
+        }
+    }
+    /// The reference interpreter as a device.
+    pub fn interp() -> Device {
+        Device {
+            kind: DeviceKind::Interp,
+        }
+    }
+    pub fn new(kind: DeviceKind) -> Device {
+        Device { kind }
+    }
+    pub fn kind(&self) -> DeviceKind {
+        self.kind
+    }
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// Compiles a (verified, pipeline-processed) module for this device.
+    pub fn compile(&self, module: Arc<Module>) -> Result<Program, RuntimeError> {
+        let cpu = match self.kind {
+            DeviceKind::Cpu => Some(Arc::new(backend::cpu_compile(&module).map_err(
+                |source| RuntimeError::Compile {
+                    device: self.name(),
+                    source,
+                },
+            )?)),
+            DeviceKind::Interp => None,
+        };
+        Ok(Program {
+            kind: self.kind,
+            structs: Arc::new(module.structs.clone()),
+            module,
+            cpu,
+        })
+    }
+
+    /// Launches `kernel` over `dim` (1–4 axes) with `args` in parameter
+    /// order, and waits for it to finish.
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        dim: &[usize],
+        args: &[Arg<'_>],
+    ) -> Result<(), LaunchError> {
+        if kernel.device != self.kind {
+            return Err(LaunchError::WrongDevice {
+                kernel: kernel.sig.name.clone(),
+                loaded: kernel.device.name(),
+                device: self.name(),
+            });
+        }
+        let (dims, total) = check_dim(dim)?;
+        check_args(&kernel.sig, args, total)?;
+        if total == 0 {
+            return Ok(());
+        }
+        match &kernel.exec {
+            Exec::Cpu { entry, .. } => {
+                run_cpu(*entry, &pack_args(&kernel.sig, &dims, args), total);
+                Ok(())
+            }
+            Exec::Interp { module, func } => run_interp(kernel, module, *func, dim, args),
+        }
+    }
+}
+
+/// Launch dims padded with 1s, and the thread count.
+fn check_dim(dim: &[usize]) -> Result<([i32; 4], usize), LaunchError> {
+    if dim.is_empty() || dim.len() > MAX_DIMS {
+        return Err(LaunchError::DimRank(dim.len()));
+    }
+    let total = dim
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&t| t <= i32::MAX as usize && dim.iter().all(|&d| d <= i32::MAX as usize))
+        .ok_or_else(|| LaunchError::DimTooLarge { dim: dim.to_vec() })?;
+    let mut dims = [1i32; 4];
+    for (k, &d) in dim.iter().enumerate() {
+        dims[k] = d as i32;
+    }
+    Ok((dims, total))
+}
+
+fn describe_arg(a: &Arg<'_>) -> String {
+    match a {
+        Arg::Array(arr) => format!("array{}<{}>", arr.ndim(), arr.dtype()),
+        Arg::Value(v) => format!("a value of type {}", v.dtype()),
+    }
+}
+
+/// Checks `args` against the signature (see the crate docs for the rules).
+pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], threads: usize) -> Result<(), LaunchError> {
+    if args.len() > sig.params.len() {
+        return Err(LaunchError::ExtraArgs {
+            kernel: sig.name.clone(),
+            last_param: sig
+                .params
+                .last()
+                .map_or("(none)".into(), |p| p.name.clone()),
+            expected: sig.params.len(),
+            got: args.len(),
+        });
+    }
+    for (i, p) in sig.params.iter().enumerate() {
+        let Some(a) = args.get(i) else {
+            return Err(LaunchError::MissingArg {
+                kernel: sig.name.clone(),
+                param: p.name.clone(),
+                expected: sig.params.len(),
+                got: args.len(),
+            });
+        };
+        let expected = type_name(p.ty, &sig.structs);
+        let (want, got) = match (p.ty, a) {
+            (Type::Array(at), Arg::Array(arr)) => {
+                let want = Dtype::with_structs(at.elem, sig.structs.clone());
+                if want.same_as(arr.dtype()) && arr.ndim() != at.ndim as usize {
+                    return Err(LaunchError::ArgNdim {
+                        param: p.name.clone(),
+                        expected: at.ndim as usize,
+                        got: arr.ndim(),
+                        got_type: describe_arg(a),
+                    });
+                }
+                (want, arr.dtype())
+            }
+            (Type::Array(_), Arg::Value(_)) => {
+                return Err(LaunchError::ArgKind {
+                    param: p.name.clone(),
+                    expected: format!("an array {expected}"),
+                    got: describe_arg(a),
+                })
+            }
+            (ty, Arg::Array(_)) => {
+                return Err(LaunchError::ArgKind {
+                    param: p.name.clone(),
+                    expected: format!("a value of type {}", type_name(ty, &sig.structs)),
+                    got: describe_arg(a),
+                })
+            }
+            (ty, Arg::Value(v)) => {
+                let elem = ty
+                    .as_elem()
+                    .unwrap_or(weft_ir::ElemType::Scalar(weft_ir::Scalar::Bool));
+                (Dtype::with_structs(elem, sig.structs.clone()), v.dtype())
+            }
+        };
+        if !want.same_as(got) {
+            if want.same_name_other_layout(got) {
+                return Err(LaunchError::StructLayout {
+                    param: p.name.clone(),
+                    name: want.to_string(),
+                    detail: format!(
+                        "kernel: {}, argument: {}",
+                        struct_fields(&want),
+                        struct_fields(got)
+                    ),
+                });
+            }
+            let got = match a {
+                Arg::Array(arr) => format!("array{}<{}>", arr.ndim(), got),
+                Arg::Value(_) => got.to_string(),
+            };
+            return Err(LaunchError::ArgType {
+                param: p.name.clone(),
+                expected,
+                got,
+            });
+        }
+    }
+    for &(p, axis) in &sig.tid_indexed {
+        if let Some(Arg::Array(arr)) = args.get(p) {
+            let len = arr.shape().get(axis as usize).copied().unwrap_or(1);
+            if len < threads {
+                return Err(LaunchError::ArrayTooShort {
+                    param: sig.params[p].name.clone(),
+                    axis: axis as usize,
+                    len,
+                    threads,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn struct_fields(d: &Dtype) -> String {
+    match d.ty() {
+        Type::Struct(id) => match d.structs().get(id) {
+            Some(def) => {
+                let fs: Vec<_> = def
+                    .fields
+                    .iter()
+                    .map(|f| format!("{}: {}", f.name, type_name(f.ty, d.structs())))
+                    .collect();
+                format!("{{{}}}", fs.join(", "))
+            }
+            None => d.to_string(),
+        },
+        _ => d.to_string(),
+    }
+}
+
+/// A 16-byte aligned argument block.
+#[derive(Copy, Clone, Default)]
+#[repr(C, align(16))]
+struct Block([u8; 16]);
+
+/// Packs the argument block: launch bounds, then each parameter at its
+/// offset (arrays as `ArrayDesc`).
+fn pack_args(sig: &KernelSig, dims: &[i32; 4], args: &[Arg<'_>]) -> Vec<Block> {
+    let mut bytes = vec![0u8; sig.layout.size as usize];
+    for (k, d) in dims.iter().enumerate() {
+        bytes[k * 4..k * 4 + 4].copy_from_slice(&d.to_le_bytes());
+    }
+    for (a, &off) in args.iter().zip(&sig.layout.offsets) {
+        let off = off as usize;
+        match a {
+            Arg::Array(arr) => {
+                let (shape, strides) = abi_shape(arr);
+                let ptr = arr.data_ptr() as usize as u64;
+                bytes[off..off + 8].copy_from_slice(&ptr.to_le_bytes());
+                for k in 0..4 {
+                    let s = off + ARRAY_DESC_SHAPE as usize + 4 * k;
+                    bytes[s..s + 4].copy_from_slice(&shape[k].to_le_bytes());
+                    let s = off + ARRAY_DESC_STRIDES as usize + 8 * k;
+                    bytes[s..s + 8].copy_from_slice(&strides[k].to_le_bytes());
+                }
+            }
+            Arg::Value(v) => bytes[off..off + v.bytes().len()].copy_from_slice(v.bytes()),
+        }
+    }
+    let mut block = vec![Block::default(); bytes.len().div_ceil(16)];
+    for (dst, src) in block.iter_mut().zip(bytes.chunks(16)) {
+        dst.0[..src.len()].copy_from_slice(src);
+    }
+    block
+}
+
+/// Shape and strides as the ABI has them: unused axes shape 1, stride 0.
+fn abi_shape(arr: &Array) -> ([i32; 4], [i64; 4]) {
+    let mut shape = [1i32; 4];
+    let mut strides = [0i64; 4];
+    for (k, (&n, &s)) in arr.shape().iter().zip(arr.strides()).enumerate() {
+        shape[k] = n as i32;
+        strides[k] = s;
+    }
+    (shape, strides)
+}
+
+/// The argument block's address, shared by the chunks of one launch.
+#[derive(Copy, Clone)]
+struct BlockPtr(*const u8);
+// SAFETY: the block is only read by the kernel, and it outlives the launch
+// (`run_cpu` waits for every chunk before returning).
+unsafe impl Send for BlockPtr {}
+// SAFETY: as above: shared read-only use.
+unsafe impl Sync for BlockPtr {}
+
+fn run_cpu(entry: KernelEntry, block: &[Block], total: usize) {
+    let ptr = BlockPtr(block.as_ptr().cast::<u8>());
+    let chunks = (rayon::current_num_threads() * 4).min(total).max(1);
+    let per = total.div_ceil(chunks);
+    let run = move |start: usize, end: usize| {
+        let p = ptr;
+        // SAFETY: `entry` is a kernel compiled for this signature; the block
+        // was packed and checked against that signature, and the arrays it
+        // points to are borrowed for the whole launch. Chunks cover disjoint
+        // thread ranges; races between threads are the kernel's own
+        // semantics (atomics are atomic).
+        unsafe { entry(p.0, start as i64, end as i64) }
+    };
+    if chunks == 1 {
+        run(0, total);
+    } else {
+        (0..chunks).into_par_iter().for_each(|c| {
+            let start = c * per;
+            let end = (start + per).min(total);
+            if start < end {
+                run(start, end);
+            }
+        });
+    }
+}
+
+fn run_interp(
+    kernel: &Kernel,
+    module: &Module,
+    func: FuncId,
+    dim: &[usize],
+    args: &[Arg<'_>],
+) -> Result<(), LaunchError> {
+    let sig = &kernel.sig;
+    let mut iargs = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        match a {
+            Arg::Array(arr) => {
+                if let Some(j) = args[..i]
+                    .iter()
+                    .position(|b| matches!(b, Arg::Array(o) if std::ptr::eq(*o, *arr)))
+                {
+                    return Err(LaunchError::Aliased {
+                        param: sig.params[i].name.clone(),
+                        other: sig.params[j].name.clone(),
+                        device: "interp",
+                    });
+                }
+                let (shape, strides) = abi_shape(arr);
+                // SAFETY: `Array` is not `Sync` and this launch is the only
+                // user of its storage until it returns; the array appears in
+                // no other argument (checked above), so this is the only
+                // mutable view of it.
+                let data =
+                    unsafe { std::slice::from_raw_parts_mut(arr.data_ptr(), arr.byte_len()) };
+                iargs.push(InterpArg::Array {
+                    data,
+                    shape,
+                    strides,
+                });
+            }
+            Arg::Value(v) => iargs.push(InterpArg::Value(v.bytes().to_vec())),
+        }
+    }
+    let dim: Vec<i32> = dim.iter().map(|&d| d as i32).collect();
+    debug_assert_eq!(module.funcs[func].kind, FuncKind::Kernel);
+    backend::interp_run(module, func, &dim, iargs).map_err(|source| LaunchError::Exec {
+        kernel: sig.name.clone(),
+        device: "interp",
+        source,
+    })
+}

@@ -1,0 +1,116 @@
+//! Runtime errors.
+
+use crate::array::ArrayError;
+
+/// A backend's own error, kept as the source of a runtime error.
+pub type BackendError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a launch was refused or failed. Argument errors name the parameter
+/// and are found before anything runs.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("launch dim must have 1 to 4 axes, got {0}")]
+    DimRank(usize),
+    #[error("launch dim {dim:?}: each axis must be at most 2^31-1 and the product fit in an i32")]
+    DimTooLarge { dim: Vec<usize> },
+    #[error("kernel `{kernel}`: missing argument for parameter `{param}` (expects {expected} arguments, got {got})")]
+    MissingArg {
+        kernel: String,
+        param: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("kernel `{kernel}`: {got} arguments given, it takes {expected} (the last parameter is `{last_param}`)")]
+    ExtraArgs {
+        kernel: String,
+        last_param: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("argument `{param}`: expected {expected}, got {got}")]
+    ArgKind {
+        param: String,
+        expected: String,
+        got: String,
+    },
+    #[error("argument `{param}`: expected {expected}, got {got}")]
+    ArgType {
+        param: String,
+        expected: String,
+        got: String,
+    },
+    #[error(
+        "argument `{param}`: expected an array of {expected} dimension(s), got {got} ({got_type})"
+    )]
+    ArgNdim {
+        param: String,
+        expected: usize,
+        got: usize,
+        got_type: String,
+    },
+    #[error("argument `{param}`: struct `{name}` has a different definition than the kernel's ({detail})")]
+    StructLayout {
+        param: String,
+        name: String,
+        detail: String,
+    },
+    #[error("argument `{param}`: array axis {axis} has length {len}, but every one of the launch's {threads} threads indexes it by its thread id")]
+    ArrayTooShort {
+        param: String,
+        axis: usize,
+        len: usize,
+        threads: usize,
+    },
+    #[error("arguments `{param}` and `{other}` are the same array, which the `{device}` device cannot alias")]
+    Aliased {
+        param: String,
+        other: String,
+        device: &'static str,
+    },
+    #[error("kernel `{kernel}` was loaded for the `{loaded}` device, not `{device}`")]
+    WrongDevice {
+        kernel: String,
+        loaded: &'static str,
+        device: &'static str,
+    },
+    #[error("kernel `{kernel}` failed on the `{device}` device: {source}")]
+    Exec {
+        kernel: String,
+        device: &'static str,
+        #[source]
+        source: BackendError,
+    },
+}
+
+impl LaunchError {
+    /// The parameter the error is about, if it is about one.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            LaunchError::MissingArg { param, .. }
+            | LaunchError::ArgKind { param, .. }
+            | LaunchError::ArgType { param, .. }
+            | LaunchError::ArgNdim { param, .. }
+            | LaunchError::StructLayout { param, .. }
+            | LaunchError::ArrayTooShort { param, .. }
+            | LaunchError::Aliased { param, .. } => Some(param),
+            _ => None,
+        }
+    }
+}
+
+/// Any runtime error.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("compiling for the `{device}` device failed: {source}")]
+    Compile {
+        device: &'static str,
+        #[source]
+        source: BackendError,
+    },
+    #[error("no kernel named `{name}` in the module (kernels: {available})")]
+    NoKernel { name: String, available: String },
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    #[error(transparent)]
+    Array(#[from] ArrayError),
+}
