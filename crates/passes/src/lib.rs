@@ -1,1 +1,291 @@
-//! weft-passes
+//! # weft-passes — the pass manager and Weft's IR passes
+//!
+//! A [`Pass`] is a transformation of a whole [`Module`] that reports whether
+//! it changed anything. A [`PassManager`] runs an ordered list of passes
+//! (single passes, or groups repeated until none changes the module, up to a
+//! bound), and after each pass optionally runs the IR verifier and writes
+//! the module's text to a numbered dump file. [`run_pipeline`] is the
+//! default pipeline:
+//!
+//! ```text
+//! inline → (simplify → dce)*   repeated until nothing changes (at most 8 rounds)
+//! ```
+//!
+//! Passes:
+//!
+//! * [`inline::Inline`] — inlines every call, callees first; rejects
+//!   recursion ([`PassError::Recursion`]);
+//! * [`simplify::Simplify`] — constant folding and exact identities;
+//! * [`dce::Dce`] — dead code elimination.
+//!
+//! The call graph helpers are in [`callgraph`].
+//!
+//! Passes never panic on malformed input: they return a [`PassError`].
+
+pub mod callgraph;
+pub mod dce;
+pub mod fold;
+pub mod inline;
+pub mod simplify;
+pub mod walk;
+
+pub use callgraph::{bottom_up_order, call_graph};
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use weft_ir::Module;
+
+/// When the verifier runs.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum VerifyMode {
+    /// After every pass (and on the input, before the first).
+    Always,
+    /// Once, after the last pass.
+    AtEnd,
+    /// Never.
+    Never,
+}
+
+impl Default for VerifyMode {
+    /// `Always` in debug and test builds, `Never` in release builds.
+    fn default() -> Self {
+        if cfg!(debug_assertions) {
+            VerifyMode::Always
+        } else {
+            VerifyMode::Never
+        }
+    }
+}
+
+/// Options of [`run_pipeline`].
+#[derive(Clone, Debug)]
+pub struct PipelineOptions {
+    /// Inline every call (default true). Without it calls stay, e.g. so that
+    /// a CPU debugger can step into a func.
+    pub inline: bool,
+    /// When to run the verifier (default: [`VerifyMode::default`]).
+    pub verify: VerifyMode,
+    /// If set, the module's IR text is written after each pass to
+    /// `NN-<pass>.ir` in this directory (created if missing), `00-input.ir`
+    /// being the input.
+    pub dump_dir: Option<PathBuf>,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            inline: true,
+            verify: VerifyMode::default(),
+            dump_dir: None,
+        }
+    }
+}
+
+/// What a pipeline did: each pass run, in order, whether it changed the
+/// module and how long it took.
+#[derive(Clone, Debug, Default)]
+pub struct PassReport {
+    pub passes: Vec<(String, bool, Duration)>,
+}
+
+impl PassReport {
+    /// Whether any pass changed the module.
+    pub fn changed(&self) -> bool {
+        self.passes.iter().any(|p| p.1)
+    }
+}
+
+/// Errors of the passes and the pass manager.
+#[derive(thiserror::Error, Debug)]
+pub enum PassError {
+    /// The verifier rejected the module after `pass` (`"input"`: before
+    /// any pass ran).
+    #[error("invalid IR after pass `{pass}`: {error}")]
+    Verify {
+        pass: String,
+        // Becomes `weft_ir::verify::VerifyError` when the verifier lands.
+        error: String,
+    },
+    /// A call cycle: the funcs along it, in call order.
+    #[error("recursion is not supported: {}", cycle_text(.cycle))]
+    Recursion { cycle: Vec<String> },
+    /// An IR dump could not be written.
+    #[error("cannot write IR dump `{path}`: {err}", path = .0.display(), err = .1)]
+    Io(PathBuf, #[source] std::io::Error),
+    /// A construct a pass cannot transform.
+    #[error("pass `{pass}`, function `{func}`: unsupported: {msg}")]
+    Unsupported {
+        pass: String,
+        func: String,
+        msg: String,
+    },
+    /// IR that breaks an invariant the pass relies on (the verifier would
+    /// reject it too).
+    #[error("pass `{pass}`, function `{func}`: malformed IR: {msg}")]
+    Malformed {
+        pass: String,
+        func: String,
+        msg: String,
+    },
+}
+
+fn cycle_text(cycle: &[String]) -> String {
+    let mut s: Vec<&str> = cycle.iter().map(|s| s.as_str()).collect();
+    if let Some(first) = cycle.first() {
+        s.push(first);
+    }
+    s.join(" -> ")
+}
+
+/// A transformation of a module.
+pub trait Pass {
+    /// A short name (`inline`, `simplify`, ...), used in reports and dump
+    /// file names.
+    fn name(&self) -> &'static str;
+    /// Runs the pass; returns whether the module changed.
+    fn run(&mut self, m: &mut Module) -> Result<bool, PassError>;
+}
+
+enum Step {
+    One(Box<dyn Pass>),
+    /// Run the group in order, again and again while any pass changes the
+    /// module, at most `max_rounds` times.
+    Fixpoint {
+        passes: Vec<Box<dyn Pass>>,
+        max_rounds: usize,
+    },
+}
+
+/// An ordered pipeline of passes with verification and dumps between them.
+pub struct PassManager {
+    steps: Vec<Step>,
+    verify: VerifyMode,
+    dump_dir: Option<PathBuf>,
+}
+
+impl Default for PassManager {
+    fn default() -> Self {
+        PassManager::new()
+    }
+}
+
+impl PassManager {
+    /// An empty pipeline with the default verify mode and no dumps.
+    pub fn new() -> PassManager {
+        PassManager {
+            steps: Vec::new(),
+            verify: VerifyMode::default(),
+            dump_dir: None,
+        }
+    }
+
+    pub fn with_verify(mut self, mode: VerifyMode) -> Self {
+        self.verify = mode;
+        self
+    }
+
+    pub fn with_dump_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.dump_dir = dir;
+        self
+    }
+
+    /// Appends a pass.
+    pub fn add(&mut self, pass: Box<dyn Pass>) -> &mut Self {
+        self.steps.push(Step::One(pass));
+        self
+    }
+
+    /// Appends a group of passes repeated until a whole round changes
+    /// nothing, at most `max_rounds` rounds.
+    pub fn add_fixpoint(&mut self, passes: Vec<Box<dyn Pass>>, max_rounds: usize) -> &mut Self {
+        self.steps.push(Step::Fixpoint { passes, max_rounds });
+        self
+    }
+
+    /// Runs the pipeline on `m`.
+    pub fn run(&mut self, m: &mut Module) -> Result<PassReport, PassError> {
+        let mut ctx = RunCtx {
+            verify: self.verify,
+            dump_dir: self.dump_dir.clone(),
+            seq: 0,
+            report: PassReport::default(),
+        };
+        if let Some(dir) = &ctx.dump_dir {
+            std::fs::create_dir_all(dir).map_err(|e| PassError::Io(dir.clone(), e))?;
+        }
+        ctx.after(m, "input")?;
+        for step in &mut self.steps {
+            match step {
+                Step::One(p) => {
+                    ctx.run_one(p.as_mut(), m)?;
+                }
+                Step::Fixpoint { passes, max_rounds } => {
+                    for _ in 0..*max_rounds {
+                        let mut changed = false;
+                        for p in passes.iter_mut() {
+                            changed |= ctx.run_one(p.as_mut(), m)?;
+                        }
+                        if !changed {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if ctx.verify == VerifyMode::AtEnd {
+            verify(m, "end")?;
+        }
+        Ok(ctx.report)
+    }
+}
+
+struct RunCtx {
+    verify: VerifyMode,
+    dump_dir: Option<PathBuf>,
+    seq: usize,
+    report: PassReport,
+}
+
+impl RunCtx {
+    fn run_one(&mut self, p: &mut dyn Pass, m: &mut Module) -> Result<bool, PassError> {
+        let start = Instant::now();
+        let changed = p.run(m)?;
+        self.report
+            .passes
+            .push((p.name().to_string(), changed, start.elapsed()));
+        self.after(m, p.name())?;
+        Ok(changed)
+    }
+
+    /// Verifies and dumps after a pass (or on the input).
+    fn after(&mut self, m: &Module, pass: &str) -> Result<(), PassError> {
+        if let Some(dir) = &self.dump_dir {
+            let path = dir.join(format!("{:02}-{pass}.ir", self.seq));
+            std::fs::write(&path, weft_ir::text::print_module(m))
+                .map_err(|e| PassError::Io(path, e))?;
+        }
+        self.seq += 1;
+        if self.verify == VerifyMode::Always {
+            verify(m, pass)?;
+        }
+        Ok(())
+    }
+}
+
+fn verify(_m: &Module, _pass: &str) -> Result<(), PassError> {
+    // Hook for `weft_ir::verify::verify_module`, which is not written yet.
+    Ok(())
+}
+
+/// The default pipeline: `inline` (if `opts.inline`), then `simplify` and
+/// `dce` repeated until neither changes the module (at most 8 rounds).
+pub fn run_pipeline(m: &mut Module, opts: &PipelineOptions) -> Result<PassReport, PassError> {
+    let mut pm = PassManager::new()
+        .with_verify(opts.verify)
+        .with_dump_dir(opts.dump_dir.clone());
+    if opts.inline {
+        pm.add(Box::new(inline::Inline::default()));
+    }
+    pm.add_fixpoint(vec![Box::new(simplify::Simplify), Box::new(dce::Dce)], 8);
+    pm.run(m)
+}

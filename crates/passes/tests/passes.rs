@@ -1,0 +1,516 @@
+//! Pass tests on modules built with `FuncBuilder`.
+
+use weft_ir::{
+    ArrayType, BinaryOp, ElemType, FuncBuilder, FuncId, FuncKind, Function, InstKind, MemAccess,
+    Module, Param, Scalar, Type, Value,
+};
+use weft_passes::{
+    dce::Dce, inline::Inline, run_pipeline, simplify::Simplify, walk, Pass, PassError, PassManager,
+    PipelineOptions, VerifyMode,
+};
+
+const I32: Scalar = Scalar::I32;
+
+fn arr_i32() -> Type {
+    Type::Array(ArrayType {
+        elem: ElemType::Scalar(I32),
+        ndim: 1,
+    })
+}
+
+fn param(name: &str, ty: Type) -> Param {
+    Param {
+        name: name.into(),
+        ty,
+    }
+}
+
+fn at(array: Value, index: Value) -> MemAccess {
+    MemAccess {
+        array,
+        indices: vec![index],
+        path: vec![],
+    }
+}
+
+/// Adds a function built by `build` (given the builder and the params).
+fn add_func(
+    m: &mut Module,
+    name: &str,
+    kind: FuncKind,
+    params: Vec<Param>,
+    returns: Vec<Type>,
+    build: impl FnOnce(&mut FuncBuilder, &[Value]),
+) -> FuncId {
+    let mut f = Function::new(name, kind, params, returns);
+    let ps = f.param_values().to_vec();
+    let structs = m.structs.clone();
+    let mut b = FuncBuilder::new(&mut f, &structs);
+    build(&mut b, &ps);
+    m.funcs.push(f)
+}
+
+/// `func find(a, n, key) -> i32`: the index of the first `key` in `a[0..n]`
+/// or -1 — an early return inside an `if` inside a loop.
+fn add_find(m: &mut Module) -> FuncId {
+    add_func(
+        m,
+        "find",
+        FuncKind::Func,
+        vec![
+            param("a", arr_i32()),
+            param("n", Type::I32),
+            param("key", Type::I32),
+        ],
+        vec![Type::I32],
+        |b, ps| {
+            let (a, n, key) = (ps[0], ps[1], ps[2]);
+            let zero = b.iconst(I32, 0);
+            let (_lp, body, lps) = b.loop_(vec![zero], &[]);
+            b.switch_to(body);
+            let i = lps[0];
+            let lt = b.binary(BinaryOp::Lt, i, n);
+            let (_, t, e) = b.if_(lt, &[]);
+            b.switch_to(t);
+            b.yield_(vec![]);
+            b.switch_to(e);
+            b.break_(vec![]);
+            b.switch_to(body);
+            let x = b.load(at(a, i));
+            let eq = b.binary(BinaryOp::Eq, x, key);
+            let (_, t, e) = b.if_(eq, &[]);
+            b.switch_to(t);
+            b.return_(vec![i]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(body);
+            let one = b.iconst(I32, 1);
+            let i1 = b.binary(BinaryOp::Add, i, one);
+            b.continue_(vec![i1]);
+            b.switch_to(b.func.body);
+            let m1 = b.iconst(I32, -1);
+            b.return_(vec![m1]);
+        },
+    )
+}
+
+/// `kernel k(a, out, n, key)`: `out[tid] = callee(a, n, key)`.
+fn add_caller_kernel(m: &mut Module, callee: FuncId) -> FuncId {
+    add_func(
+        m,
+        "k",
+        FuncKind::Kernel,
+        vec![
+            param("a", arr_i32()),
+            param("out", arr_i32()),
+            param("n", Type::I32),
+            param("key", Type::I32),
+        ],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let call = b.call(callee, vec![ps[0], ps[2], ps[3]], &[Type::I32]);
+            let r = b.func.insts[call].results[0];
+            b.store(at(ps[1], tid), r);
+            b.return_(vec![]);
+        },
+    )
+}
+
+fn count(f: &Function, pred: impl Fn(&InstKind) -> bool) -> usize {
+    walk::all_insts(f)
+        .into_iter()
+        .filter(|&i| pred(&f.insts[i].kind))
+        .count()
+}
+
+fn kernel(m: &Module) -> &Function {
+    m.kernels().next().expect("a kernel").1
+}
+
+fn opts() -> PipelineOptions {
+    PipelineOptions {
+        verify: VerifyMode::Always,
+        ..PipelineOptions::default()
+    }
+}
+
+#[test]
+fn inline_early_return_in_if_in_loop() {
+    let mut m = Module::new();
+    let find = add_find(&mut m);
+    add_caller_kernel(&mut m, find);
+    let changed = Inline::default().run(&mut m).unwrap();
+    assert!(changed);
+    println!("{}", weft_ir::text::print_module(&m));
+    // The func is gone, the kernel has no call left.
+    assert_eq!(m.funcs.len(), 1);
+    let k = kernel(&m);
+    assert_eq!(count(k, |k| matches!(k, InstKind::Call(..))), 0);
+    assert_eq!(count(k, |k| matches!(k, InstKind::Return(_))), 1);
+    // Wrapper loop + the callee's loop, which now also yields the returned
+    // flag and value.
+    let loops: Vec<_> = walk::all_insts(k)
+        .into_iter()
+        .filter(|&i| matches!(k.insts[i].kind, InstKind::Loop { .. }))
+        .collect();
+    assert_eq!(loops.len(), 2);
+    let inner = loops[1];
+    let tys: Vec<Type> = k.insts[inner]
+        .results
+        .iter()
+        .map(|&v| k.value_type(v))
+        .collect();
+    assert_eq!(tys, vec![Type::BOOL, Type::I32]);
+}
+
+#[test]
+fn inline_nested_calls() {
+    let mut m = Module::new();
+    // twice(x) = x + x; quad(x) = twice(twice(x))
+    let twice = add_func(
+        &mut m,
+        "twice",
+        FuncKind::Func,
+        vec![param("x", Type::I32)],
+        vec![Type::I32],
+        |b, ps| {
+            let y = b.binary(BinaryOp::Add, ps[0], ps[0]);
+            b.return_(vec![y]);
+        },
+    );
+    let quad = add_func(
+        &mut m,
+        "quad",
+        FuncKind::Func,
+        vec![param("x", Type::I32)],
+        vec![Type::I32],
+        |b, ps| {
+            let c = b.call(twice, vec![ps[0]], &[Type::I32]);
+            let y = b.func.insts[c].results[0];
+            let c = b.call(twice, vec![y], &[Type::I32]);
+            let z = b.func.insts[c].results[0];
+            b.return_(vec![z]);
+        },
+    );
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![param("out", arr_i32())],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let c = b.call(quad, vec![tid], &[Type::I32]);
+            let r = b.func.insts[c].results[0];
+            b.store(at(ps[0], tid), r);
+            b.return_(vec![]);
+        },
+    );
+    run_pipeline(&mut m, &opts()).unwrap();
+    println!("{}", weft_ir::text::print_module(&m));
+    assert_eq!(m.funcs.len(), 1);
+    let k = kernel(&m);
+    // Spliced: no loop, no call; three adds (tid+tid, then twice more... two
+    // adds: y = tid + tid; z = y + y) and the store.
+    assert_eq!(
+        count(k, |k| matches!(
+            k,
+            InstKind::Call(..) | InstKind::Loop { .. }
+        )),
+        0
+    );
+    assert_eq!(
+        count(k, |k| matches!(k, InstKind::Binary(BinaryOp::Add, ..))),
+        2
+    );
+}
+
+#[test]
+fn recursion_is_detected() {
+    let mut m = Module::new();
+    // even -> odd -> even
+    let even = add_func(
+        &mut m,
+        "even",
+        FuncKind::Func,
+        vec![param("x", Type::I32)],
+        vec![Type::I32],
+        |b, ps| {
+            b.return_(vec![ps[0]]);
+        },
+    );
+    let odd = add_func(
+        &mut m,
+        "odd",
+        FuncKind::Func,
+        vec![param("x", Type::I32)],
+        vec![Type::I32],
+        |b, ps| {
+            let c = b.call(even, vec![ps[0]], &[Type::I32]);
+            let r = b.func.insts[c].results[0];
+            b.return_(vec![r]);
+        },
+    );
+    // Make `even` call `odd`.
+    {
+        let f = &mut m.funcs[even];
+        let structs = weft_ir::StructTable::new();
+        let body = f.body;
+        let ret = f.regions[body].insts.pop().unwrap();
+        let x = f.param_values()[0];
+        let mut b = FuncBuilder::new(f, &structs);
+        let c = b.call(odd, vec![x], &[Type::I32]);
+        let r = b.func.insts[c].results[0];
+        b.func.insts[ret].kind = InstKind::Return(vec![r]);
+        b.func.regions[body].insts.push(ret);
+    }
+    add_caller_kernel(&mut m, even);
+    let err = run_pipeline(&mut m, &opts()).unwrap_err();
+    match &err {
+        PassError::Recursion { cycle } => assert_eq!(cycle, &["even", "odd"]),
+        e => panic!("expected recursion, got {e}"),
+    }
+    assert_eq!(
+        err.to_string(),
+        "recursion is not supported: even -> odd -> even"
+    );
+}
+
+#[test]
+fn self_recursion_is_detected() {
+    let mut m = Module::new();
+    let f = add_func(&mut m, "f", FuncKind::Func, vec![], vec![], |b, _| {
+        b.return_(vec![])
+    });
+    {
+        let func = &mut m.funcs[f];
+        let body = func.body;
+        let c = func.create_inst(InstKind::Call(f, vec![]), &[], weft_ir::Loc::NONE);
+        func.regions[body].insts.insert(0, c);
+    }
+    let err = weft_passes::bottom_up_order(&m).unwrap_err();
+    assert!(
+        matches!(&err, PassError::Recursion { cycle } if cycle == &["f"]),
+        "{err}"
+    );
+}
+
+/// Builds `kernel k(out): out[0] = a OP b` with constant operands.
+fn binop_kernel(op: BinaryOp, a: i64, b: i64) -> Module {
+    let mut m = Module::new();
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![param("out", arr_i32())],
+        vec![],
+        |bl, ps| {
+            let x = bl.iconst(I32, a);
+            let y = bl.iconst(I32, b);
+            let r = bl.binary(op, x, y);
+            let z = bl.iconst(I32, 0);
+            bl.store(at(ps[0], z), r);
+            bl.return_(vec![]);
+        },
+    );
+    m
+}
+
+/// The constant stored by a folded `binop_kernel`.
+fn stored_const(m: &Module) -> i64 {
+    let k = kernel(m);
+    let store = walk::all_insts(k)
+        .into_iter()
+        .find(|&i| matches!(k.insts[i].kind, InstKind::Store(..)))
+        .unwrap();
+    let InstKind::Store(_, v) = &k.insts[store].kind else {
+        unreachable!()
+    };
+    let c = weft_passes::simplify::const_of(k, *v).expect("folded to a constant");
+    c.as_i128() as i64
+}
+
+#[test]
+fn fold_int_division_by_zero_like_the_interpreter() {
+    // Integer division and remainder by zero are 0 (IR semantics).
+    for (op, a, b, want) in [
+        (BinaryOp::Div, 7, 0, 0),
+        (BinaryOp::Rem, 7, 0, 0),
+        (BinaryOp::Div, -7, 2, -3),
+        (BinaryOp::Rem, -7, 2, -1),
+        (BinaryOp::Div, i32::MIN as i64, -1, i32::MIN as i64),
+        (BinaryOp::Rem, i32::MIN as i64, -1, 0),
+        (BinaryOp::Add, i32::MAX as i64, 1, i32::MIN as i64),
+        (BinaryOp::Shl, 1, 33, 2),
+        (BinaryOp::Shr, -8, 1, -4),
+    ] {
+        let mut m = binop_kernel(op, a, b);
+        run_pipeline(&mut m, &opts()).unwrap();
+        assert_eq!(stored_const(&m), want, "{op:?} {a} {b}");
+        // The operation and its operands are gone.
+        assert_eq!(count(kernel(&m), |k| matches!(k, InstKind::Binary(..))), 0);
+        assert_eq!(count(kernel(&m), |k| matches!(k, InstKind::Const(..))), 2);
+    }
+}
+
+#[test]
+fn dce_keeps_stores_atomics_prints() {
+    let mut m = Module::new();
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![param("out", arr_i32())],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let one = b.iconst(I32, 1);
+            let dead = b.binary(BinaryOp::Mul, tid, tid);
+            let _ = dead;
+            let _unused_load = b.load(at(ps[0], tid));
+            b.atomic(weft_ir::AtomicOp::Add, at(ps[0], tid), one);
+            b.print("%d\n", vec![tid]);
+            b.store(at(ps[0], tid), one);
+            // An if with an effect-free body and no results: removed.
+            let c = b.binary(BinaryOp::Lt, tid, one);
+            let (_, t, e) = b.if_(c, &[]);
+            b.switch_to(t);
+            let _x = b.binary(BinaryOp::Add, tid, one);
+            b.yield_(vec![]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        },
+    );
+    let changed = Dce.run(&mut m).unwrap();
+    assert!(changed);
+    let k = kernel(&m);
+    let kinds: Vec<&InstKind> = k.regions[k.body]
+        .insts
+        .iter()
+        .map(|&i| &k.insts[i].kind)
+        .collect();
+    assert!(
+        matches!(
+            kinds.as_slice(),
+            [
+                InstKind::ThreadId,
+                InstKind::Const(_),
+                InstKind::Atomic(..),
+                InstKind::Print(..),
+                InstKind::Store(..),
+                InstKind::Return(_)
+            ]
+        ),
+        "{}",
+        weft_ir::text::print_module(&m)
+    );
+    // A second run finds nothing.
+    assert!(!Dce.run(&mut m).unwrap());
+}
+
+#[test]
+fn dce_removes_self_feeding_loop_values() {
+    // loop(i = 0, s = 0): if i < 10 { continue(i + 1, s + i) } else { break }
+    // `s` is carried but never read after the loop: it goes, `i` stays.
+    let mut m = Module::new();
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![param("out", arr_i32())],
+        vec![],
+        |b, _| {
+            let z = b.iconst(I32, 0);
+            let ten = b.iconst(I32, 10);
+            let one = b.iconst(I32, 1);
+            let (_, body, ps) = b.loop_(vec![z, z], &[Type::I32]);
+            b.switch_to(body);
+            let (i, s) = (ps[0], ps[1]);
+            let lt = b.binary(BinaryOp::Lt, i, ten);
+            let (_, t, e) = b.if_(lt, &[]);
+            b.switch_to(e);
+            b.break_(vec![s]);
+            b.switch_to(t);
+            b.yield_(vec![]);
+            b.switch_to(body);
+            let i1 = b.binary(BinaryOp::Add, i, one);
+            let s1 = b.binary(BinaryOp::Add, s, i);
+            b.continue_(vec![i1, s1]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        },
+    );
+    assert!(Dce.run(&mut m).unwrap());
+    let k = kernel(&m);
+    let lp = walk::all_insts(k)
+        .into_iter()
+        .find(|&i| matches!(k.insts[i].kind, InstKind::Loop { .. }))
+        .unwrap();
+    let InstKind::Loop { init, body } = &k.insts[lp].kind else {
+        unreachable!()
+    };
+    assert_eq!(init.len(), 1);
+    assert_eq!(k.regions[*body].params.len(), 1);
+    assert!(k.insts[lp].results.is_empty());
+    assert_eq!(
+        count(k, |k| matches!(k, InstKind::Binary(BinaryOp::Add, ..))),
+        1
+    );
+}
+
+#[test]
+fn simplify_constant_if_takes_its_region() {
+    let mut m = Module::new();
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![param("out", arr_i32())],
+        vec![],
+        |b, ps| {
+            let c = b.bconst(false);
+            let (i, t, e) = b.if_(c, &[Type::I32]);
+            b.switch_to(t);
+            let one = b.iconst(I32, 1);
+            b.yield_(vec![one]);
+            b.switch_to(e);
+            let two = b.iconst(I32, 2);
+            b.yield_(vec![two]);
+            b.switch_to(b.func.body);
+            let r = b.func.insts[i].results[0];
+            let z = b.iconst(I32, 0);
+            b.store(at(ps[0], z), r);
+            b.return_(vec![]);
+        },
+    );
+    run_pipeline(&mut m, &opts()).unwrap();
+    assert_eq!(stored_const(&m), 2);
+    assert_eq!(count(kernel(&m), |k| matches!(k, InstKind::If { .. })), 0);
+}
+
+#[test]
+fn pass_manager_reports_and_dumps() {
+    let dir = std::env::temp_dir().join(format!("weft-passes-dump-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut m = binop_kernel(BinaryOp::Mul, 6, 7);
+    let mut pm = PassManager::new()
+        .with_verify(VerifyMode::Always)
+        .with_dump_dir(Some(dir.clone()));
+    pm.add(Box::new(Simplify)).add(Box::new(Dce));
+    let report = pm.run(&mut m).unwrap();
+    let names: Vec<(&str, bool)> = report.passes.iter().map(|p| (p.0.as_str(), p.1)).collect();
+    assert_eq!(names, vec![("simplify", true), ("dce", true)]);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, vec!["00-input.ir", "01-simplify.ir", "02-dce.ir"]);
+    let last = std::fs::read_to_string(dir.join("02-dce.ir")).unwrap();
+    assert!(last.contains("42"), "{last}");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(stored_const(&m), 42);
+}
