@@ -4,27 +4,29 @@
 use crate::error::BackendError;
 use weft_ir::{FuncId, Module};
 
-/// A CPU kernel entry: runs threads `start..end` on the argument block.
-pub type KernelEntry = unsafe extern "C" fn(args: *const u8, start: i64, end: i64);
+pub use weft_backend_cpu::KernelEntry;
 
 /// A module compiled by the CPU backend.
 pub struct CpuProgram {
-    _private: (),
+    artifact: weft_backend_cpu::CpuArtifact,
 }
 
 impl CpuProgram {
-    pub fn entry(&self, _name: &str) -> Option<KernelEntry> {
-        None
+    /// The entry point of kernel `name`; valid while `self` lives.
+    pub fn entry(&self, name: &str) -> Option<KernelEntry> {
+        self.artifact.kernel(name).map(|k| k.entry)
     }
+}
+
+pub fn cpu_compile(m: &Module) -> Result<CpuProgram, BackendError> {
+    let opts = weft_backend_cpu::CpuOptions::default();
+    let artifact = weft_backend_cpu::compile(m, &opts)?;
+    Ok(CpuProgram { artifact })
 }
 
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 struct Unavailable(&'static str);
-
-pub fn cpu_compile(_m: &Module) -> Result<CpuProgram, BackendError> {
-    Err(Box::new(Unavailable("the CPU backend is not built yet")))
-}
 
 /// An argument for the interpreter.
 pub enum InterpArg<'a> {
