@@ -103,8 +103,7 @@ pub enum PassError {
     #[error("invalid IR after pass `{pass}`: {error}")]
     Verify {
         pass: String,
-        // Becomes `weft_ir::verify::VerifyError` when the verifier lands.
-        error: String,
+        error: weft_ir::verify::VerifyError,
     },
     /// A call cycle: the funcs along it, in call order.
     #[error("recursion is not supported: {}", cycle_text(.cycle))]
@@ -272,9 +271,11 @@ impl RunCtx {
     }
 }
 
-fn verify(_m: &Module, _pass: &str) -> Result<(), PassError> {
-    // Hook for `weft_ir::verify::verify_module`, which is not written yet.
-    Ok(())
+fn verify(m: &Module, pass: &str) -> Result<(), PassError> {
+    weft_ir::verify::verify_module(m).map_err(|error| PassError::Verify {
+        pass: pass.to_string(),
+        error,
+    })
 }
 
 /// The default pipeline: `inline` (if `opts.inline`), then `simplify` and
