@@ -1,1 +1,0 @@
-//! text: filled in by its owner.
