@@ -1,1 +1,339 @@
-//! weft-backend-cpu
+//! # weft-backend-cpu — the CPU backend (Cranelift JIT)
+//!
+//! [`compile`] turns every kernel of a [`weft_ir::Module`] into native code
+//! for the host, JIT-compiled by Cranelift; [`CpuArtifact::kernel`] hands out
+//! the entry points. [`emit_clif`] shows the Cranelift IR instead.
+//!
+//! # ABI
+//!
+//! A kernel becomes `unsafe extern "C" fn(args: *const u8, start: i64, end: i64)`
+//! ([`KernelEntry`]). It runs the threads with linear indices
+//! `start..end`, in order. `args` points to the argument block of
+//! [`weft_ir::layout`]: the launch dims (`4 × i32`) at offset 0, then each
+//! parameter at its [`arg_layout`](weft_ir::layout::arg_layout) offset, an
+//! array as an [`ArrayDesc`](weft_ir::layout::ArrayDesc). Out-of-range
+//! indices are not checked.
+//!
+//! # How the IR maps to Cranelift
+//!
+//! * **Values.** Each IR value is the flat list of its scalar leaves (in
+//!   [`layout::leaves`](weft_ir::layout::leaves) order); an array handle is
+//!   `data: i64, shape[ndim]: i32, strides[ndim]: i64`. `Make`, `Extract`,
+//!   `Insert` and `Select` therefore cost nothing but the per-leaf `select`.
+//!   `bool` is an `i8` (0/1); `f16` is an `f32` holding an `f16` value:
+//!   loads and stores convert, and every rounding operation on `f16` rounds
+//!   its `f32` result to `f16` (as the interpreter does).
+//! * **Kernel frame.** The entry block loads every parameter from the
+//!   argument block once (loads marked read-only and movable), then runs a
+//!   rotated loop over the thread index; `ThreadId` is that index as `i32`.
+//!   `Return` in a kernel jumps to the loop latch (next thread).
+//! * **Control flow.** A region is translated into the current block.
+//!   `If` becomes `brif` to two fresh blocks and a merge block whose params
+//!   are the flattened results (`Yield` jumps there). `Loop` becomes a header
+//!   block with the flattened body params and an exit block with the
+//!   flattened results: `Continue` jumps to the header, `Break` to the exit of
+//!   the innermost loop.
+//! * **Arithmetic.** Integer ops wrap. Division and remainder never trap:
+//!   the divisor is replaced by 1 when it is 0 or -1 and the result fixed up
+//!   (`x / 0 = 0`, `x % 0 = 0`, `MIN / -1 = MIN`). Shifts take the amount
+//!   modulo the width (Cranelift's semantics). Float `Min`/`Max` are C
+//!   `fmin`/`fmax`: Cranelift's NaN-propagating `fmin` plus selects that
+//!   ignore a NaN operand. `Round` (half away from zero) is `trunc` plus a
+//!   step; `Rint` is `nearest`. Float→int casts saturate with NaN→0
+//!   (`fcvt_to_*_sat`, clamped for 8/16-bit targets). No `a*b+c` is ever
+//!   contracted: only `Fma` becomes `fma`.
+//! * **Shims.** Transcendentals, `pow`, `atan2`, float `%` (fmod), `f16`
+//!   conversions and `Print` call `extern "C"` functions of this crate
+//!   ([`shims`]) that use the same Rust functions as the interpreter.
+//! * **Memory.** The address of `a[i, j, ..]` is `data + Σ idx_k·stride_k`
+//!   (indices sign- or zero-extended to `i64`) plus the byte offset of the
+//!   component path; each leaf is one load or store. Atomics are per scalar
+//!   leaf: `atomic_rmw` for integers, a compare-and-swap loop for float
+//!   add/sub/min/max.
+//! * **Calls.** Funcs reachable from a kernel through `Call` are compiled
+//!   as Cranelift functions taking hidden `(args, thread index)` then the
+//!   flattened params, returning the flattened results.
+
+mod math;
+mod print;
+mod shims;
+mod translate;
+
+pub use math::{erf_f32, erf_f64, erfc_f32, erfc_f64, erfinv_f32, erfinv_f64};
+pub use print::format as format_print;
+
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module as _};
+use std::collections::{HashMap, HashSet};
+use translate::{FnTx, ModCtx};
+use weft_ir::{FuncId, FuncKind, InstKind, Loc};
+
+/// Cranelift optimization level.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum OptLevel {
+    None,
+    #[default]
+    Speed,
+}
+
+/// Options of [`compile`] and [`emit_clif`].
+#[derive(Copy, Clone, Debug)]
+pub struct CpuOptions {
+    pub opt_level: OptLevel,
+    /// Run Cranelift's verifier on the generated code.
+    pub verify: bool,
+}
+
+impl Default for CpuOptions {
+    fn default() -> Self {
+        CpuOptions {
+            opt_level: OptLevel::Speed,
+            verify: cfg!(debug_assertions),
+        }
+    }
+}
+
+/// Errors of the CPU backend.
+#[derive(thiserror::Error, Debug)]
+pub enum CpuError {
+    /// An operation this backend does not implement.
+    #[error("the CPU backend does not support {what} (line {})", loc.line)]
+    Unsupported { what: String, loc: Loc },
+    /// IR that breaks an invariant of the IR (the verifier would reject it).
+    #[error("invalid IR: {what} (line {})", loc.line)]
+    Invalid { what: String, loc: Loc },
+    /// The host is not supported by Cranelift.
+    #[error("unsupported host: {0}")]
+    Host(String),
+    /// Cranelift failed (a verifier error is a bug of this backend).
+    #[error("code generation failed: {0}")]
+    Codegen(String),
+}
+
+/// A compiled kernel entry point; see the crate docs for the ABI.
+pub type KernelEntry = unsafe extern "C" fn(args: *const u8, start: i64, end: i64);
+
+/// A kernel of a [`CpuArtifact`]. The entry point is valid while the
+/// artifact lives.
+#[derive(Copy, Clone, Debug)]
+pub struct CpuKernel {
+    pub entry: KernelEntry,
+    pub func: FuncId,
+}
+
+/// The JIT-compiled code of a module. Owns the executable memory: dropping
+/// it frees the code, after which no [`KernelEntry`] of it may be called.
+pub struct CpuArtifact {
+    module: Option<JITModule>,
+    kernels: HashMap<String, CpuKernel>,
+    /// Bytes the code points at (print formats).
+    _data: Vec<Box<[u8]>>,
+}
+
+// SAFETY: after `finalize_definitions` the JIT module is never touched
+// again except by `Drop` (which has `&mut self`); the code and `_data` are
+// immutable, and the entry points are plain function pointers. So sharing
+// or moving the artifact between threads cannot race on the module's
+// interior state.
+unsafe impl Send for CpuArtifact {}
+// SAFETY: as above; `&self` methods read only `kernels`.
+unsafe impl Sync for CpuArtifact {}
+
+impl CpuArtifact {
+    /// The kernel named `name`, if the module has one.
+    pub fn kernel(&self, name: &str) -> Option<CpuKernel> {
+        self.kernels.get(name).copied()
+    }
+    /// Names of the compiled kernels.
+    pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
+        self.kernels.keys().map(|s| s.as_str())
+    }
+}
+
+impl Drop for CpuArtifact {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the artifact owns the module and every pointer into its
+            // code is documented to be valid only while the artifact lives.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl std::fmt::Debug for CpuArtifact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpuArtifact")
+            .field("kernels", &self.kernels.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Compiles every kernel of `m` (and the funcs they call) to host code.
+pub fn compile(m: &weft_ir::Module, opts: &CpuOptions) -> Result<CpuArtifact, CpuError> {
+    let (mut module, ids, data, _) = build(m, opts, false)?;
+    module
+        .finalize_definitions()
+        .map_err(|e| CpuError::Codegen(e.to_string()))?;
+    let mut kernels = HashMap::new();
+    for (fid, f) in m.kernels() {
+        let Some(&id) = ids.get(&fid) else { continue };
+        let ptr = module.get_finalized_function(id);
+        // SAFETY: `id` was defined with the kernel signature
+        // `(i64, i64, i64) -> ()` in the host's default (C) calling
+        // convention, which is `KernelEntry`'s.
+        let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(ptr) };
+        kernels.insert(f.name.clone(), CpuKernel { entry, func: fid });
+    }
+    Ok(CpuArtifact {
+        module: Some(module),
+        kernels,
+        _data: data,
+    })
+}
+
+/// The Cranelift IR (before optimization) of every kernel of `m` and the
+/// funcs they call.
+pub fn emit_clif(m: &weft_ir::Module, opts: &CpuOptions) -> Result<String, CpuError> {
+    let (module, _, _, text) = build(m, opts, true)?;
+    // SAFETY: nothing was finalized; no pointer into the module escapes.
+    unsafe { module.free_memory() };
+    Ok(text)
+}
+
+fn new_module(opts: &CpuOptions) -> Result<JITModule, CpuError> {
+    let mut fb = settings::builder();
+    let set = |fb: &mut settings::Builder, k: &str, v: &str| {
+        fb.set(k, v)
+            .map_err(|e| CpuError::Codegen(format!("setting {k}={v}: {e}")))
+    };
+    set(
+        &mut fb,
+        "opt_level",
+        match opts.opt_level {
+            OptLevel::None => "none",
+            OptLevel::Speed => "speed",
+        },
+    )?;
+    set(
+        &mut fb,
+        "enable_verifier",
+        if opts.verify { "true" } else { "false" },
+    )?;
+    set(&mut fb, "is_pic", "false")?;
+    set(&mut fb, "use_colocated_libcalls", "false")?;
+    set(&mut fb, "enable_multi_ret_implicit_sret", "true")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| CpuError::Host(e.to_string()))?
+        .finish(settings::Flags::new(fb))
+        .map_err(|e| CpuError::Host(e.to_string()))?;
+    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    for s in shims::table() {
+        jb.symbol(s.name, s.ptr);
+    }
+    Ok(JITModule::new(jb))
+}
+
+/// Funcs reachable from the kernels through calls, kernels first.
+fn reachable(m: &weft_ir::Module) -> Vec<FuncId> {
+    let mut order: Vec<FuncId> = m.kernels().map(|(id, _)| id).collect();
+    let mut seen: HashSet<FuncId> = order.iter().copied().collect();
+    let mut i = 0;
+    while i < order.len() {
+        for (_, d) in m.funcs[order[i]].insts.iter() {
+            if let InstKind::Call(callee, _) = &d.kind {
+                if m.funcs.get(*callee).is_some() && seen.insert(*callee) {
+                    order.push(*callee);
+                }
+            }
+        }
+        i += 1;
+    }
+    order
+}
+
+type Built = (
+    JITModule,
+    HashMap<FuncId, cranelift_module::FuncId>,
+    Vec<Box<[u8]>>,
+    String,
+);
+
+fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Built, CpuError> {
+    let mut module = new_module(opts)?;
+    let mut cx = ModCtx::new(m);
+    let cg = |e: cranelift_module::ModuleError| CpuError::Codegen(e.to_string());
+
+    for s in shims::table() {
+        let mut sig = module.make_signature();
+        sig.params.extend(
+            s.params
+                .iter()
+                .map(|&t| cranelift_codegen::ir::AbiParam::new(t)),
+        );
+        sig.returns.extend(
+            s.returns
+                .iter()
+                .map(|&t| cranelift_codegen::ir::AbiParam::new(t)),
+        );
+        let id = module
+            .declare_function(&s.name, Linkage::Import, &sig)
+            .map_err(cg)?;
+        cx.shim_ids.insert(s.shim, id);
+    }
+
+    let funcs = reachable(m);
+    let mut sigs = Vec::with_capacity(funcs.len());
+    for &fid in &funcs {
+        let f = &m.funcs[fid];
+        let (sig, linkage) = match f.kind {
+            FuncKind::Kernel => (translate::kernel_signature(&module), Linkage::Export),
+            FuncKind::Func => (
+                translate::func_signature(&mut cx, &module, f),
+                Linkage::Local,
+            ),
+        };
+        let name = format!("weft_{}_{}", fid.as_u32(), f.name);
+        let id = module.declare_function(&name, linkage, &sig).map_err(cg)?;
+        cx.func_ids.insert(fid, id);
+        sigs.push(sig);
+    }
+
+    let mut text = String::new();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    for (&fid, sig) in funcs.iter().zip(sigs) {
+        let f = &m.funcs[fid];
+        let id = cx.func_ids[&fid];
+        ctx.func.signature = sig;
+        ctx.func.name = cranelift_codegen::ir::UserFuncName::user(0, id.as_u32());
+        let cfg = module.target_config();
+        let b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let mut tx = FnTx::new(&mut cx, &mut module, f, b);
+        match f.kind {
+            FuncKind::Kernel => tx.kernel_into()?,
+            FuncKind::Func => tx.func_into()?,
+        }
+        tx.finish(cfg);
+        if want_text {
+            text.push_str(&format!(
+                "; {} {}\n",
+                match f.kind {
+                    FuncKind::Kernel => "kernel",
+                    FuncKind::Func => "func",
+                },
+                f.name
+            ));
+            text.push_str(&ctx.func.display().to_string());
+            text.push('\n');
+            module.clear_context(&mut ctx);
+            continue;
+        }
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| CpuError::Codegen(format!("{}: {e:?}", f.name)))?;
+        module.clear_context(&mut ctx);
+    }
+    Ok((module, cx.func_ids, cx.data, text))
+}

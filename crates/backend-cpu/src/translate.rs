@@ -1,0 +1,1285 @@
+//! Translation of one IR function into a Cranelift function.
+//!
+//! See the crate docs for the mapping. Every IR value is a run of Cranelift
+//! values, one per [`Slot`] of its type, stored in one pool per function.
+
+use crate::shims::{BinaryFn, Shim, UnaryFn};
+use crate::CpuError;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
+use cranelift_codegen::ir::{
+    self as cl, AbiParam, AtomicRmwOp, Block, BlockArg, InstBuilder, MemFlagsData, StackSlotData,
+    StackSlotKind,
+};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_jit::JITModule;
+use cranelift_module::Module as _;
+use std::collections::HashMap;
+use std::rc::Rc;
+use weft_ir::ir::{AtomicOp, BinaryOp, InstKind, MemAccess, UnaryOp};
+use weft_ir::{layout, FuncId, Inst, Loc, Region, Scalar, Type};
+
+type Result<T> = std::result::Result<T, CpuError>;
+
+/// What one Cranelift value of a flattened IR value holds.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum SlotKind {
+    Scalar(Scalar),
+    /// An array's data pointer.
+    Data,
+    /// An array's shape along an axis (`i32`).
+    Shape(u8),
+    /// An array's byte stride along an axis (`i64`).
+    Stride(u8),
+}
+
+/// One flattened component of a type: its kind and byte offset in the
+/// type's memory layout.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Slot {
+    pub kind: SlotKind,
+    pub offset: u32,
+}
+
+/// The Cranelift type that holds an IR scalar in a register. `bool` is an
+/// `i8` holding 0 or 1; `f16` is an `f32` holding an `f16`-representable value.
+pub(crate) fn cty(s: Scalar) -> cl::Type {
+    match s {
+        Scalar::Bool | Scalar::I8 | Scalar::U8 => I8,
+        Scalar::I16 | Scalar::U16 => I16,
+        Scalar::I32 | Scalar::U32 => I32,
+        Scalar::I64 | Scalar::U64 => I64,
+        Scalar::F16 | Scalar::F32 => F32,
+        Scalar::F64 => F64,
+    }
+}
+
+impl Slot {
+    pub fn cty(self) -> cl::Type {
+        match self.kind {
+            SlotKind::Scalar(s) => cty(s),
+            SlotKind::Data | SlotKind::Stride(_) => I64,
+            SlotKind::Shape(_) => I32,
+        }
+    }
+}
+
+/// Module-wide state shared by the translation of every function.
+pub(crate) struct ModCtx<'m> {
+    pub m: &'m weft_ir::Module,
+    flat_cache: HashMap<Type, Rc<[Slot]>>,
+    pub shim_ids: HashMap<Shim, cranelift_module::FuncId>,
+    pub func_ids: HashMap<FuncId, cranelift_module::FuncId>,
+    /// Bytes the generated code points at (print formats), kept alive by the
+    /// artifact.
+    pub data: Vec<Box<[u8]>>,
+}
+
+impl<'m> ModCtx<'m> {
+    pub fn new(m: &'m weft_ir::Module) -> Self {
+        ModCtx {
+            m,
+            flat_cache: HashMap::new(),
+            shim_ids: HashMap::new(),
+            func_ids: HashMap::new(),
+            data: Vec::new(),
+        }
+    }
+
+    /// The slots of a type, in path order (memory order).
+    pub fn flat(&mut self, ty: Type) -> Rc<[Slot]> {
+        if let Some(s) = self.flat_cache.get(&ty) {
+            return s.clone();
+        }
+        let mut out = Vec::new();
+        flatten(ty, &self.m.structs, 0, &mut out);
+        let rc: Rc<[Slot]> = out.into();
+        self.flat_cache.insert(ty, rc.clone());
+        rc
+    }
+
+    /// The Cranelift types of a type's slots.
+    pub fn ctypes(&mut self, ty: Type) -> Vec<cl::Type> {
+        self.flat(ty).iter().map(|s| s.cty()).collect()
+    }
+
+    /// The slot range `(start, len)` of the component at `path`, and its type.
+    fn path_range(&mut self, ty: Type, path: &[u32]) -> Option<(usize, usize, Type)> {
+        let mut start = 0;
+        let mut t = ty;
+        for &i in path {
+            if i >= t.arity(&self.m.structs) {
+                return None;
+            }
+            for j in 0..i {
+                let c = t.project(j, &self.m.structs)?;
+                start += self.flat(c).len();
+            }
+            t = t.project(i, &self.m.structs)?;
+        }
+        Some((start, self.flat(t).len(), t))
+    }
+}
+
+fn flatten(ty: Type, structs: &weft_ir::StructTable, base: u32, out: &mut Vec<Slot>) {
+    match ty {
+        Type::Scalar(s) => out.push(Slot {
+            kind: SlotKind::Scalar(s),
+            offset: base,
+        }),
+        Type::Array(a) => {
+            out.push(Slot {
+                kind: SlotKind::Data,
+                offset: base,
+            });
+            for k in 0..a.ndim {
+                out.push(Slot {
+                    kind: SlotKind::Shape(k),
+                    offset: base + layout::ARRAY_DESC_SHAPE + 4 * k as u32,
+                });
+            }
+            for k in 0..a.ndim {
+                out.push(Slot {
+                    kind: SlotKind::Stride(k),
+                    offset: base + layout::ARRAY_DESC_STRIDES + 8 * k as u32,
+                });
+            }
+        }
+        _ => {
+            for i in 0..ty.arity(structs) {
+                if let Some((off, comp)) = layout::component_offset(ty, i, structs) {
+                    flatten(comp, structs, base + off, out);
+                }
+            }
+        }
+    }
+}
+
+/// Where `return` goes.
+#[derive(Copy, Clone)]
+enum Ret {
+    /// A kernel: end this thread, continue with the next index.
+    NextThread(Block),
+    /// A func: return the values.
+    Func,
+}
+
+/// Translates one IR function into the builder's function.
+pub(crate) struct FnTx<'a, 'b, 'm> {
+    cx: &'a mut ModCtx<'m>,
+    module: &'a mut JITModule,
+    f: &'m weft_ir::Function,
+    b: FunctionBuilder<'b>,
+    map: Vec<(u32, u32)>,
+    pool: Vec<cl::Value>,
+    loops: Vec<(Block, Block)>,
+    ret: Ret,
+    args_ptr: Option<cl::Value>,
+    tid: Option<cl::Value>,
+    filled: bool,
+    shim_refs: HashMap<Shim, cl::FuncRef>,
+    func_refs: HashMap<FuncId, cl::FuncRef>,
+    loc: Loc,
+}
+
+const UNSET: (u32, u32) = (u32::MAX, 0);
+
+fn mem_flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+fn arg_flags() -> MemFlagsData {
+    MemFlagsData::trusted().with_readonly().with_can_move()
+}
+
+/// The signature of a kernel entry: `(args, start, end)`.
+pub(crate) fn kernel_signature(module: &JITModule) -> cl::Signature {
+    let mut sig = module.make_signature();
+    for _ in 0..3 {
+        sig.params.push(AbiParam::new(I64));
+    }
+    sig
+}
+
+/// The signature of a func: hidden `(args, thread index)`, then the flattened
+/// params; the flattened returns.
+pub(crate) fn func_signature(
+    cx: &mut ModCtx,
+    module: &JITModule,
+    f: &weft_ir::Function,
+) -> cl::Signature {
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(I64));
+    sig.params.push(AbiParam::new(I64));
+    for p in &f.params {
+        for t in cx.ctypes(p.ty) {
+            sig.params.push(AbiParam::new(t));
+        }
+    }
+    for &r in &f.returns {
+        for t in cx.ctypes(r) {
+            sig.returns.push(AbiParam::new(t));
+        }
+    }
+    sig
+}
+
+impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
+    pub fn new(
+        cx: &'a mut ModCtx<'m>,
+        module: &'a mut JITModule,
+        f: &'m weft_ir::Function,
+        b: FunctionBuilder<'b>,
+    ) -> Self {
+        FnTx {
+            cx,
+            module,
+            f,
+            b,
+            map: vec![UNSET; f.values.len()],
+            pool: Vec::new(),
+            loops: Vec::new(),
+            ret: Ret::Func,
+            args_ptr: None,
+            tid: None,
+            filled: false,
+            shim_refs: HashMap::new(),
+            func_refs: HashMap::new(),
+            loc: f.loc,
+        }
+    }
+
+    fn unsupported<T>(&self, what: impl Into<String>) -> Result<T> {
+        Err(CpuError::Unsupported {
+            what: what.into(),
+            loc: self.loc,
+        })
+    }
+
+    fn invalid<T>(&self, what: impl Into<String>) -> Result<T> {
+        Err(CpuError::Invalid {
+            what: what.into(),
+            loc: self.loc,
+        })
+    }
+
+    // ---- value map ----
+
+    fn def(&mut self, v: weft_ir::Value, leaves: &[cl::Value]) {
+        let start = self.pool.len() as u32;
+        self.pool.extend_from_slice(leaves);
+        if let Some(e) = self.map.get_mut(v.as_u32() as usize) {
+            *e = (start, leaves.len() as u32);
+        }
+    }
+
+    fn get(&self, v: weft_ir::Value) -> Result<Vec<cl::Value>> {
+        match self.map.get(v.as_u32() as usize) {
+            Some(&(s, n)) if (s, n) != UNSET => {
+                Ok(self.pool[s as usize..(s + n) as usize].to_vec())
+            }
+            _ => self.invalid(format!("use of undefined value {v}")),
+        }
+    }
+
+    fn get1(&self, v: weft_ir::Value) -> Result<cl::Value> {
+        match self.map.get(v.as_u32() as usize) {
+            Some(&(s, 1)) => Ok(self.pool[s as usize]),
+            _ => self.invalid(format!("{v} is not a defined scalar")),
+        }
+    }
+
+    fn scalar_of(&self, v: weft_ir::Value) -> Result<Scalar> {
+        match self.f.values.get(v).map(|d| d.ty) {
+            Some(Type::Scalar(s)) => Ok(s),
+            _ => self.invalid(format!("{v} is not a scalar")),
+        }
+    }
+
+    fn block_args(vs: &[cl::Value]) -> Vec<BlockArg> {
+        vs.iter().map(|&v| BlockArg::Value(v)).collect()
+    }
+
+    fn switch_to(&mut self, blk: Block) {
+        self.b.switch_to_block(blk);
+        self.filled = false;
+    }
+
+    fn jump(&mut self, blk: Block, vs: &[cl::Value]) {
+        let args = Self::block_args(vs);
+        self.b.ins().jump(blk, &args);
+        self.filled = true;
+    }
+
+    /// A new block with params for the flattened types.
+    fn block_with_params(&mut self, types: &[Type]) -> (Block, Vec<cl::Value>) {
+        let blk = self.b.create_block();
+        let mut params = Vec::new();
+        for &t in types {
+            for ct in self.cx.ctypes(t) {
+                params.push(self.b.append_block_param(blk, ct));
+            }
+        }
+        (blk, params)
+    }
+
+    /// Binds the values of `vals` (IR values of the given types) to the
+    /// flattened Cranelift values `leaves`, in order.
+    fn bind(&mut self, vals: &[weft_ir::Value], leaves: &[cl::Value]) -> Result<()> {
+        let mut i = 0;
+        for &v in vals {
+            let n = self.cx.flat(self.f.value_type(v)).len();
+            let Some(part) = leaves.get(i..i + n) else {
+                return self.invalid("value count mismatch");
+            };
+            let part = part.to_vec();
+            self.def(v, &part);
+            i += n;
+        }
+        if i != leaves.len() {
+            return self.invalid("value count mismatch");
+        }
+        Ok(())
+    }
+
+    fn call_shim(&mut self, shim: Shim, args: &[cl::Value]) -> Result<Option<cl::Value>> {
+        let fref = match self.shim_refs.get(&shim) {
+            Some(&r) => r,
+            None => {
+                let Some(&id) = self.cx.shim_ids.get(&shim) else {
+                    return Err(CpuError::Codegen(format!("shim {shim:?} not declared")));
+                };
+                let r = self.module.declare_func_in_func(id, self.b.func);
+                self.shim_refs.insert(shim, r);
+                r
+            }
+        };
+        let call = self.b.ins().call(fref, args);
+        Ok(self.b.inst_results(call).first().copied())
+    }
+
+    fn call_shim1(&mut self, shim: Shim, args: &[cl::Value]) -> Result<cl::Value> {
+        match self.call_shim(shim, args)? {
+            Some(v) => Ok(v),
+            None => Err(CpuError::Codegen(format!("shim {shim:?} returns nothing"))),
+        }
+    }
+
+    /// Rounds an `f32` to the nearest `f16` value when `s` is `f16`.
+    fn r16(&mut self, s: Scalar, v: cl::Value) -> Result<cl::Value> {
+        if s == Scalar::F16 {
+            self.call_shim1(Shim::RoundF16, &[v])
+        } else {
+            Ok(v)
+        }
+    }
+
+    // ---- entry points ----
+
+    /// Translates a kernel: `entry(args, start, end)` looping over threads.
+    pub fn kernel_into(&mut self) -> Result<()> {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.switch_to(entry);
+        let p = self.b.block_params(entry).to_vec();
+        let (args, start, end) = (p[0], p[1], p[2]);
+        self.args_ptr = Some(args);
+
+        // Load every parameter once, before the thread loop.
+        let types: Vec<Type> = self.f.params.iter().map(|p| p.ty).collect();
+        let al = layout::arg_layout(&types, &self.cx.m.structs);
+        let params = self.f.regions[self.f.body].params.clone();
+        if params.len() != types.len() {
+            return self.invalid("kernel body params do not match its params");
+        }
+        for (k, &v) in params.iter().enumerate() {
+            let slots = self.cx.flat(types[k]);
+            let mut leaves = Vec::with_capacity(slots.len());
+            for s in slots.iter() {
+                leaves.push(self.load_slot(*s, args, al.offsets[k] + s.offset, arg_flags())?);
+            }
+            self.def(v, &leaves);
+        }
+
+        let body = self.b.create_block();
+        let tid = self.b.append_block_param(body, I64);
+        let latch = self.b.create_block();
+        let exit = self.b.create_block();
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, start, end);
+        self.b
+            .ins()
+            .brif(c, body, &[BlockArg::Value(start)], exit, &[]);
+
+        self.switch_to(body);
+        self.tid = Some(tid);
+        self.ret = Ret::NextThread(latch);
+        self.region(self.f.body, None)?;
+
+        self.switch_to(latch);
+        let next = self.b.ins().iadd_imm_s(tid, 1);
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, next, end);
+        self.b
+            .ins()
+            .brif(c, body, &[BlockArg::Value(next)], exit, &[]);
+
+        self.switch_to(exit);
+        self.b.ins().return_(&[]);
+        self.b.seal_all_blocks();
+        Ok(())
+    }
+
+    /// Translates a func (see [`func_signature`]).
+    pub fn func_into(&mut self) -> Result<()> {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.switch_to(entry);
+        let p = self.b.block_params(entry).to_vec();
+        self.args_ptr = Some(p[0]);
+        self.tid = Some(p[1]);
+        let params = self.f.regions[self.f.body].params.clone();
+        self.bind(&params, &p[2..])?;
+        self.ret = Ret::Func;
+        self.region(self.f.body, None)?;
+        self.b.seal_all_blocks();
+        Ok(())
+    }
+
+    /// Finishes the builder.
+    pub fn finish(self, cfg: cranelift_codegen::isa::TargetFrontendConfig) {
+        self.b.finalize(cfg);
+    }
+
+    // ---- regions and instructions ----
+
+    fn region(&mut self, r: Region, yield_to: Option<Block>) -> Result<()> {
+        let Some(rd) = self.f.regions.get(r) else {
+            return self.invalid(format!("no region {r}"));
+        };
+        for &inst in &rd.insts {
+            if self.filled {
+                return self.invalid("instruction after a terminator");
+            }
+            self.inst(inst, yield_to)?;
+        }
+        if !self.filled {
+            return self.invalid(format!("{r} does not end in a terminator"));
+        }
+        Ok(())
+    }
+
+    fn results(&self, inst: Inst) -> &'m [weft_ir::Value] {
+        &self.f.insts[inst].results
+    }
+
+    fn def_result(&mut self, inst: Inst, leaves: &[cl::Value]) -> Result<()> {
+        let rs = self.results(inst);
+        self.bind(rs, leaves)
+    }
+
+    fn inst(&mut self, inst: Inst, yield_to: Option<Block>) -> Result<()> {
+        let data = &self.f.insts[inst];
+        self.loc = data.loc;
+        let f = self.f;
+        match &data.kind {
+            InstKind::Const(c) => {
+                let v = self.konst(*c);
+                self.def_result(inst, &[v])
+            }
+            InstKind::Unary(op, x) => {
+                let s = self.scalar_of(*x)?;
+                let xv = self.get1(*x)?;
+                let v = self.unary(*op, s, xv)?;
+                self.def_result(inst, &[v])
+            }
+            InstKind::Binary(op, a, b) => {
+                let s = self.scalar_of(*a)?;
+                if self.scalar_of(*b)? != s {
+                    return self.invalid(format!("{op:?} operands of different types"));
+                }
+                let (av, bv) = (self.get1(*a)?, self.get1(*b)?);
+                let v = self.binary(*op, s, av, bv)?;
+                self.def_result(inst, &[v])
+            }
+            InstKind::Fma(a, b, c) => {
+                let s = self.scalar_of(*a)?;
+                if !s.is_float() {
+                    return self.unsupported("fma on integers");
+                }
+                let (av, bv, cv) = (self.get1(*a)?, self.get1(*b)?, self.get1(*c)?);
+                let v = self.b.ins().fma(av, bv, cv);
+                let v = self.r16(s, v)?;
+                self.def_result(inst, &[v])
+            }
+            InstKind::Cast(x, to) => {
+                let s = self.scalar_of(*x)?;
+                let xv = self.get1(*x)?;
+                let v = self.cast(s, *to, xv)?;
+                self.def_result(inst, &[v])
+            }
+            InstKind::Bitcast(x, to) => {
+                let s = self.scalar_of(*x)?;
+                let xv = self.get1(*x)?;
+                let v = self.bitcast(s, *to, xv)?;
+                self.def_result(inst, &[v])
+            }
+            InstKind::Select(c, a, b) => {
+                let cv = self.get1(*c)?;
+                let (av, bv) = (self.get(*a)?, self.get(*b)?);
+                if av.len() != bv.len() {
+                    return self.invalid("select of different types");
+                }
+                let out: Vec<_> = av
+                    .iter()
+                    .zip(&bv)
+                    .map(|(&x, &y)| self.b.ins().select(cv, x, y))
+                    .collect();
+                self.def_result(inst, &out)
+            }
+            InstKind::Make(_, parts) => {
+                let mut out = Vec::new();
+                for &p in parts {
+                    out.extend(self.get(p)?);
+                }
+                self.def_result(inst, &out)
+            }
+            InstKind::Extract(agg, path) => {
+                let ty = f.value_type(*agg);
+                let Some((s, n, _)) = self.cx.path_range(ty, path) else {
+                    return self.invalid("bad extract path");
+                };
+                let leaves = self.get(*agg)?;
+                let Some(part) = leaves.get(s..s + n) else {
+                    return self.invalid("bad extract path");
+                };
+                self.def_result(inst, part)
+            }
+            InstKind::Insert(agg, path, v) => {
+                let ty = f.value_type(*agg);
+                let Some((s, n, _)) = self.cx.path_range(ty, path) else {
+                    return self.invalid("bad insert path");
+                };
+                let mut leaves = self.get(*agg)?;
+                let vv = self.get(*v)?;
+                if vv.len() != n || s + n > leaves.len() {
+                    return self.invalid("insert of a mismatched value");
+                }
+                leaves[s..s + n].copy_from_slice(&vv);
+                self.def_result(inst, &leaves)
+            }
+            InstKind::ThreadId => {
+                let Some(t) = self.tid else {
+                    return self.invalid("thread id outside a kernel");
+                };
+                let v = self.b.ins().ireduce(I32, t);
+                self.def_result(inst, &[v])
+            }
+            InstKind::LaunchDim(axis) => {
+                let v = if *axis as usize >= layout::LAUNCH_BOUNDS_SIZE as usize / 4 {
+                    self.b.ins().iconst(I32, 1)
+                } else {
+                    let Some(args) = self.args_ptr else {
+                        return self.invalid("launch dim without an argument block");
+                    };
+                    self.b.ins().load(I32, arg_flags(), args, 4 * *axis as i32)
+                };
+                self.def_result(inst, &[v])
+            }
+            InstKind::ArrayShape(arr, axis) => {
+                let Type::Array(at) = f.value_type(*arr) else {
+                    return self.invalid("array_shape of a non-array");
+                };
+                if *axis >= at.ndim {
+                    return self.invalid("array_shape axis out of range");
+                }
+                let leaves = self.get(*arr)?;
+                let v = leaves[1 + *axis as usize];
+                self.def_result(inst, &[v])
+            }
+            InstKind::Load(m) => {
+                let (addr, off, ty) = self.address(m)?;
+                let slots = self.cx.flat(ty);
+                let mut out = Vec::with_capacity(slots.len());
+                for s in slots.iter() {
+                    out.push(self.load_slot(*s, addr, off + s.offset, mem_flags())?);
+                }
+                self.def_result(inst, &out)
+            }
+            InstKind::Store(m, v) => {
+                let (addr, off, ty) = self.address(m)?;
+                if f.value_type(*v) != ty {
+                    return self.invalid("store of a value of the wrong type");
+                }
+                let slots = self.cx.flat(ty);
+                let vals = self.get(*v)?;
+                for (s, &x) in slots.iter().zip(&vals) {
+                    self.store_slot(*s, x, addr, off + s.offset)?;
+                }
+                Ok(())
+            }
+            InstKind::Atomic(op, m, v) => {
+                let (addr, off, ty) = self.address(m)?;
+                if f.value_type(*v) != ty {
+                    return self.invalid("atomic with a value of the wrong type");
+                }
+                let slots = self.cx.flat(ty);
+                let vals = self.get(*v)?;
+                let mut out = Vec::with_capacity(slots.len());
+                for (s, &x) in slots.iter().zip(&vals) {
+                    let SlotKind::Scalar(sc) = s.kind else {
+                        return self.unsupported("atomic on an array handle");
+                    };
+                    let p = self.b.ins().iadd_imm_s(addr, (off + s.offset) as i64);
+                    out.push(self.atomic(*op, sc, p, x)?);
+                }
+                self.def_result(inst, &out)
+            }
+            InstKind::Call(callee, args) => self.call(inst, *callee, args),
+            InstKind::Print(fmt, args) => self.print(fmt, args),
+            InstKind::If {
+                cond,
+                then_region,
+                else_region,
+            } => {
+                let c = self.get1(*cond)?;
+                let then_b = self.b.create_block();
+                let else_b = self.b.create_block();
+                let rtypes: Vec<Type> = self
+                    .results(inst)
+                    .iter()
+                    .map(|&r| f.value_type(r))
+                    .collect();
+                let (merge, params) = self.block_with_params(&rtypes);
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                self.switch_to(then_b);
+                self.region(*then_region, Some(merge))?;
+                self.switch_to(else_b);
+                self.region(*else_region, Some(merge))?;
+                self.switch_to(merge);
+                self.def_result(inst, &params)
+            }
+            InstKind::Loop { init, body } => {
+                let mut iv = Vec::new();
+                for &v in init {
+                    iv.extend(self.get(v)?);
+                }
+                let Some(rd) = f.regions.get(*body) else {
+                    return self.invalid("loop without a body");
+                };
+                let ptypes: Vec<Type> = rd.params.iter().map(|&p| f.value_type(p)).collect();
+                let (header, hparams) = self.block_with_params(&ptypes);
+                if hparams.len() != iv.len() {
+                    return self.invalid("loop init does not match the body's params");
+                }
+                let rtypes: Vec<Type> = self
+                    .results(inst)
+                    .iter()
+                    .map(|&r| f.value_type(r))
+                    .collect();
+                let (exit, eparams) = self.block_with_params(&rtypes);
+                self.jump(header, &iv);
+                self.switch_to(header);
+                self.bind(&rd.params, &hparams)?;
+                self.loops.push((header, exit));
+                let r = self.region(*body, None);
+                self.loops.pop();
+                r?;
+                self.switch_to(exit);
+                self.def_result(inst, &eparams)
+            }
+            InstKind::Yield(vs) => {
+                let Some(to) = yield_to else {
+                    return self.invalid("yield outside an if");
+                };
+                let leaves = self.gather(vs)?;
+                self.jump(to, &leaves);
+                Ok(())
+            }
+            InstKind::Continue(vs) | InstKind::Break(vs) => {
+                let Some(&(header, exit)) = self.loops.last() else {
+                    return self.invalid("break/continue outside a loop");
+                };
+                let to = if matches!(data.kind, InstKind::Continue(_)) {
+                    header
+                } else {
+                    exit
+                };
+                let leaves = self.gather(vs)?;
+                self.jump(to, &leaves);
+                Ok(())
+            }
+            InstKind::Return(vs) => {
+                match self.ret {
+                    Ret::NextThread(latch) => self.jump(latch, &[]),
+                    Ret::Func => {
+                        let leaves = self.gather(vs)?;
+                        self.b.ins().return_(&leaves);
+                        self.filled = true;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn gather(&self, vs: &[weft_ir::Value]) -> Result<Vec<cl::Value>> {
+        let mut out = Vec::new();
+        for &v in vs {
+            out.extend(self.get(v)?);
+        }
+        Ok(out)
+    }
+
+    fn call(&mut self, inst: Inst, callee: FuncId, args: &[weft_ir::Value]) -> Result<()> {
+        let fref = match self.func_refs.get(&callee) {
+            Some(&r) => r,
+            None => {
+                let Some(&id) = self.cx.func_ids.get(&callee) else {
+                    return self.unsupported(format!("call to {callee}, which was not compiled"));
+                };
+                let r = self.module.declare_func_in_func(id, self.b.func);
+                self.func_refs.insert(callee, r);
+                r
+            }
+        };
+        let (Some(a), Some(t)) = (self.args_ptr, self.tid) else {
+            return self.invalid("call without a thread context");
+        };
+        let mut cargs = vec![a, t];
+        cargs.extend(self.gather(args)?);
+        let call = self.b.ins().call(fref, &cargs);
+        let rs = self.b.inst_results(call).to_vec();
+        self.def_result(inst, &rs)
+    }
+
+    fn print(&mut self, fmt: &str, args: &[weft_ir::Value]) -> Result<()> {
+        use crate::print::{KIND_BOOL, KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED};
+        let mut kinds = Vec::new();
+        let mut vals = Vec::new();
+        for &a in args {
+            let slots = self.cx.flat(self.f.value_type(a));
+            let leaves = self.get(a)?;
+            for (s, &x) in slots.iter().zip(&leaves) {
+                let (k, v) = match s.kind {
+                    SlotKind::Scalar(Scalar::Bool) => (KIND_BOOL, self.b.ins().uextend(I64, x)),
+                    SlotKind::Scalar(Scalar::F64) => (KIND_FLOAT, x),
+                    SlotKind::Scalar(sc) if sc.is_float() => {
+                        (KIND_FLOAT, self.b.ins().fpromote(F64, x))
+                    }
+                    SlotKind::Scalar(Scalar::I64 | Scalar::U64)
+                    | SlotKind::Data
+                    | SlotKind::Stride(_) => {
+                        let k = if matches!(
+                            s.kind,
+                            SlotKind::Scalar(Scalar::I64) | SlotKind::Stride(_)
+                        ) {
+                            KIND_SIGNED
+                        } else {
+                            KIND_UNSIGNED
+                        };
+                        (k, x)
+                    }
+                    SlotKind::Scalar(sc) if sc.is_signed_int() => {
+                        (KIND_SIGNED, self.b.ins().sextend(I64, x))
+                    }
+                    SlotKind::Shape(_) => (KIND_SIGNED, self.b.ins().sextend(I64, x)),
+                    SlotKind::Scalar(_) => (KIND_UNSIGNED, self.b.ins().uextend(I64, x)),
+                };
+                kinds.push(k);
+                vals.push(v);
+            }
+        }
+        let n = vals.len();
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (8 * n.max(1)) as u32,
+            3,
+        ));
+        for (i, &v) in vals.iter().enumerate() {
+            self.b.ins().stack_store(I64, v, ss, (8 * i) as i32);
+        }
+        let vals_ptr = self.b.ins().stack_addr(I64, ss, 0);
+        let fmt_bytes: Box<[u8]> = fmt.as_bytes().into();
+        let kinds: Box<[u8]> = kinds.into();
+        let fmt_ptr = self.b.ins().iconst(I64, fmt_bytes.as_ptr() as i64);
+        let fmt_len = self.b.ins().iconst(I64, fmt_bytes.len() as i64);
+        let kinds_ptr = self.b.ins().iconst(I64, kinds.as_ptr() as i64);
+        let count = self.b.ins().iconst(I64, n as i64);
+        self.cx.data.push(fmt_bytes);
+        self.cx.data.push(kinds);
+        self.call_shim(Shim::Print, &[fmt_ptr, fmt_len, kinds_ptr, vals_ptr, count])?;
+        Ok(())
+    }
+
+    // ---- memory ----
+
+    /// Base address of `array[indices]`, the byte offset of `path` inside the
+    /// element, and the accessed type.
+    fn address(&mut self, m: &MemAccess) -> Result<(cl::Value, u32, Type)> {
+        let Type::Array(at) = self.f.value_type(m.array) else {
+            return self.invalid("memory access on a non-array");
+        };
+        if m.indices.len() != at.ndim as usize {
+            return self.invalid("index count differs from the array's ndim");
+        }
+        let leaves = self.get(m.array)?;
+        let nd = at.ndim as usize;
+        let mut addr = leaves[0];
+        for (k, &ix) in m.indices.iter().enumerate() {
+            let s = self.scalar_of(ix)?;
+            let iv = self.get1(ix)?;
+            let iv = match s {
+                Scalar::I64 | Scalar::U64 => iv,
+                s if s.is_signed_int() => self.b.ins().sextend(I64, iv),
+                s if s.is_int() || s == Scalar::Bool => self.b.ins().uextend(I64, iv),
+                _ => return self.invalid("float array index"),
+            };
+            let off = self.b.ins().imul(iv, leaves[1 + nd + k]);
+            addr = self.b.ins().iadd(addr, off);
+        }
+        let Some((off, ty)) = layout::path_offset(at.elem.into(), &m.path, &self.cx.m.structs)
+        else {
+            return self.invalid("bad component path in a memory access");
+        };
+        Ok((addr, off, ty))
+    }
+
+    fn load_slot(
+        &mut self,
+        s: Slot,
+        addr: cl::Value,
+        off: u32,
+        flags: MemFlagsData,
+    ) -> Result<cl::Value> {
+        let off = off as i32;
+        Ok(match s.kind {
+            SlotKind::Scalar(Scalar::Bool) => {
+                let v = self.b.ins().load(I8, flags, addr, off);
+                self.b.ins().icmp_imm_u(IntCC::NotEqual, v, 0)
+            }
+            SlotKind::Scalar(Scalar::F16) => {
+                let v = self.b.ins().uload16(I32, flags, addr, off);
+                self.call_shim1(Shim::F16BitsToF32, &[v])?
+            }
+            _ => self.b.ins().load(s.cty(), flags, addr, off),
+        })
+    }
+
+    fn store_slot(&mut self, s: Slot, v: cl::Value, addr: cl::Value, off: u32) -> Result<()> {
+        let off = off as i32;
+        if s.kind == SlotKind::Scalar(Scalar::F16) {
+            let bits = self.call_shim1(Shim::F32ToF16Bits, &[v])?;
+            self.b.ins().istore16(mem_flags(), bits, addr, off);
+        } else {
+            self.b.ins().store(mem_flags(), v, addr, off);
+        }
+        Ok(())
+    }
+
+    fn atomic(&mut self, op: AtomicOp, s: Scalar, p: cl::Value, x: cl::Value) -> Result<cl::Value> {
+        let signed = s.is_signed_int();
+        if !s.is_float() {
+            let rmw = match op {
+                AtomicOp::Add => AtomicRmwOp::Add,
+                AtomicOp::Sub => AtomicRmwOp::Sub,
+                AtomicOp::And => AtomicRmwOp::And,
+                AtomicOp::Or => AtomicRmwOp::Or,
+                AtomicOp::Xor => AtomicRmwOp::Xor,
+                AtomicOp::Exchange => AtomicRmwOp::Xchg,
+                AtomicOp::Min if signed => AtomicRmwOp::Smin,
+                AtomicOp::Max if signed => AtomicRmwOp::Smax,
+                AtomicOp::Min => AtomicRmwOp::Umin,
+                AtomicOp::Max => AtomicRmwOp::Umax,
+            };
+            return Ok(self.b.ins().atomic_rmw(cty(s), mem_flags(), rmw, p, x));
+        }
+        let it = match s {
+            Scalar::F16 => I16,
+            Scalar::F32 => I32,
+            _ => I64,
+        };
+        let to_bits = |tx: &mut Self, v: cl::Value| -> Result<cl::Value> {
+            if s == Scalar::F16 {
+                let b = tx.call_shim1(Shim::F32ToF16Bits, &[v])?;
+                Ok(tx.b.ins().ireduce(I16, b))
+            } else {
+                Ok(tx.b.ins().bitcast(it, MemFlagsData::new(), v))
+            }
+        };
+        let from_bits = |tx: &mut Self, v: cl::Value| -> Result<cl::Value> {
+            if s == Scalar::F16 {
+                let w = tx.b.ins().uextend(I32, v);
+                tx.call_shim1(Shim::F16BitsToF32, &[w])
+            } else {
+                Ok(tx.b.ins().bitcast(cty(s), MemFlagsData::new(), v))
+            }
+        };
+        if op == AtomicOp::Exchange {
+            let xb = to_bits(self, x)?;
+            let old = self
+                .b
+                .ins()
+                .atomic_rmw(it, mem_flags(), AtomicRmwOp::Xchg, p, xb);
+            return from_bits(self, old);
+        }
+        // Compare-and-swap loop.
+        let init = self.b.ins().atomic_load(it, mem_flags(), p);
+        let lp = self.b.create_block();
+        let expected = self.b.append_block_param(lp, it);
+        let done = self.b.create_block();
+        self.jump(lp, &[init]);
+        self.switch_to(lp);
+        let old = from_bits(self, expected)?;
+        let new = match op {
+            AtomicOp::Add => self.binary(BinaryOp::Add, s, old, x)?,
+            AtomicOp::Sub => self.binary(BinaryOp::Sub, s, old, x)?,
+            AtomicOp::Min => self.binary(BinaryOp::Min, s, old, x)?,
+            AtomicOp::Max => self.binary(BinaryOp::Max, s, old, x)?,
+            _ => return self.unsupported(format!("atomic {op:?} on floats")),
+        };
+        let nb = to_bits(self, new)?;
+        let prev = self.b.ins().atomic_cas(mem_flags(), p, expected, nb);
+        let ok = self.b.ins().icmp(IntCC::Equal, prev, expected);
+        self.b
+            .ins()
+            .brif(ok, done, &[], lp, &[BlockArg::Value(prev)]);
+        self.switch_to(done);
+        Ok(old)
+    }
+
+    // ---- scalar operations ----
+
+    fn konst(&mut self, c: weft_ir::Const) -> cl::Value {
+        match c.ty {
+            Scalar::F16 | Scalar::F32 => self.b.ins().f32const(f64::from_bits(c.bits) as f32),
+            Scalar::F64 => self.b.ins().f64const(f64::from_bits(c.bits)),
+            Scalar::I64 | Scalar::U64 => self.b.ins().iconst(I64, c.bits as i64),
+            s => {
+                let mask = (1u64 << (8 * s.size())) - 1;
+                self.b.ins().iconst(cty(s), (c.bits & mask) as i64)
+            }
+        }
+    }
+
+    fn fconst(&mut self, s: Scalar, v: f64) -> cl::Value {
+        if cty(s) == F64 {
+            self.b.ins().f64const(v)
+        } else {
+            self.b.ins().f32const(v as f32)
+        }
+    }
+
+    fn unary(&mut self, op: UnaryOp, s: Scalar, x: cl::Value) -> Result<cl::Value> {
+        use UnaryOp::*;
+        let fl = s.is_float();
+        let uf = |f: UnaryFn| {
+            if s == Scalar::F64 {
+                Shim::F64Unary(f)
+            } else {
+                Shim::F32Unary(f)
+            }
+        };
+        let shim_fn = match op {
+            Sin => Some(UnaryFn::Sin),
+            Cos => Some(UnaryFn::Cos),
+            Tan => Some(UnaryFn::Tan),
+            Asin => Some(UnaryFn::Asin),
+            Acos => Some(UnaryFn::Acos),
+            Atan => Some(UnaryFn::Atan),
+            Sinh => Some(UnaryFn::Sinh),
+            Cosh => Some(UnaryFn::Cosh),
+            Tanh => Some(UnaryFn::Tanh),
+            Exp => Some(UnaryFn::Exp),
+            Exp2 => Some(UnaryFn::Exp2),
+            Log => Some(UnaryFn::Log),
+            Log2 => Some(UnaryFn::Log2),
+            Log10 => Some(UnaryFn::Log10),
+            Cbrt => Some(UnaryFn::Cbrt),
+            Erf => Some(UnaryFn::Erf),
+            Erfc => Some(UnaryFn::Erfc),
+            Erfinv => Some(UnaryFn::Erfinv),
+            _ => None,
+        };
+        if let Some(func) = shim_fn {
+            if !fl {
+                return self.unsupported(format!("{op:?} on {s}"));
+            }
+            let v = self.call_shim1(uf(func), &[x])?;
+            return self.r16(s, v);
+        }
+        let ins = self.b.ins();
+        Ok(match op {
+            Neg if fl => ins.fneg(x),
+            Neg if s.is_int() => ins.ineg(x),
+            Not if s == Scalar::Bool => ins.bxor_imm_u(x, 1),
+            Not if s.is_int() => ins.bnot(x),
+            Abs if fl => ins.fabs(x),
+            Abs if s.is_signed_int() => ins.iabs(x),
+            Abs if s.is_unsigned_int() => x,
+            Sqrt if fl => {
+                let v = ins.sqrt(x);
+                self.r16(s, v)?
+            }
+            Floor if fl => ins.floor(x),
+            Ceil if fl => ins.ceil(x),
+            Trunc if fl => ins.trunc(x),
+            Rint if fl => ins.nearest(x),
+            Floor | Ceil | Trunc | Rint | Round if s.is_int() => x,
+            Round if fl => {
+                // Half away from zero: trunc, then step away when the
+                // fraction is at least one half (x - trunc(x) is exact).
+                let t = ins.trunc(x);
+                let d = self.b.ins().fsub(x, t);
+                let d = self.b.ins().fabs(d);
+                let half = self.fconst(s, 0.5);
+                let one = self.fconst(s, 1.0);
+                let step = self.b.ins().fcopysign(one, x);
+                let away = self.b.ins().fadd(t, step);
+                let c = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, d, half);
+                self.b.ins().select(c, away, t)
+            }
+            Popcount if s.is_int() => ins.popcnt(x),
+            IsNan if fl => ins.fcmp(FloatCC::Unordered, x, x),
+            IsInf | IsFinite if fl => {
+                let a = ins.fabs(x);
+                let inf = self.fconst(s, f64::INFINITY);
+                let cc = if op == IsInf {
+                    FloatCC::Equal
+                } else {
+                    FloatCC::LessThan
+                };
+                self.b.ins().fcmp(cc, a, inf)
+            }
+            IsNan | IsInf if s.is_int() => ins.iconst(I8, 0),
+            IsFinite if s.is_int() => ins.iconst(I8, 1),
+            _ => return self.unsupported(format!("{op:?} on {s}")),
+        })
+    }
+
+    fn binary(&mut self, op: BinaryOp, s: Scalar, a: cl::Value, b: cl::Value) -> Result<cl::Value> {
+        if s.is_float() {
+            self.float_binary(op, s, a, b)
+        } else {
+            self.int_binary(op, s, a, b)
+        }
+    }
+
+    fn float_binary(
+        &mut self,
+        op: BinaryOp,
+        s: Scalar,
+        a: cl::Value,
+        b: cl::Value,
+    ) -> Result<cl::Value> {
+        use BinaryOp::*;
+        let bf = |f: BinaryFn| {
+            if s == Scalar::F64 {
+                Shim::F64Binary(f)
+            } else {
+                Shim::F32Binary(f)
+            }
+        };
+        let cmp = |cc: FloatCC, tx: &mut Self| tx.b.ins().fcmp(cc, a, b);
+        let v = match op {
+            Add => self.b.ins().fadd(a, b),
+            Sub => self.b.ins().fsub(a, b),
+            Mul => self.b.ins().fmul(a, b),
+            Div => self.b.ins().fdiv(a, b),
+            Rem => self.call_shim1(bf(BinaryFn::Fmod), &[a, b])?,
+            Pow => self.call_shim1(bf(BinaryFn::Pow), &[a, b])?,
+            Atan2 => self.call_shim1(bf(BinaryFn::Atan2), &[a, b])?,
+            Min | Max => {
+                // C fmin/fmax: a NaN operand is ignored.
+                let m = if op == Min {
+                    self.b.ins().fmin(a, b)
+                } else {
+                    self.b.ins().fmax(a, b)
+                };
+                let a_nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+                let b_nan = self.b.ins().fcmp(FloatCC::Unordered, b, b);
+                let m = self.b.ins().select(a_nan, b, m);
+                return Ok(self.b.ins().select(b_nan, a, m));
+            }
+            Copysign => return Ok(self.b.ins().fcopysign(a, b)),
+            Eq => return Ok(cmp(FloatCC::Equal, self)),
+            Ne => return Ok(cmp(FloatCC::NotEqual, self)),
+            Lt => return Ok(cmp(FloatCC::LessThan, self)),
+            Le => return Ok(cmp(FloatCC::LessThanOrEqual, self)),
+            Gt => return Ok(cmp(FloatCC::GreaterThan, self)),
+            Ge => return Ok(cmp(FloatCC::GreaterThanOrEqual, self)),
+            And | Or | Xor | Shl | Shr => return self.unsupported(format!("{op:?} on {s}")),
+        };
+        self.r16(s, v)
+    }
+
+    fn int_binary(
+        &mut self,
+        op: BinaryOp,
+        s: Scalar,
+        a: cl::Value,
+        b: cl::Value,
+    ) -> Result<cl::Value> {
+        use BinaryOp::*;
+        let signed = s.is_signed_int();
+        let t = cty(s);
+        let is_bool = s == Scalar::Bool;
+        let cc = |sc: IntCC, uc: IntCC| if signed { sc } else { uc };
+        let ins = self.b.ins();
+        Ok(match op {
+            Add if !is_bool => ins.iadd(a, b),
+            Sub if !is_bool => ins.isub(a, b),
+            Mul if !is_bool => ins.imul(a, b),
+            Div | Rem if !is_bool => {
+                // No traps: x / 0 = 0, x % 0 = 0, MIN / -1 wraps, MIN % -1 = 0.
+                let zero = ins.icmp_imm_u(IntCC::Equal, b, 0);
+                let one = self.b.ins().iconst(t, 1);
+                let zv = self.b.ins().iconst(t, 0);
+                if signed {
+                    let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+                    let bad = self.b.ins().bor(zero, m1);
+                    let safe = self.b.ins().select(bad, one, b);
+                    if op == Rem {
+                        self.b.ins().srem(a, safe)
+                    } else {
+                        let q = self.b.ins().sdiv(a, safe);
+                        let neg = self.b.ins().ineg(a);
+                        let q = self.b.ins().select(m1, neg, q);
+                        self.b.ins().select(zero, zv, q)
+                    }
+                } else {
+                    let safe = self.b.ins().select(zero, one, b);
+                    if op == Rem {
+                        self.b.ins().urem(a, safe)
+                    } else {
+                        let q = self.b.ins().udiv(a, safe);
+                        self.b.ins().select(zero, zv, q)
+                    }
+                }
+            }
+            Min if signed => ins.smin(a, b),
+            Max if signed => ins.smax(a, b),
+            Min => ins.umin(a, b),
+            Max => ins.umax(a, b),
+            And => ins.band(a, b),
+            Or => ins.bor(a, b),
+            Xor => ins.bxor(a, b),
+            Shl if !is_bool => ins.ishl(a, b),
+            Shr if signed => ins.sshr(a, b),
+            Shr if !is_bool => ins.ushr(a, b),
+            Eq => ins.icmp(IntCC::Equal, a, b),
+            Ne => ins.icmp(IntCC::NotEqual, a, b),
+            Lt => ins.icmp(cc(IntCC::SignedLessThan, IntCC::UnsignedLessThan), a, b),
+            Le => ins.icmp(
+                cc(IntCC::SignedLessThanOrEqual, IntCC::UnsignedLessThanOrEqual),
+                a,
+                b,
+            ),
+            Gt => ins.icmp(
+                cc(IntCC::SignedGreaterThan, IntCC::UnsignedGreaterThan),
+                a,
+                b,
+            ),
+            Ge => ins.icmp(
+                cc(
+                    IntCC::SignedGreaterThanOrEqual,
+                    IntCC::UnsignedGreaterThanOrEqual,
+                ),
+                a,
+                b,
+            ),
+            _ => return self.unsupported(format!("{op:?} on {s}")),
+        })
+    }
+
+    fn cast(&mut self, from: Scalar, to: Scalar, x: cl::Value) -> Result<cl::Value> {
+        if from == to {
+            return Ok(x);
+        }
+        let (ft, tt) = (cty(from), cty(to));
+        if to == Scalar::Bool {
+            return Ok(if from.is_float() {
+                let z = self.fconst(from, 0.0);
+                self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+            } else {
+                self.b.ins().icmp_imm_u(IntCC::NotEqual, x, 0)
+            });
+        }
+        if !from.is_float() && !to.is_float() {
+            // int/bool -> int: wrap or extend by the source's signedness.
+            return Ok(match ft.bits().cmp(&tt.bits()) {
+                std::cmp::Ordering::Equal => x,
+                std::cmp::Ordering::Greater => self.b.ins().ireduce(tt, x),
+                std::cmp::Ordering::Less if from.is_signed_int() => self.b.ins().sextend(tt, x),
+                std::cmp::Ordering::Less => self.b.ins().uextend(tt, x),
+            });
+        }
+        if !from.is_float() {
+            // int/bool -> float. f16 goes through f64 so it is rounded once.
+            let x = if ft.bits() < 32 {
+                if from.is_signed_int() {
+                    self.b.ins().sextend(I32, x)
+                } else {
+                    self.b.ins().uextend(I32, x)
+                }
+            } else {
+                x
+            };
+            let target = if to == Scalar::F16 { F64 } else { tt };
+            let v = if from.is_signed_int() {
+                self.b.ins().fcvt_from_sint(target, x)
+            } else {
+                self.b.ins().fcvt_from_uint(target, x)
+            };
+            return if to == Scalar::F16 {
+                self.call_shim1(Shim::F64ToF16, &[v])
+            } else {
+                Ok(v)
+            };
+        }
+        if to.is_float() {
+            return match (from, to) {
+                (Scalar::F16, Scalar::F32) => Ok(x),
+                (_, Scalar::F64) => Ok(self.b.ins().fpromote(F64, x)),
+                (Scalar::F64, Scalar::F32) => Ok(self.b.ins().fdemote(F32, x)),
+                (Scalar::F32, Scalar::F16) => self.call_shim1(Shim::RoundF16, &[x]),
+                _ => self.call_shim1(Shim::F64ToF16, &[x]),
+            };
+        }
+        // float -> int: truncate, saturate, NaN -> 0.
+        Ok(match to {
+            Scalar::I32 | Scalar::I64 => self.b.ins().fcvt_to_sint_sat(tt, x),
+            Scalar::U32 | Scalar::U64 => self.b.ins().fcvt_to_uint_sat(tt, x),
+            _ => {
+                let (lo, hi) = match to {
+                    Scalar::I8 => (i8::MIN as i64, i8::MAX as i64),
+                    Scalar::I16 => (i16::MIN as i64, i16::MAX as i64),
+                    Scalar::U8 => (0, u8::MAX as i64),
+                    _ => (0, u16::MAX as i64),
+                };
+                let v = self.b.ins().fcvt_to_sint_sat(I32, x);
+                let lo = self.b.ins().iconst(I32, lo & 0xffff_ffff);
+                let hi = self.b.ins().iconst(I32, hi);
+                let v = self.b.ins().smax(v, lo);
+                let v = self.b.ins().smin(v, hi);
+                self.b.ins().ireduce(tt, v)
+            }
+        })
+    }
+
+    fn bitcast(&mut self, from: Scalar, to: Scalar, x: cl::Value) -> Result<cl::Value> {
+        if from.size() != to.size() || from == Scalar::Bool || to == Scalar::Bool {
+            return self.invalid(format!("bitcast from {from} to {to}"));
+        }
+        if from == to || (!from.is_float() && !to.is_float()) {
+            return Ok(x);
+        }
+        if from == Scalar::F16 {
+            let b = self.call_shim1(Shim::F32ToF16Bits, &[x])?;
+            return Ok(self.b.ins().ireduce(I16, b));
+        }
+        if to == Scalar::F16 {
+            let w = self.b.ins().uextend(I32, x);
+            return self.call_shim1(Shim::F16BitsToF32, &[w]);
+        }
+        Ok(self.b.ins().bitcast(cty(to), MemFlagsData::new(), x))
+    }
+}
