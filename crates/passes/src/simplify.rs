@@ -21,7 +21,10 @@
 //! * `if` with a constant condition is replaced by the taken region (its
 //!   `yield` values replace the `if`'s results; if it ends in `break`,
 //!   `continue` or `return`, the rest of the enclosing region is dead and
-//!   dropped); an `if` whose regions only yield becomes `select`s.
+//!   dropped); an `if` whose regions only yield becomes `select`s;
+//! * a loop without `continue` whose only `break` ends its body (the
+//!   inliner's wrapper, once its early returns are folded away) is replaced
+//!   by its body.
 //!
 //! Replaced instructions are unlinked from their region; their values are
 //! substituted everywhere.
@@ -107,6 +110,9 @@ impl Simplifier<'_> {
                     continue;
                 }
             }
+            if self.unwrap_single_pass_loop(f, r, i, inst) {
+                continue;
+            }
             match self.inst(f, inst) {
                 Action::Keep => {}
                 Action::Rewritten => {
@@ -123,6 +129,10 @@ impl Simplifier<'_> {
             }
             for sub in f.insts[inst].kind.regions() {
                 self.region(f, sub);
+            }
+            // Simplifying the body may have made the loop single-pass.
+            if self.unwrap_single_pass_loop(f, r, i, inst) {
+                continue;
             }
             i += 1;
         }
@@ -153,6 +163,59 @@ impl Simplifier<'_> {
                 insts.extend(body);
             }
         }
+    }
+
+    /// A loop without `continue` runs its body once. When its only `break`
+    /// ends the body (or it has none: every path returns), the body replaces
+    /// the loop: params become the init values, results the `break`'s
+    /// values (with no `break`, the rest of `r` is unreachable and dropped).
+    fn unwrap_single_pass_loop(
+        &mut self,
+        f: &mut Function,
+        r: Region,
+        i: usize,
+        inst: Inst,
+    ) -> bool {
+        let InstKind::Loop { init, body } = &f.insts[inst].kind else {
+            return false;
+        };
+        let (init, body) = (init.clone(), *body);
+        let (breaks, conts) = walk::loop_exits(f, body);
+        if !conts.is_empty() || breaks.len() > 1 {
+            return false;
+        }
+        let mut insts = f.regions[body].insts.clone();
+        let last = insts.last().copied();
+        let params = f.regions[body].params.clone();
+        if params.len() != init.len() {
+            return false;
+        }
+        match breaks.first() {
+            Some(&b) if Some(b) == last => {
+                let InstKind::Break(vals) = f.insts[b].kind.clone() else {
+                    return false;
+                };
+                insts.pop();
+                for (&res, v) in f.insts[inst].results.iter().zip(vals) {
+                    self.subst.insert(res, v);
+                }
+                for (p, v) in params.into_iter().zip(init) {
+                    self.subst.insert(p, v);
+                }
+                f.regions[r].insts.splice(i..=i, insts);
+            }
+            Some(_) => return false,
+            None => {
+                for (p, v) in params.into_iter().zip(init) {
+                    self.subst.insert(p, v);
+                }
+                let rinsts = &mut f.regions[r].insts;
+                rinsts.truncate(i);
+                rinsts.extend(insts);
+            }
+        }
+        self.changed = true;
+        true
     }
 
     /// `if c { yield as } else { yield bs }` with nothing else in either

@@ -40,7 +40,10 @@ fn parse_test(text: &str) -> FileTest {
             let lines: Vec<&str> = body
                 .lines()
                 .skip(1)
-                .map(|l| l.strip_prefix("; ").unwrap_or(l.strip_prefix(';').unwrap_or(l)))
+                .map(|l| {
+                    l.strip_prefix("; ")
+                        .unwrap_or(l.strip_prefix(';').unwrap_or(l))
+                })
                 .collect();
             let mut e = lines.join("\n");
             e.push('\n');

@@ -265,13 +265,20 @@ fn recursion_is_detected() {
         b.func.insts[ret].kind = InstKind::Return(vec![r]);
         b.func.regions[body].insts.push(ret);
     }
-    add_func(&mut m, "k", FuncKind::Kernel, vec![param("out", arr_i32())], vec![], |b, ps| {
-        let tid = b.thread_id();
-        let c = b.call(even, vec![tid], &[Type::I32]);
-        let r = b.func.insts[c].results[0];
-        b.store(at(ps[0], tid), r);
-        b.return_(vec![]);
-    });
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![param("out", arr_i32())],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let c = b.call(even, vec![tid], &[Type::I32]);
+            let r = b.func.insts[c].results[0];
+            b.store(at(ps[0], tid), r);
+            b.return_(vec![]);
+        },
+    );
     let err = run_pipeline(&mut m, &opts()).unwrap_err();
     match &err {
         PassError::Recursion { cycle } => assert_eq!(cycle, &["even", "odd"]),

@@ -1,0 +1,405 @@
+//! Differential tests: the reference interpreter must compute the same
+//! results before and after the passes.
+
+use weft_ir::interp::{run_kernel, ArgValue, InterpOptions};
+use weft_ir::{
+    ArrayType, BinaryOp, Const, ElemType, FuncBuilder, FuncId, FuncKind, Function, MemAccess,
+    Module, Param, Scalar, Type, UnaryOp, Value,
+};
+use weft_passes::{run_pipeline, PipelineOptions, VerifyMode};
+
+const I32: Scalar = Scalar::I32;
+
+fn arr(s: Scalar) -> Type {
+    Type::Array(ArrayType {
+        elem: ElemType::Scalar(s),
+        ndim: 1,
+    })
+}
+
+fn param(name: &str, ty: Type) -> Param {
+    Param {
+        name: name.into(),
+        ty,
+    }
+}
+
+fn at(array: Value, index: Value) -> MemAccess {
+    MemAccess {
+        array,
+        indices: vec![index],
+        path: vec![],
+    }
+}
+
+fn add_func(
+    m: &mut Module,
+    name: &str,
+    kind: FuncKind,
+    params: Vec<Param>,
+    returns: Vec<Type>,
+    build: impl FnOnce(&mut FuncBuilder, &[Value]),
+) -> FuncId {
+    let mut f = Function::new(name, kind, params, returns);
+    let ps = f.param_values().to_vec();
+    let structs = m.structs.clone();
+    let mut b = FuncBuilder::new(&mut f, &structs);
+    build(&mut b, &ps);
+    m.funcs.push(f)
+}
+
+/// A kernel argument for [`run`].
+enum Arg {
+    /// A 1-D array of bytes with the given element size.
+    Array(Vec<u8>, usize),
+    I32(i32),
+}
+
+fn i32s(v: &[i32]) -> Arg {
+    Arg::Array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), 4)
+}
+
+fn to_i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Runs kernel `name` over `n` threads; returns the final array contents.
+fn run(m: &Module, name: &str, n: i32, args: &[Arg]) -> Vec<Vec<u8>> {
+    let k = m.func_by_name(name).expect("kernel exists");
+    let mut bufs: Vec<Vec<u8>> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Array(b, _) => b.clone(),
+            Arg::I32(_) => Vec::new(),
+        })
+        .collect();
+    {
+        let mut iargs: Vec<ArgValue> = bufs
+            .iter_mut()
+            .zip(args)
+            .map(|(buf, a)| match a {
+                Arg::Array(_, elem) => ArgValue::Array {
+                    shape: [(buf.len() / elem) as i32, 1, 1, 1],
+                    strides: [*elem as i64, 0, 0, 0],
+                    data: buf.as_mut_slice(),
+                },
+                Arg::I32(v) => ArgValue::Value(v.to_le_bytes().to_vec()),
+            })
+            .collect();
+        run_kernel(m, k, &[n], &mut iargs, &InterpOptions::default()).expect("kernel runs");
+    }
+    bufs
+}
+
+/// Runs before and after the default pipeline; asserts equal results and
+/// returns them.
+fn same_before_after(m: Module, name: &str, n: i32, args: &[Arg]) -> Vec<Vec<u8>> {
+    optimized_same(m, name, n, args).0
+}
+
+/// [`same_before_after`], also returning the optimized module.
+fn optimized_same(m: Module, name: &str, n: i32, args: &[Arg]) -> (Vec<Vec<u8>>, Module) {
+    let before = run(&m, name, n, args);
+    let mut opt = m.clone();
+    run_pipeline(
+        &mut opt,
+        &PipelineOptions {
+            verify: VerifyMode::Always,
+            ..PipelineOptions::default()
+        },
+    )
+    .expect("pipeline runs");
+    assert!(
+        opt.funcs.iter().all(|(_, f)| f.kind == FuncKind::Kernel),
+        "all funcs inlined and removed"
+    );
+    let after = run(&opt, name, n, args);
+    assert_eq!(
+        before,
+        after,
+        "results differ after the pipeline:\n{}",
+        weft_ir::text::print_module(&opt)
+    );
+    (after, opt)
+}
+
+/// `func find(a, n, key) -> i32`: index of the first `key` in `a[0..n]`,
+/// or -1 (early return in an `if` in a loop).
+fn add_find(m: &mut Module) -> FuncId {
+    add_func(
+        m,
+        "find",
+        FuncKind::Func,
+        vec![
+            param("a", arr(I32)),
+            param("n", Type::I32),
+            param("key", Type::I32),
+        ],
+        vec![Type::I32],
+        |b, ps| {
+            let (a, n, key) = (ps[0], ps[1], ps[2]);
+            let zero = b.iconst(I32, 0);
+            let (_, body, lps) = b.loop_(vec![zero], &[]);
+            b.switch_to(body);
+            let i = lps[0];
+            let lt = b.binary(BinaryOp::Lt, i, n);
+            let (_, t, e) = b.if_(lt, &[]);
+            b.switch_to(t);
+            b.yield_(vec![]);
+            b.switch_to(e);
+            b.break_(vec![]);
+            b.switch_to(body);
+            let x = b.load(at(a, i));
+            let eq = b.binary(BinaryOp::Eq, x, key);
+            let (_, t, e) = b.if_(eq, &[]);
+            b.switch_to(t);
+            b.return_(vec![i]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(body);
+            let one = b.iconst(I32, 1);
+            let i1 = b.binary(BinaryOp::Add, i, one);
+            b.continue_(vec![i1]);
+            b.switch_to(b.func.body);
+            let m1 = b.iconst(I32, -1);
+            b.return_(vec![m1]);
+        },
+    )
+}
+
+#[test]
+fn early_return_in_loop_runs_the_same() {
+    let mut m = Module::new();
+    let find = add_find(&mut m);
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![
+            param("a", arr(I32)),
+            param("keys", arr(I32)),
+            param("out", arr(I32)),
+            param("n", Type::I32),
+        ],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let key = b.load(at(ps[1], tid));
+            let c = b.call(find, vec![ps[0], ps[3], key], &[Type::I32]);
+            let r = b.func.insts[c].results[0];
+            b.store(at(ps[2], tid), r);
+            b.return_(vec![]);
+        },
+    );
+    let a = [5, 3, 9, 3, 7];
+    let keys = [3, 7, 5, 42, 9, 0];
+    let out = same_before_after(
+        m,
+        "k",
+        keys.len() as i32,
+        &[
+            i32s(&a),
+            i32s(&keys),
+            i32s(&[0; 6]),
+            Arg::I32(a.len() as i32),
+        ],
+    );
+    assert_eq!(to_i32s(&out[2]), vec![1, 4, 0, -1, 2, -1]);
+}
+
+/// `func pair(a, n, t) -> (i32, i32)`: the first `(i, j)` with
+/// `a[i] + a[j] == t`, else `(-1, -1)` — a return two loops deep, and a
+/// loop-carried sum around it that the result also depends on.
+fn add_pair(m: &mut Module) -> FuncId {
+    add_func(
+        m,
+        "pair",
+        FuncKind::Func,
+        vec![
+            param("a", arr(I32)),
+            param("n", Type::I32),
+            param("t", Type::I32),
+        ],
+        vec![Type::I32, Type::I32],
+        |b, ps| {
+            let (a, n, t) = (ps[0], ps[1], ps[2]);
+            let zero = b.iconst(I32, 0);
+            let one = b.iconst(I32, 1);
+            // outer: loop (i = 0, tries = 0) -> tries
+            let (outer, obody, ops) = b.loop_(vec![zero, zero], &[Type::I32]);
+            b.switch_to(obody);
+            let (i, tries) = (ops[0], ops[1]);
+            let lt = b.binary(BinaryOp::Lt, i, n);
+            let (_, th, el) = b.if_(lt, &[]);
+            b.switch_to(th);
+            b.yield_(vec![]);
+            b.switch_to(el);
+            b.break_(vec![tries]);
+            b.switch_to(obody);
+            // inner: loop (j = 0, tries) -> tries
+            let (inner, ibody, ips) = b.loop_(vec![zero, tries], &[Type::I32]);
+            b.switch_to(ibody);
+            let (j, tr) = (ips[0], ips[1]);
+            let lt = b.binary(BinaryOp::Lt, j, n);
+            let (_, th, el) = b.if_(lt, &[]);
+            b.switch_to(th);
+            b.yield_(vec![]);
+            b.switch_to(el);
+            b.break_(vec![tr]);
+            b.switch_to(ibody);
+            let x = b.load(at(a, i));
+            let y = b.load(at(a, j));
+            let s = b.binary(BinaryOp::Add, x, y);
+            let eq = b.binary(BinaryOp::Eq, s, t);
+            let (_, th, el) = b.if_(eq, &[]);
+            b.switch_to(th);
+            let ri = b.binary(BinaryOp::Add, i, tr);
+            let ri = b.binary(BinaryOp::Sub, ri, tr);
+            b.return_(vec![ri, j]);
+            b.switch_to(el);
+            b.yield_(vec![]);
+            b.switch_to(ibody);
+            let j1 = b.binary(BinaryOp::Add, j, one);
+            let tr1 = b.binary(BinaryOp::Add, tr, one);
+            b.continue_(vec![j1, tr1]);
+            b.switch_to(obody);
+            let tries2 = b.func.insts[inner].results[0];
+            let i1 = b.binary(BinaryOp::Add, i, one);
+            b.continue_(vec![i1, tries2]);
+            b.switch_to(b.func.body);
+            let total = b.func.insts[outer].results[0];
+            let neg = b.unary(UnaryOp::Neg, total);
+            b.return_(vec![neg, neg]);
+        },
+    )
+}
+
+#[test]
+fn return_two_loops_deep_runs_the_same() {
+    let mut m = Module::new();
+    let pair = add_pair(&mut m);
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![
+            param("a", arr(I32)),
+            param("ts", arr(I32)),
+            param("out", arr(I32)),
+            param("n", Type::I32),
+        ],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let t = b.load(at(ps[1], tid));
+            let c = b.call(pair, vec![ps[0], ps[3], t], &[Type::I32, Type::I32]);
+            let (ri, rj) = (b.func.insts[c].results[0], b.func.insts[c].results[1]);
+            let two = b.iconst(I32, 2);
+            let i2 = b.binary(BinaryOp::Mul, tid, two);
+            b.store(at(ps[2], i2), ri);
+            let one = b.iconst(I32, 1);
+            let i3 = b.binary(BinaryOp::Add, i2, one);
+            b.store(at(ps[2], i3), rj);
+            b.return_(vec![]);
+        },
+    );
+    let a = [1, 4, 6, 10];
+    let ts = [5, 20, 12, 100];
+    let out = same_before_after(
+        m,
+        "k",
+        ts.len() as i32,
+        &[i32s(&a), i32s(&ts), i32s(&[0; 8]), Arg::I32(a.len() as i32)],
+    );
+    // 5 = 1 + 4 at (0, 1); 20 = 10 + 10 at (3, 3); 12 = 6 + 6 at (2, 2);
+    // 100: not found, -(4 * 4) tries.
+    assert_eq!(to_i32s(&out[2]), vec![0, 1, 3, 3, 2, 2, -16, -16]);
+}
+
+/// Folding computes what the interpreter computes: for each op and pair of
+/// operands, `out[0] = a op b` with constant operands is run unfolded and
+/// folded.
+#[test]
+fn integer_folding_matches_the_interpreter() {
+    let ops = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::Min,
+        BinaryOp::Max,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+        BinaryOp::Eq,
+        BinaryOp::Ne,
+        BinaryOp::Lt,
+        BinaryOp::Le,
+        BinaryOp::Gt,
+        BinaryOp::Ge,
+    ];
+    let vals: [i64; 9] = [0, 1, -1, 7, -7, 2, 33, i64::MIN, i64::MAX];
+    for ty in [
+        Scalar::I32,
+        Scalar::U8,
+        Scalar::I64,
+        Scalar::U32,
+        Scalar::I16,
+    ] {
+        let mut m = Module::new();
+        let mut n_out = 0;
+        let res_ty = |op: BinaryOp| if op.is_comparison() { Scalar::Bool } else { ty };
+        // One kernel per result type, each storing all its cases.
+        for out_ty in [ty, Scalar::Bool] {
+            let name = format!("k_{}", out_ty.name());
+            let mut k = 0;
+            add_func(
+                &mut m,
+                &name,
+                FuncKind::Kernel,
+                vec![param("out", arr(out_ty))],
+                vec![],
+                |b, ps| {
+                    for op in ops.iter().filter(|&&op| res_ty(op) == out_ty) {
+                        for &x in &vals {
+                            for &y in &vals {
+                                let cx = b.konst(Const::int(ty, x));
+                                let cy = b.konst(Const::int(ty, y));
+                                let r = b.binary(*op, cx, cy);
+                                let neg = b.unary(UnaryOp::Not, r);
+                                let r2 = b.unary(UnaryOp::Not, neg);
+                                let idx = b.iconst(I32, k);
+                                b.store(at(ps[0], idx), r2);
+                                k += 1;
+                            }
+                        }
+                    }
+                    b.return_(vec![]);
+                },
+            );
+            n_out = n_out.max(k);
+        }
+        let k_ty = format!("k_{}", ty.name());
+        let size = ty.size() as usize;
+        let (out, opt) = optimized_same(
+            m.clone(),
+            &k_ty,
+            1,
+            &[Arg::Array(vec![0; n_out as usize * size], size)],
+        );
+        assert!(out[0].iter().any(|&b| b != 0));
+        same_before_after(m, "k_bool", 1, &[Arg::Array(vec![0; n_out as usize], 1)]);
+        // Everything folded: only constants and stores remain.
+        let text = weft_ir::text::print_module(&opt);
+        let ops: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(" = ") && !l.contains(" = const "))
+            .collect();
+        assert_eq!(ops, Vec::<&str>::new(), "not folded for {ty}");
+    }
+}
