@@ -1,0 +1,862 @@
+//! Builtin function calls (`wp.sin`, `wp.dot`, `wp.atomic_add`, ...): type
+//! checking, overload selection and lowering, either to primitive IR here or
+//! to a prelude func through [`FuncCaller`].
+
+use super::construct::convert;
+use super::ops::{self, components, is_math_agg, map1, map2, mat_vec, num_const, prelude1, reduce};
+use super::{const_of, type_list, FuncCaller, PRELUDE_PREFIX};
+use crate::diag::{Diagnostic, Span};
+use ruff_python_ast as ast;
+use weft_ir::{AtomicOp, BinaryOp, FuncBuilder, MemAccess, Scalar, Type, UnaryOp, Value};
+
+/// Builtins lowered to a single unary IR op on floats (elementwise on
+/// float vectors).
+const FLOAT_UNARY: &[(&str, UnaryOp)] = &[
+    ("sin", UnaryOp::Sin),
+    ("cos", UnaryOp::Cos),
+    ("tan", UnaryOp::Tan),
+    ("atan", UnaryOp::Atan),
+    ("sinh", UnaryOp::Sinh),
+    ("cosh", UnaryOp::Cosh),
+    ("tanh", UnaryOp::Tanh),
+    ("exp", UnaryOp::Exp),
+    ("log", UnaryOp::Log),
+    ("log2", UnaryOp::Log2),
+    ("log10", UnaryOp::Log10),
+    ("sqrt", UnaryOp::Sqrt),
+    ("cbrt", UnaryOp::Cbrt),
+    ("floor", UnaryOp::Floor),
+    ("ceil", UnaryOp::Ceil),
+    ("trunc", UnaryOp::Trunc),
+    ("round", UnaryOp::Round),
+    ("rint", UnaryOp::Rint),
+    ("erf", UnaryOp::Erf),
+    ("erfc", UnaryOp::Erfc),
+    ("erfinv", UnaryOp::Erfinv),
+];
+
+/// Random draws: they return `[result, new_state]`.
+const RNG_DRAWS: &[&str] = &[
+    "randi",
+    "randu",
+    "randf",
+    "randn",
+    "sample_triangle",
+    "sample_unit_ring",
+    "sample_unit_disk",
+    "sample_unit_sphere_surface",
+    "sample_unit_sphere",
+    "sample_unit_hemisphere_surface",
+    "sample_unit_hemisphere",
+    "sample_unit_square",
+    "sample_unit_cube",
+];
+
+/// Builtins that are calls of a prelude func of the same name with the
+/// arguments unchanged, with the overloads that exist (for messages).
+const PRELUDE_DIRECT: &[(&str, &[&str])] = &[
+    (
+        "dot",
+        &[
+            "dot(a: vecN, b: vecN) (N = 2, 3, 4)",
+            "dot(a: quat, b: quat)",
+        ],
+    ),
+    (
+        "length",
+        &["length(a: vecN) (N = 2, 3, 4)", "length(q: quat)"],
+    ),
+    (
+        "length_sq",
+        &["length_sq(a: vecN) (N = 2, 3, 4)", "length_sq(q: quat)"],
+    ),
+    (
+        "normalize",
+        &["normalize(a: vecN) (N = 2, 3, 4)", "normalize(q: quat)"],
+    ),
+    ("cross", &["cross(a: vec3, b: vec3)"]),
+    (
+        "smoothstep",
+        &["smoothstep(edge0: float, edge1: float, x: float)"],
+    ),
+    ("determinant", &["determinant(m: matNN) (N = 2, 3, 4)"]),
+    ("inverse", &["inverse(m: matNN) (N = 2, 3, 4)"]),
+    ("quat_inverse", &["quat_inverse(q: quat)"]),
+    ("quat_rotate", &["quat_rotate(q: quat, p: vec3)"]),
+    ("quat_rotate_inv", &["quat_rotate_inv(q: quat, p: vec3)"]),
+    ("quat_to_matrix", &["quat_to_matrix(q: quat)"]),
+    (
+        "quat_from_matrix",
+        &["quat_from_matrix(m: mat33)", "quat_from_matrix(m: mat44)"],
+    ),
+    (
+        "quat_from_axis_angle",
+        &["quat_from_axis_angle(axis: vec3, angle: float)"],
+    ),
+    (
+        "quat_rpy",
+        &["quat_rpy(roll: float, pitch: float, yaw: float)"],
+    ),
+    ("quat_slerp", &["quat_slerp(q0: quat, q1: quat, t: float)"]),
+    (
+        "transform_point",
+        &[
+            "transform_point(xform: transform, point: vec3)",
+            "transform_point(mat: mat44, point: vec3)",
+        ],
+    ),
+    (
+        "transform_vector",
+        &[
+            "transform_vector(xform: transform, vec: vec3)",
+            "transform_vector(mat: mat44, vec: vec3)",
+        ],
+    ),
+    (
+        "transform_multiply",
+        &["transform_multiply(a: transform, b: transform)"],
+    ),
+    (
+        "transform_inverse",
+        &["transform_inverse(xform: transform)"],
+    ),
+];
+
+/// Whether `name` (without the `wp.` prefix) is a builtin function.
+pub(crate) fn is_builtin(name: &str) -> bool {
+    FLOAT_UNARY.iter().any(|(n, _)| *n == name)
+        || RNG_DRAWS.contains(&name)
+        || PRELUDE_DIRECT.iter().any(|(n, _)| *n == name)
+        || matches!(
+            name,
+            "asin"
+                | "acos"
+                | "abs"
+                | "sign"
+                | "step"
+                | "nonzero"
+                | "frac"
+                | "isnan"
+                | "isinf"
+                | "isfinite"
+                | "bit_count"
+                | "degrees"
+                | "radians"
+                | "pow"
+                | "atan2"
+                | "copysign"
+                | "min"
+                | "max"
+                | "clamp"
+                | "argmin"
+                | "argmax"
+                | "lerp"
+                | "mod"
+                | "div"
+                | "floordiv"
+                | "mul"
+                | "add"
+                | "sub"
+                | "neg"
+                | "where"
+                | "outer"
+                | "cw_mul"
+                | "cw_div"
+                | "transpose"
+                | "trace"
+                | "diag"
+                | "get_diag"
+                | "skew"
+                | "matrix_from_cols"
+                | "matrix_from_rows"
+                | "identity"
+                | "quat_identity"
+                | "transform_identity"
+                | "transform_get_translation"
+                | "transform_get_rotation"
+                | "rand_init"
+                | "len"
+                | "atomic_add"
+                | "atomic_sub"
+                | "atomic_min"
+                | "atomic_max"
+                | "atomic_and"
+                | "atomic_or"
+                | "atomic_xor"
+                | "atomic_exch"
+        )
+}
+
+/// Whether builtin `name` draws random numbers: it then returns
+/// `[result, new_state]` and the lowerer stores `new_state` back into the
+/// variable passed as the first argument (Warp passes the state by
+/// reference).
+#[allow(dead_code)]
+pub(crate) fn advances_rng_state(name: &str) -> bool {
+    RNG_DRAWS.contains(&name)
+}
+
+/// "no overload of `wp.name` accepts (types)" with the overloads listed.
+fn no_overload(
+    b: &FuncBuilder,
+    name: &str,
+    args: &[Value],
+    span: Span,
+    overloads: &[&str],
+) -> Diagnostic {
+    let d = Diagnostic::error(
+        span,
+        format!(
+            "no overload of `wp.{name}` accepts ({})",
+            type_list(b, args)
+        ),
+    )
+    .with_label(format!("arguments: ({})", type_list(b, args)));
+    if overloads.is_empty() {
+        d
+    } else {
+        d.with_help(format!(
+            "`wp.{name}` is defined as: {}",
+            overloads.join("; ")
+        ))
+    }
+}
+
+fn float_of(t: Type) -> Option<Scalar> {
+    t.scalar_of().filter(|s| s.is_float())
+}
+
+/// Scalar or vector/matrix/quat of floats.
+fn is_float_num(t: Type) -> bool {
+    float_of(t).is_some() && (t.is_scalar() || is_math_agg(t))
+}
+
+/// Scalar or vector/matrix of numbers (not bool).
+fn is_num(t: Type) -> bool {
+    t.scalar_of().is_some_and(|s| s != Scalar::Bool) && (t.is_scalar() || is_math_agg(t))
+}
+
+pub(crate) fn call_builtin(
+    b: &mut FuncBuilder,
+    c: &mut dyn FuncCaller,
+    name: &str,
+    args: &[Value],
+    kwargs: &[(String, Value)],
+    span: Span,
+) -> Result<Vec<Value>, Diagnostic> {
+    if !kwargs.is_empty() && !matches!(name, "identity" | "quat_identity" | "transform_identity") {
+        return Err(Diagnostic::error(
+            span,
+            format!(
+                "`wp.{name}` takes no keyword arguments (got `{}`)",
+                kwargs[0].0
+            ),
+        )
+        .with_help("pass the arguments positionally"));
+    }
+    let tys: Vec<Type> = args.iter().map(|&v| b.ty(v)).collect();
+    let one = |v: Value| Ok(vec![v]);
+
+    if let Some((_, op)) = FLOAT_UNARY.iter().find(|(n, _)| *n == name) {
+        return match tys.as_slice() {
+            [t] if is_float_num(*t) => one(map1(b, args[0], |b, x| b.unary(*op, x))),
+            _ => Err(no_overload(
+                b,
+                name,
+                args,
+                span,
+                &[&format!("{name}(x: float)")],
+            )),
+        };
+    }
+    if RNG_DRAWS.contains(&name) {
+        return rng_draw(b, c, name, args, span);
+    }
+    if let Some((_, overloads)) = PRELUDE_DIRECT.iter().find(|(n, _)| *n == name) {
+        return prelude_direct(b, c, name, args, span, overloads);
+    }
+
+    match name {
+        "asin" | "acos" => match tys.as_slice() {
+            // Warp clamps the argument to [-1, 1].
+            [t] if is_float_num(*t) => {
+                let op = if name == "asin" { UnaryOp::Asin } else { UnaryOp::Acos };
+                one(map1(b, args[0], |b, x| {
+                    let s = b.ty(x).as_scalar().unwrap_or(Scalar::F32);
+                    let lo = b.fconst(s, -1.0);
+                    let hi = b.fconst(s, 1.0);
+                    let m = b.binary(BinaryOp::Max, x, lo);
+                    let m = b.binary(BinaryOp::Min, m, hi);
+                    b.unary(op, m)
+                }))
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float)")])),
+        },
+        "abs" => match tys.as_slice() {
+            [t] if is_num(*t) => {
+                let unsigned = t.scalar_of().is_some_and(|s| s.is_unsigned_int());
+                one(if unsigned { args[0] } else { map1(b, args[0], |b, x| b.unary(UnaryOp::Abs, x)) })
+            }
+            _ => Err(no_overload(b, name, args, span, &["abs(x: Scalar)", "abs(x: vector)"])),
+        },
+        "sign" | "step" | "nonzero" => match tys.as_slice() {
+            [t] if is_num(*t) => one(map1(b, args[0], |b, x| sign_like(b, name, x))),
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: Scalar)"), &format!("{name}(x: vector)")])),
+        },
+        "frac" => match tys.as_slice() {
+            [t] if is_float_num(*t) => one(map1(b, args[0], |b, x| {
+                let t = b.unary(UnaryOp::Trunc, x);
+                b.binary(BinaryOp::Sub, x, t)
+            })),
+            _ => Err(no_overload(b, name, args, span, &["frac(x: float)"])),
+        },
+        "isnan" | "isinf" | "isfinite" => match tys.as_slice() {
+            [t] if is_float_num(*t) => {
+                let op = match name {
+                    "isnan" => UnaryOp::IsNan,
+                    "isinf" => UnaryOp::IsInf,
+                    _ => UnaryOp::IsFinite,
+                };
+                let flags = map1(b, args[0], |b, x| b.unary(op, x));
+                // Aggregates: any NaN/inf, all finite.
+                let comb = if op == UnaryOp::IsFinite { BinaryOp::And } else { BinaryOp::Or };
+                one(reduce(b, flags, |b, p, q| b.binary(comb, p, q)))
+            }
+            [Type::Scalar(s)] if s.is_int() => one(b.bconst(name == "isfinite")),
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float)"), &format!("{name}(x: vector)")])),
+        },
+        "bit_count" => match tys.as_slice() {
+            [Type::Scalar(s)] if s.is_int() => {
+                let p = b.unary(UnaryOp::Popcount, args[0]);
+                one(convert(b, p, Scalar::I32))
+            }
+            _ => Err(no_overload(b, name, args, span, &["bit_count(x: Int) -> int32"])),
+        },
+        "degrees" | "radians" => match tys.as_slice() {
+            [Type::Scalar(s)] if s.is_float() => {
+                // Warp multiplies by a double constant: the product is
+                // formed in double and rounded back.
+                let k = if name == "degrees" { 57.295_779_513_082_32 } else { 0.017_453_292_519_943_295 };
+                let x = convert(b, args[0], Scalar::F64);
+                let kc = b.fconst(Scalar::F64, k);
+                let p = b.binary(BinaryOp::Mul, x, kc);
+                one(convert(b, p, *s))
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float)")])),
+        },
+        "pow" | "atan2" | "copysign" => match tys.as_slice() {
+            [Type::Scalar(s), Type::Scalar(s2)] if s.is_float() && s == s2 => {
+                let op = match name {
+                    "pow" => BinaryOp::Pow,
+                    "atan2" => BinaryOp::Atan2,
+                    _ => BinaryOp::Copysign,
+                };
+                one(b.binary(op, args[0], args[1]))
+            }
+            [Type::Scalar(s), Type::Scalar(s2)] if s != s2 => {
+                Err(ops::mismatch(b, &format!("`wp.{name}`"), args[0], args[1], span))
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float, y: float)")])),
+        },
+        "min" | "max" => {
+            let op = if name == "min" { BinaryOp::Min } else { BinaryOp::Max };
+            match tys.as_slice() {
+                [t, t2] if t == t2 && is_num(*t) && !matches!(t, Type::Mat(..) | Type::Transform(_)) => {
+                    one(map2(b, args[0], args[1], |b, x, y| b.binary(op, x, y)))
+                }
+                [Type::Scalar(_), Type::Scalar(_)] => {
+                    Err(ops::mismatch(b, &format!("`wp.{name}`"), args[0], args[1], span))
+                }
+                [Type::Vec(..)] if is_num(tys[0]) => one(reduce(b, args[0], |b, x, y| b.binary(op, x, y))),
+                _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a: Scalar, b: Scalar)"), &format!("{name}(a: vector, b: vector)"), &format!("{name}(a: vector) -> Scalar")])),
+            }
+        }
+        "clamp" => match tys.as_slice() {
+            [Type::Scalar(s), Type::Scalar(s1), Type::Scalar(s2)] if s == s1 && s == s2 && *s != Scalar::Bool => {
+                let m = b.binary(BinaryOp::Max, args[1], args[0]);
+                one(b.binary(BinaryOp::Min, m, args[2]))
+            }
+            [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)] => {
+                let odd = if tys[1] != tys[0] { args[1] } else { args[2] };
+                Err(ops::mismatch(b, "`wp.clamp`", args[0], odd, span))
+            }
+            _ => Err(no_overload(b, name, args, span, &["clamp(x: Scalar, a: Scalar, b: Scalar) (no vector overload in Warp 1.19: clamp each component)"])),
+        },
+        "argmin" | "argmax" => match tys.as_slice() {
+            [Type::Vec(_, s)] if *s != Scalar::Bool => one(arg_extremum(b, args[0], name == "argmin")),
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a: vector) -> uint32")])),
+        },
+        "lerp" => match tys.as_slice() {
+            [ta, tb, Type::Scalar(s)] if ta == tb && is_float_num(*ta) && float_of(*ta) == Some(*s) => {
+                let t = args[2];
+                let one_c = num_const(b, *s, 1.0);
+                let omt = b.binary(BinaryOp::Sub, one_c, t);
+                let v = map2(b, args[0], args[1], |b, x, y| {
+                    let p = b.binary(BinaryOp::Mul, x, omt);
+                    let q = b.binary(BinaryOp::Mul, y, t);
+                    b.binary(BinaryOp::Add, p, q)
+                });
+                one(v)
+            }
+            _ => Err(no_overload(b, name, args, span, &["lerp(a: Float, b: Float, t: Float)", "lerp(a: vector, b: vector, t: Float) (same float type throughout)"])),
+        },
+        "mod" | "div" | "floordiv" | "mul" | "add" | "sub" => match args {
+            [x, y] => {
+                let op = match name {
+                    "mod" => ast::Operator::Mod,
+                    "div" => ast::Operator::Div,
+                    "floordiv" => ast::Operator::FloorDiv,
+                    "mul" => ast::Operator::Mult,
+                    "add" => ast::Operator::Add,
+                    _ => ast::Operator::Sub,
+                };
+                one(ops::binary(b, c, op, *x, *y, span)?)
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a, b)")])),
+        },
+        "neg" => match args {
+            [x] => one(ops::unary(b, c, ast::UnaryOp::USub, *x, span)?),
+            _ => Err(no_overload(b, name, args, span, &["neg(x)"])),
+        },
+        "where" => match tys.as_slice() {
+            [Type::Scalar(cs), ta, tb] if ta == tb && !ta.is_array() => {
+                let cond = if *cs == Scalar::Bool { args[0] } else { convert(b, args[0], Scalar::Bool) };
+                one(b.select(cond, args[1], args[2]))
+            }
+            [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)] => {
+                Err(ops::mismatch(b, "`wp.where`", args[1], args[2], span))
+            }
+            _ => Err(no_overload(b, name, args, span, &["where(cond: bool, value_if_true: T, value_if_false: T)"])),
+        },
+        "outer" => match tys.as_slice() {
+            [Type::Vec(n, s), Type::Vec(m, s2)] if s == s2 && *s != Scalar::Bool => {
+                let xs = components(b, args[0]);
+                let ys = components(b, args[1]);
+                let mut parts = Vec::new();
+                for &x in &xs {
+                    for &y in &ys {
+                        parts.push(b.binary(BinaryOp::Mul, x, y));
+                    }
+                }
+                one(ops::assemble(b, Type::Mat(*n, *m, *s), parts))
+            }
+            _ => Err(no_overload(b, name, args, span, &["outer(a: vector, b: vector) -> matrix"])),
+        },
+        "cw_mul" | "cw_div" => match tys.as_slice() {
+            [t, t2] if t == t2 && matches!(t, Type::Vec(..) | Type::Mat(..)) && is_num(*t) => {
+                let op = if name == "cw_mul" { BinaryOp::Mul } else { BinaryOp::Div };
+                one(map2(b, args[0], args[1], |b, x, y| b.binary(op, x, y)))
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a: vector, b: vector)"), &format!("{name}(a: matrix, b: matrix)")])),
+        },
+        "transpose" => match tys.as_slice() {
+            [Type::Mat(r, cc, s)] => {
+                let xs = components(b, args[0]);
+                let mut parts = Vec::new();
+                for j in 0..*cc as usize {
+                    for i in 0..*r as usize {
+                        parts.push(xs[i * *cc as usize + j]);
+                    }
+                }
+                one(ops::assemble(b, Type::Mat(*cc, *r, *s), parts))
+            }
+            _ => Err(no_overload(b, name, args, span, &["transpose(m: matrix)"])),
+        },
+        "trace" | "get_diag" => match tys.as_slice() {
+            [Type::Mat(r, cc, s)] if r == cc => {
+                let d: Vec<Value> = (0..*r as u32).map(|i| b.extract(args[0], vec![i, i])).collect();
+                if name == "get_diag" {
+                    return one(b.make(Type::Vec(*r, *s), d));
+                }
+                let mut acc = d[0];
+                for &x in &d[1..] {
+                    acc = b.binary(BinaryOp::Add, acc, x);
+                }
+                one(acc)
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(m: square matrix)")])),
+        },
+        "diag" => match tys.as_slice() {
+            [Type::Vec(n, s)] => {
+                let xs = components(b, args[0]);
+                let z = num_const(b, *s, 0.0);
+                let n = *n as usize;
+                let parts = (0..n * n).map(|k| if k / n == k % n { xs[k / n] } else { z }).collect();
+                one(ops::assemble(b, Type::Mat(n as u8, n as u8, *s), parts))
+            }
+            _ => Err(no_overload(b, name, args, span, &["diag(d: vector) -> matrix"])),
+        },
+        "skew" => match tys.as_slice() {
+            [Type::Vec(3, s)] if s.is_float() => {
+                let a = components(b, args[0]);
+                let z = num_const(b, *s, 0.0);
+                let n: Vec<Value> = a.iter().map(|&x| b.unary(UnaryOp::Neg, x)).collect();
+                let parts = vec![z, n[2], a[1], a[2], z, n[0], n[1], a[0], z];
+                one(ops::assemble(b, Type::Mat(3, 3, *s), parts))
+            }
+            _ => Err(no_overload(b, name, args, span, &["skew(vec: vec3)"])),
+        },
+        "matrix_from_cols" | "matrix_from_rows" => {
+            let ok = match tys.first() {
+                Some(t @ Type::Vec(..)) => tys.iter().all(|x| x == t),
+                _ => false,
+            };
+            if !ok || args.len() > 16 {
+                return Err(no_overload(b, name, args, span, &[&format!("{name}(*vectors: vector) (all of the same type)")]));
+            }
+            let Type::Vec(n, s) = tys[0] else {
+                return Err(no_overload(b, name, args, span, &[]));
+            };
+            if name == "matrix_from_rows" {
+                one(b.make(Type::Mat(args.len() as u8, n, s), args.to_vec()))
+            } else {
+                let cols: Vec<Vec<Value>> = args.iter().map(|&v| components(b, v)).collect();
+                let k = args.len();
+                let mut parts = Vec::new();
+                for i in 0..n as usize {
+                    for col in &cols {
+                        parts.push(col[i]);
+                    }
+                }
+                one(ops::assemble(b, Type::Mat(n, k as u8, s), parts))
+            }
+        }
+        "identity" => {
+            let n = kwarg_or_pos(kwargs, args, "n", 0);
+            let dt = kwarg_or_pos(kwargs, args, "dtype", 1);
+            let n = n.and_then(|v| const_of(b, v)).map(|c| c.as_i128());
+            let s = match dt {
+                Some(v) => b.ty(v).as_scalar(),
+                None => Some(Scalar::F32),
+            };
+            match (n, s) {
+                (Some(n @ 1..=16), Some(s)) if s.is_float() => {
+                    let n = n as usize;
+                    let zero = num_const(b, s, 0.0);
+                    let onev = num_const(b, s, 1.0);
+                    let parts = (0..n * n).map(|k| if k / n == k % n { onev } else { zero }).collect();
+                    one(ops::assemble(b, Type::Mat(n as u8, n as u8, s), parts))
+                }
+                _ => Err(no_overload(b, name, args, span, &["identity(n: int constant, dtype: float type)"])
+                    .with_help("write e.g. `wp.identity(n=3, dtype=float)`")),
+            }
+        }
+        "quat_identity" | "transform_identity" => {
+            let dt = kwarg_or_pos(kwargs, args, "dtype", 0);
+            let s = match dt {
+                Some(v) => b.ty(v).as_scalar(),
+                None => Some(Scalar::F32),
+            };
+            match s {
+                Some(s) if s.is_float() => {
+                    let z = num_const(b, s, 0.0);
+                    let o = num_const(b, s, 1.0);
+                    one(if name == "quat_identity" {
+                        b.make(Type::Quat(s), vec![z, z, z, o])
+                    } else {
+                        b.make(Type::Transform(s), vec![z, z, z, z, z, z, o])
+                    })
+                }
+                _ => Err(no_overload(b, name, args, span, &[&format!("{name}(dtype: float type = float32)")])),
+            }
+        }
+        "transform_get_translation" | "transform_get_rotation" => match tys.as_slice() {
+            [Type::Transform(_)] => {
+                let attr = if name == "transform_get_translation" { "p" } else { "q" };
+                one(super::access::get_attr(b, args[0], attr, span)?)
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(xform: transform)")])),
+        },
+        "rand_init" => {
+            let ok = !args.is_empty() && args.len() <= 2 && tys.iter().all(|t| matches!(t, Type::Scalar(s) if s.is_int() && s.bits() == 32));
+            if !ok {
+                return Err(no_overload(b, name, args, span, &["rand_init(seed: int32) -> uint32", "rand_init(seed: int32, offset: int32) -> uint32"]));
+            }
+            let conv: Vec<Value> = args.iter().map(|&v| convert(b, v, Scalar::I32)).collect();
+            let full = format!("{PRELUDE_PREFIX}rand_init");
+            c.call_prelude(b, &full, &conv, span)
+        }
+        "len" => match tys.as_slice() {
+            [Type::Array(_)] => one(b.array_shape(args[0], 0)),
+            [t] if is_math_agg(*t) => {
+                let n = t.arity(b.structs) as i64;
+                one(b.iconst(Scalar::I32, n))
+            }
+            _ => Err(no_overload(b, name, args, span, &["len(a: vector | matrix | quat | transform | array)"])),
+        },
+        n if n.starts_with("atomic_") => atomic(b, name, args, span),
+        _ => Err(Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
+            .with_help("see the language reference (docs/) for the builtins Weft supports")),
+    }
+}
+
+fn kwarg_or_pos(
+    kwargs: &[(String, Value)],
+    args: &[Value],
+    name: &str,
+    pos: usize,
+) -> Option<Value> {
+    kwargs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| *v)
+        .or_else(|| args.get(pos).copied())
+}
+
+/// `sign`, `step`, `nonzero` on one scalar, with Warp's definitions.
+fn sign_like(b: &mut FuncBuilder, name: &str, x: Value) -> Value {
+    let s = b.ty(x).as_scalar().unwrap_or(Scalar::F32);
+    let zero = num_const(b, s, 0.0);
+    let onev = num_const(b, s, 1.0);
+    match name {
+        "sign" => {
+            if s.is_unsigned_int() {
+                return onev;
+            }
+            let neg = b.binary(BinaryOp::Lt, x, zero);
+            let m1 = num_const(b, s, -1.0);
+            b.select(neg, m1, onev)
+        }
+        "step" => {
+            let neg = b.binary(BinaryOp::Lt, x, zero);
+            b.select(neg, onev, zero)
+        }
+        _ => {
+            let z = b.binary(BinaryOp::Eq, x, zero);
+            b.select(z, zero, onev)
+        }
+    }
+}
+
+/// Index of the smallest (largest) component, skipping NaNs, first on ties;
+/// 0 when every component is NaN. `uint32`.
+fn arg_extremum(b: &mut FuncBuilder, v: Value, min: bool) -> Value {
+    let xs = components(b, v);
+    let is_float = b.ty(xs[0]).as_scalar().is_some_and(|s| s.is_float());
+    let cmp = if min { BinaryOp::Lt } else { BinaryOp::Gt };
+    let mut idx = b.iconst(Scalar::U32, 0);
+    let mut best = xs[0];
+    let mut found = if is_float {
+        let n = b.unary(UnaryOp::IsNan, xs[0]);
+        Some(b.unary(UnaryOp::Not, n))
+    } else {
+        None
+    };
+    for (i, &x) in xs.iter().enumerate().skip(1) {
+        let better = b.binary(cmp, x, best);
+        let take = match found {
+            Some(f) => {
+                // Take x if it is not NaN and nothing was found yet, or if
+                // it beats the best (a NaN never compares true).
+                let nan = b.unary(UnaryOp::IsNan, x);
+                let ok = b.unary(UnaryOp::Not, nan);
+                let nf = b.unary(UnaryOp::Not, f);
+                let first = b.binary(BinaryOp::And, ok, nf);
+                let t = b.binary(BinaryOp::Or, first, better);
+                found = Some(b.binary(BinaryOp::Or, f, ok));
+                t
+            }
+            None => better,
+        };
+        let ic = b.iconst(Scalar::U32, i as i64);
+        idx = b.select(take, ic, idx);
+        best = b.select(take, x, best);
+    }
+    idx
+}
+
+/// A builtin implemented by a prelude func of the same name.
+fn prelude_direct(
+    b: &mut FuncBuilder,
+    c: &mut dyn FuncCaller,
+    name: &str,
+    args: &[Value],
+    span: Span,
+    overloads: &[&str],
+) -> Result<Vec<Value>, Diagnostic> {
+    let tys: Vec<Type> = args.iter().map(|&v| b.ty(v)).collect();
+    let f = |t: &Type| float_of(*t);
+    let same = tys
+        .windows(2)
+        .all(|w| f(&w[0]).is_some() && f(&w[0]) == f(&w[1]));
+    let ok = same
+        && match (name, tys.as_slice()) {
+            ("dot", [Type::Vec(n, _), Type::Vec(m, _)]) => n == m && (2..=4).contains(n),
+            ("dot", [Type::Quat(_), Type::Quat(_)]) => true,
+            ("length" | "length_sq" | "normalize", [Type::Vec(n, _)]) => (2..=4).contains(n),
+            ("length" | "length_sq" | "normalize", [Type::Quat(s)]) => s.is_float(),
+            ("cross", [Type::Vec(3, _), Type::Vec(3, _)]) => true,
+            ("smoothstep", [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)]) => true,
+            ("determinant" | "inverse", [Type::Mat(r, cc, s)]) => {
+                r == cc && (2..=4).contains(r) && s.is_float()
+            }
+            ("quat_inverse" | "quat_to_matrix", [Type::Quat(s)]) => s.is_float(),
+            ("quat_rotate" | "quat_rotate_inv", [Type::Quat(_), Type::Vec(3, _)]) => true,
+            ("quat_from_matrix", [Type::Mat(r, cc, s)]) => {
+                r == cc && (*r == 3 || *r == 4) && s.is_float()
+            }
+            ("quat_from_axis_angle", [Type::Vec(3, _), Type::Scalar(_)]) => true,
+            ("quat_rpy", [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)]) => true,
+            ("quat_slerp", [Type::Quat(_), Type::Quat(_), Type::Scalar(_)]) => true,
+            ("transform_point" | "transform_vector", [Type::Transform(_), Type::Vec(3, _)]) => true,
+            ("transform_point" | "transform_vector", [Type::Mat(4, 4, s), Type::Vec(3, _)]) => {
+                // mul(m, vec4(p, 1 or 0)).xyz, emitted here.
+                let w = num_const(b, *s, if name == "transform_point" { 1.0 } else { 0.0 });
+                let mut parts = components(b, args[1]);
+                parts.push(w);
+                let v4 = b.make(Type::Vec(4, *s), parts);
+                let r = mat_vec(b, args[0], v4, 4, 4, *s);
+                let xyz = (0..3).map(|i| b.extract(r, vec![i])).collect();
+                return Ok(vec![b.make(Type::Vec(3, *s), xyz)]);
+            }
+            ("transform_multiply", [Type::Transform(_), Type::Transform(_)]) => true,
+            ("transform_inverse", [Type::Transform(_)]) => true,
+            _ => false,
+        };
+    if !ok {
+        let mut d = no_overload(b, name, args, span, overloads);
+        if tys
+            .iter()
+            .filter_map(|t| t.scalar_of())
+            .any(|s| !s.is_float())
+        {
+            d = d.with_help("these builtins take float types (float16, float32, float64)");
+        } else if !same && tys.len() > 1 {
+            d = d.with_help("all arguments must have the same float type; convert with e.g. `wp.float64(x)` or `wp.vec3d(v)`");
+        }
+        return Err(d);
+    }
+    Ok(vec![prelude1(b, c, name, args, span)?])
+}
+
+/// Random draws: `[result, new_state]`.
+fn rng_draw(
+    b: &mut FuncBuilder,
+    c: &mut dyn FuncCaller,
+    name: &str,
+    args: &[Value],
+    span: Span,
+) -> Result<Vec<Value>, Diagnostic> {
+    let tys: Vec<Type> = args.iter().map(|&v| b.ty(v)).collect();
+    let st = Type::U32;
+    let ok = match (name, tys.as_slice()) {
+        (_, [t]) => *t == st,
+        ("randi", [t, lo, hi]) => *t == st && *lo == Type::I32 && *hi == Type::I32,
+        ("randu", [t, lo, hi]) => *t == st && *lo == st && *hi == st,
+        ("randf", [t, lo, hi]) => *t == st && *lo == Type::F32 && *hi == Type::F32,
+        _ => false,
+    };
+    if !ok {
+        let forms: Vec<String> = match name {
+            "randi" => vec![
+                "randi(state: uint32) -> int32".into(),
+                "randi(state: uint32, low: int32, high: int32) -> int32".into(),
+            ],
+            "randu" => vec![
+                "randu(state: uint32) -> uint32".into(),
+                "randu(state: uint32, low: uint32, high: uint32) -> uint32".into(),
+            ],
+            "randf" => vec![
+                "randf(state: uint32) -> float32".into(),
+                "randf(state: uint32, low: float32, high: float32) -> float32".into(),
+            ],
+            _ => vec![format!("{name}(state: uint32)")],
+        };
+        let forms: Vec<&str> = forms.iter().map(|s| s.as_str()).collect();
+        return Err(no_overload(b, name, args, span, &forms)
+            .with_help("the state comes from `wp.rand_init(seed)` and is a `uint32` variable"));
+    }
+    let full = format!("{PRELUDE_PREFIX}{name}");
+    let rs = c.call_prelude(b, &full, args, span)?;
+    if rs.len() != 2 {
+        return Err(Diagnostic::error(
+            span,
+            format!("internal error: prelude func `{full}` must return (value, state)"),
+        ));
+    }
+    Ok(rs)
+}
+
+/// `atomic_*(arr, i, [j, ...], value)`: the old value.
+fn atomic(
+    b: &mut FuncBuilder,
+    name: &str,
+    args: &[Value],
+    span: Span,
+) -> Result<Vec<Value>, Diagnostic> {
+    let op = match name {
+        "atomic_add" => AtomicOp::Add,
+        "atomic_sub" => AtomicOp::Sub,
+        "atomic_min" => AtomicOp::Min,
+        "atomic_max" => AtomicOp::Max,
+        "atomic_and" => AtomicOp::And,
+        "atomic_or" => AtomicOp::Or,
+        "atomic_xor" => AtomicOp::Xor,
+        "atomic_exch" => AtomicOp::Exchange,
+        _ => {
+            return Err(Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
+                .with_help("atomics: atomic_add, atomic_sub, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor, atomic_exch"))
+        }
+    };
+    let form = format!("{name}(arr: array, i: int, [j, k, l: int,] value: dtype)");
+    let (Some(&arr), Some(&val)) = (args.first(), args.last()) else {
+        return Err(no_overload(b, name, args, span, &[&form]));
+    };
+    let Type::Array(at) = b.ty(arr) else {
+        return Err(no_overload(b, name, args, span, &[&form]));
+    };
+    let indices = &args[1..args.len().saturating_sub(1)];
+    if args.len() < 2 || indices.len() != at.ndim as usize {
+        return Err(
+            no_overload(b, name, args, span, &[&form]).with_help(format!(
+                "the array has {} dimension(s): pass {} index(es) and then the value",
+                at.ndim, at.ndim
+            )),
+        );
+    }
+    for &i in indices {
+        if !b.ty(i).as_scalar().is_some_and(|s| s.is_int()) {
+            return Err(
+                no_overload(b, name, args, span, &[&form]).with_help("indices must be integers")
+            );
+        }
+    }
+    let elem = Type::from(at.elem);
+    let val = if b.ty(val) == elem {
+        val
+    } else if let (Type::Scalar(es), Some(_)) = (elem, const_of(b, val)) {
+        // A literal adapts to the element type (`atomic_add(counts, i, 1)`).
+        convert(b, val, es)
+    } else {
+        let en = super::type_name(elem, b.structs);
+        let vn = super::type_name(b.ty(val), b.structs);
+        return Err(Diagnostic::error(
+            span,
+            format!("`wp.{name}` on an array of {en} needs a {en} value, got {vn}"),
+        )
+        .with_label(vn)
+        .with_help(format!("convert the value: `wp.{en}(...)`")));
+    };
+    let s = elem.scalar_of();
+    let valid = match op {
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => s.is_some_and(|s| s.is_int()),
+        AtomicOp::Exchange => true,
+        _ => s.is_some_and(|s| s != Scalar::Bool),
+    };
+    if !valid {
+        return Err(
+            no_overload(b, name, args, span, &[&form]).with_help(match op {
+                AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => {
+                    "bitwise atomics take integer arrays"
+                }
+                _ => "atomics take arrays of numbers, vectors or matrices",
+            }),
+        );
+    }
+    let m = MemAccess {
+        array: arr,
+        indices: indices.to_vec(),
+        path: vec![],
+    };
+    Ok(vec![b.atomic(op, m, val)])
+}
