@@ -521,6 +521,15 @@ impl Verifier<'_> {
             for a in d.kind.args() {
                 self.use_(a, inst)?;
             }
+            for &v in &d.results {
+                if let Some(Err(e)) = f.values.get(v).map(|vd| check_type(vd.ty, &self.m.structs)) {
+                    return self.fail(
+                        Rule::TypeWellFormed,
+                        Some(inst),
+                        format!("{}: {e}", self.val(v)),
+                    );
+                }
+            }
             self.inst(inst, ctx)?;
             for (i, &v) in d.results.iter().enumerate() {
                 self.define(v, ValueDef::Result(inst, i as u32), Some(inst))?;
@@ -958,5 +967,754 @@ fn atomic_ok(t: Type, bitwise: bool, structs: &StructTable, depth: usize) -> boo
                 })
         }
         t => t.scalar_of().is_some_and(scalar_ok),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{ArrayType, ElemType, Field, StructDef};
+    use crate::FuncBuilder;
+
+    fn param(ty: Type) -> Param {
+        Param {
+            name: "p".into(),
+            ty,
+        }
+    }
+
+    fn arr(s: Scalar, ndim: u8) -> Type {
+        Type::Array(ArrayType {
+            elem: ElemType::Scalar(s),
+            ndim,
+        })
+    }
+
+    /// Builds a func with the given params and returns in a fresh module,
+    /// lets `body` fill it, and verifies the module.
+    fn check_with(
+        m: &mut Module,
+        kind: FuncKind,
+        params: Vec<Type>,
+        returns: Vec<Type>,
+        body: impl FnOnce(&mut FuncBuilder, &[Value]),
+    ) -> Result<(), VerifyError> {
+        let mut f = Function::new("f", kind, params.into_iter().map(param).collect(), returns);
+        let ps = f.param_values().to_vec();
+        let mut b = FuncBuilder::new(&mut f, &m.structs);
+        body(&mut b, &ps);
+        m.funcs.push(f);
+        verify_module(m)
+    }
+
+    fn check(
+        params: Vec<Type>,
+        returns: Vec<Type>,
+        body: impl FnOnce(&mut FuncBuilder, &[Value]),
+    ) -> Result<(), VerifyError> {
+        check_with(&mut Module::new(), FuncKind::Func, params, returns, body)
+    }
+
+    fn rule_of(r: Result<(), VerifyError>) -> Rule {
+        match r {
+            Ok(()) => panic!("expected a verifier error"),
+            Err(e) => e.rule,
+        }
+    }
+
+    #[test]
+    fn valid_function() {
+        let mut m = Module::new();
+        m.files.push("k.py".into());
+        let r = check_with(
+            &mut m,
+            FuncKind::Kernel,
+            vec![arr(Scalar::F32, 1), Type::I32],
+            vec![],
+            |b, ps| {
+                b.set_loc(Loc::new(0, 3, 5));
+                let tid = b.thread_id();
+                let zero = b.iconst(Scalar::I32, 0);
+                let fz = b.fconst(Scalar::F32, 0.0);
+                let (lp, body, lps) = b.loop_(vec![zero, fz], &[Type::F32]);
+                b.switch_to(body);
+                let done = b.binary(BinaryOp::Ge, lps[0], ps[1]);
+                let (_, t, e) = b.if_(done, &[Type::I32]);
+                b.switch_to(t);
+                b.break_(vec![lps[1]]);
+                b.switch_to(e);
+                let one = b.iconst(Scalar::I32, 1);
+                let i2 = b.binary(BinaryOp::Add, lps[0], one);
+                b.yield_(vec![i2]);
+                b.switch_to(body);
+                let x = b.load(MemAccess {
+                    array: ps[0],
+                    indices: vec![lps[0]],
+                    path: vec![],
+                });
+                let acc = b.binary(BinaryOp::Add, lps[1], x);
+                let next = b.func.results(b.func.regions[body].insts[1])[0];
+                b.continue_(vec![next, acc]);
+                b.switch_to(b.func.body);
+                let total = b.func.results(lp)[0];
+                b.store(
+                    MemAccess {
+                        array: ps[0],
+                        indices: vec![tid],
+                        path: vec![],
+                    },
+                    total,
+                );
+                b.return_(vec![]);
+            },
+        );
+        assert_eq!(r, Ok(()));
+    }
+
+    #[test]
+    fn error_names_function_instruction_and_rule() {
+        let e = check(vec![Type::I32, Type::F32], vec![], |b, ps| {
+            b.set_loc(Loc::new(0, 7, 3));
+            b.ins1(InstKind::Binary(BinaryOp::Add, ps[0], ps[1]), Type::I32);
+            b.return_(vec![]);
+        })
+        .unwrap_err();
+        assert_eq!(e.rule, Rule::LocFile);
+        let e = check(vec![Type::I32, Type::F32], vec![], |b, ps| {
+            b.ins1(InstKind::Binary(BinaryOp::Add, ps[0], ps[1]), Type::I32);
+            b.return_(vec![]);
+        })
+        .unwrap_err();
+        assert_eq!(e.rule, Rule::OperandTypes);
+        assert_eq!(e.func, "f");
+        assert_eq!(e.inst.as_deref(), Some("v2: i32 = add v0, v1"));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("@f") && msg.contains("v2: i32 = add v0, v1"),
+            "{msg}"
+        );
+        assert!(msg.contains("operand types"), "{msg}");
+    }
+
+    #[test]
+    fn unique_func_name() {
+        let mut m = Module::new();
+        for _ in 0..2 {
+            let mut f = Function::new("g", FuncKind::Func, vec![], vec![]);
+            FuncBuilder::new(&mut f, &m.structs).return_(vec![]);
+            m.funcs.push(f);
+        }
+        assert_eq!(rule_of(verify_module(&m)), Rule::UniqueFuncName);
+    }
+
+    #[test]
+    fn unique_struct_name() {
+        let mut m = Module::new();
+        for _ in 0..2 {
+            m.structs.push(StructDef {
+                name: "S".into(),
+                fields: vec![],
+            });
+        }
+        assert_eq!(rule_of(verify_module(&m)), Rule::UniqueStructName);
+    }
+
+    #[test]
+    fn struct_def() {
+        let mut m = Module::new();
+        m.structs.push(StructDef {
+            name: "A".into(),
+            fields: vec![Field {
+                name: "xs".into(),
+                ty: arr(Scalar::F32, 1),
+            }],
+        });
+        assert_eq!(rule_of(verify_module(&m)), Rule::StructDef);
+        let mut m = Module::new();
+        let a = m.structs.next_key();
+        let b = StructId::from_u32(a.as_u32() + 1);
+        m.structs.push(StructDef {
+            name: "A".into(),
+            fields: vec![Field {
+                name: "b".into(),
+                ty: Type::Struct(b),
+            }],
+        });
+        m.structs.push(StructDef {
+            name: "B".into(),
+            fields: vec![Field {
+                name: "a".into(),
+                ty: Type::Struct(a),
+            }],
+        });
+        assert_eq!(rule_of(verify_module(&m)), Rule::StructDef);
+    }
+
+    #[test]
+    fn type_well_formed() {
+        let r = check(vec![Type::Vec(0, Scalar::F32)], vec![], |b, _| {
+            b.return_(vec![])
+        });
+        assert_eq!(rule_of(r), Rule::TypeWellFormed);
+        let r = check(vec![arr(Scalar::F32, 5)], vec![], |b, _| b.return_(vec![]));
+        assert_eq!(rule_of(r), Rule::TypeWellFormed);
+        let r = check(vec![], vec![], |b, _| {
+            b.ins1(InstKind::ThreadId, Type::Quat(Scalar::I32));
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::TypeWellFormed);
+        let r = check(vec![Type::Struct(StructId::from_u32(3))], vec![], |b, _| {
+            b.return_(vec![])
+        });
+        assert_eq!(rule_of(r), Rule::TypeWellFormed);
+    }
+
+    #[test]
+    fn signature() {
+        let mut m = Module::new();
+        let r = check_with(&mut m, FuncKind::Kernel, vec![], vec![Type::I32], |b, _| {
+            let z = b.iconst(Scalar::I32, 0);
+            b.return_(vec![z]);
+        });
+        assert_eq!(rule_of(r), Rule::Signature);
+        let r = check(vec![Type::I32], vec![], |b, _| {
+            let body = b.func.body;
+            b.func.add_region_param(body, Type::F32);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Signature);
+    }
+
+    #[test]
+    fn loc_file() {
+        let r = check(vec![], vec![], |b, _| {
+            b.set_loc(Loc::new(2, 1, 1));
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::LocFile);
+    }
+
+    #[test]
+    fn region_ownership() {
+        // Two ifs share one region.
+        let r = check(vec![Type::BOOL], vec![], |b, ps| {
+            let (_, t, e) = b.if_(ps[0], &[]);
+            b.switch_to(t);
+            b.yield_(vec![]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(b.func.body);
+            b.ins(
+                InstKind::If {
+                    cond: ps[0],
+                    then_region: t,
+                    else_region: e,
+                },
+                &[],
+            );
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::RegionOwnership);
+        // A loop whose body does not exist.
+        let r = check(vec![], vec![], |b, _| {
+            b.ins(
+                InstKind::Loop {
+                    init: vec![],
+                    body: Region::from_u32(99),
+                },
+                &[],
+            );
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::RegionOwnership);
+    }
+
+    #[test]
+    fn inst_placement() {
+        let r = check(vec![], vec![], |b, _| {
+            let i = b.ins(InstKind::Print("x".into(), vec![]), &[]);
+            let body = b.func.body;
+            b.func.regions[body].insts.push(i);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::InstPlacement);
+    }
+
+    #[test]
+    fn terminator() {
+        // Missing at the end.
+        let r = check(vec![], vec![], |b, _| {
+            b.thread_id();
+        });
+        assert_eq!(rule_of(r), Rule::Terminator);
+        // Before the end.
+        let r = check(vec![], vec![], |b, _| {
+            b.return_(vec![]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Terminator);
+        // An empty region.
+        let r = check(vec![Type::BOOL], vec![], |b, ps| {
+            let (_, _t, e) = b.if_(ps[0], &[]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Terminator);
+    }
+
+    #[test]
+    fn if_regions() {
+        let r = check(vec![Type::BOOL], vec![], |b, ps| {
+            let (_, t, e) = b.if_(ps[0], &[]);
+            b.func.add_region_param(t, Type::I32);
+            b.switch_to(t);
+            b.yield_(vec![]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::IfRegions);
+    }
+
+    #[test]
+    fn value_definition() {
+        // One value as the result of two instructions.
+        let r = check(vec![], vec![], |b, _| {
+            let v = b.thread_id();
+            let i = b.ins(InstKind::ThreadId, &[]);
+            b.func.insts[i].results.push(v);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ValueDefinition);
+        // A recorded definition that disagrees with the placement.
+        let r = check(vec![], vec![], |b, _| {
+            let v = b.thread_id();
+            let w = b.thread_id();
+            b.func.values[w].def = b.func.values[v].def;
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ValueDefinition);
+    }
+
+    #[test]
+    fn value_visibility() {
+        // Used after the `if` whose region defines it.
+        let r = check(vec![Type::BOOL], vec![Type::I32], |b, ps| {
+            let (_, t, e) = b.if_(ps[0], &[]);
+            b.switch_to(t);
+            let inner = b.iconst(Scalar::I32, 1);
+            b.yield_(vec![]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(b.func.body);
+            b.return_(vec![inner]);
+        });
+        assert_eq!(rule_of(r), Rule::ValueVisibility);
+        // Used before its definition.
+        let r = check(vec![], vec![Type::I32], |b, _| {
+            let c = b.iconst(Scalar::I32, 1);
+            let s = b.binary(BinaryOp::Add, c, c);
+            b.return_(vec![s]);
+            let body = b.func.body;
+            b.func.regions[body].insts.swap(0, 1);
+        });
+        assert_eq!(rule_of(r), Rule::ValueVisibility);
+        // A result used inside its own instruction's region.
+        let r = check(vec![Type::BOOL], vec![], |b, ps| {
+            let (i, t, e) = b.if_(ps[0], &[Type::I32]);
+            let res = b.func.results(i)[0];
+            b.switch_to(t);
+            b.yield_(vec![res]);
+            b.switch_to(e);
+            b.yield_(vec![res]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ValueVisibility);
+    }
+
+    fn in_loop(body_fill: impl FnOnce(&mut FuncBuilder, Value)) -> Result<(), VerifyError> {
+        check(vec![], vec![], |b, _| {
+            let z = b.iconst(Scalar::I32, 0);
+            let (_, body, ps) = b.loop_(vec![z], &[Type::I32]);
+            b.switch_to(body);
+            body_fill(b, ps[0]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        })
+    }
+
+    #[test]
+    fn yield_rule() {
+        // In a loop body.
+        let r = in_loop(|b, _| b.yield_(vec![]));
+        assert_eq!(rule_of(r), Rule::Yield);
+        // Wrong types.
+        let r = check(vec![Type::BOOL], vec![], |b, ps| {
+            let (_, t, e) = b.if_(ps[0], &[Type::I32]);
+            b.switch_to(t);
+            let f = b.fconst(Scalar::F32, 1.0);
+            b.yield_(vec![f]);
+            b.switch_to(e);
+            let i = b.iconst(Scalar::I32, 1);
+            b.yield_(vec![i]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Yield);
+    }
+
+    #[test]
+    fn continue_rule() {
+        let r = check(vec![], vec![], |b, _| b.continue_(vec![]));
+        assert_eq!(rule_of(r), Rule::Continue);
+        let r = in_loop(|b, _| {
+            let f = b.fconst(Scalar::F32, 1.0);
+            b.continue_(vec![f]);
+        });
+        assert_eq!(rule_of(r), Rule::Continue);
+        // The matching form is accepted.
+        assert_eq!(in_loop(|b, p| b.continue_(vec![p])), Ok(()));
+    }
+
+    #[test]
+    fn break_rule() {
+        let r = check(vec![], vec![], |b, _| b.break_(vec![]));
+        assert_eq!(rule_of(r), Rule::Break);
+        let r = in_loop(|b, _| b.break_(vec![]));
+        assert_eq!(rule_of(r), Rule::Break);
+        assert_eq!(in_loop(|b, p| b.break_(vec![p])), Ok(()));
+    }
+
+    #[test]
+    fn return_rule() {
+        let r = check(vec![], vec![Type::F32], |b, _| {
+            let i = b.iconst(Scalar::I32, 0);
+            b.return_(vec![i]);
+        });
+        assert_eq!(rule_of(r), Rule::Return);
+    }
+
+    #[test]
+    fn loop_init() {
+        let r = check(vec![], vec![], |b, _| {
+            let z = b.iconst(Scalar::I32, 0);
+            let (lp, body, _) = b.loop_(vec![z], &[]);
+            b.func.regions[body].params.clear();
+            b.func.add_region_param(body, Type::F32);
+            let _ = lp;
+            b.switch_to(body);
+            b.break_(vec![]);
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::LoopInit);
+    }
+
+    #[test]
+    fn result_types() {
+        let r = check(vec![Type::I32], vec![], |b, ps| {
+            b.ins1(InstKind::Binary(BinaryOp::Add, ps[0], ps[0]), Type::F64);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ResultTypes);
+        let r = check(vec![], vec![], |b, _| {
+            b.ins(InstKind::ThreadId, &[Type::I32, Type::I32]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ResultTypes);
+    }
+
+    #[test]
+    fn operand_types() {
+        type Fill = Box<dyn FnOnce(&mut FuncBuilder, &[Value])>;
+        let cases: Vec<Fill> = vec![
+            // i32 + f32
+            Box::new(|b, ps| {
+                b.binary(BinaryOp::Add, ps[0], ps[1]);
+            }),
+            // sqrt of an int
+            Box::new(|b, ps| {
+                b.unary(UnaryOp::Sqrt, ps[0]);
+            }),
+            // shift of floats
+            Box::new(|b, ps| {
+                b.binary(BinaryOp::Shl, ps[1], ps[1]);
+            }),
+            // xor of floats
+            Box::new(|b, ps| {
+                b.binary(BinaryOp::Xor, ps[1], ps[1]);
+            }),
+            // fma of ints
+            Box::new(|b, ps| {
+                b.fma(ps[0], ps[0], ps[0]);
+            }),
+            // bitcast between sizes
+            Box::new(|b, ps| {
+                b.bitcast(ps[0], Scalar::F64);
+            }),
+            // select on a non-bool condition
+            Box::new(|b, ps| {
+                b.select(ps[0], ps[1], ps[1]);
+            }),
+            // make with a missing component
+            Box::new(|b, ps| {
+                b.make(Type::Vec(3, Scalar::F32), vec![ps[1], ps[1]]);
+            }),
+            // make of a scalar
+            Box::new(|b, ps| {
+                b.make(Type::F32, vec![ps[1]]);
+            }),
+            // cast of an array
+            Box::new(|b, ps| {
+                b.cast(ps[2], Scalar::I32);
+            }),
+            // print of an array
+            Box::new(|b, ps| {
+                b.print("%d", vec![ps[2]]);
+            }),
+        ];
+        for (i, fill) in cases.into_iter().enumerate() {
+            let r = check(
+                vec![Type::I32, Type::F32, arr(Scalar::I32, 1)],
+                vec![],
+                |b, ps| {
+                    fill(b, ps);
+                    b.return_(vec![]);
+                },
+            );
+            assert_eq!(rule_of(r), Rule::OperandTypes, "case {i}");
+        }
+        // `if` on a non-bool.
+        let r = check(vec![Type::I32], vec![], |b, ps| {
+            let (_, t, e) = b.if_(ps[0], &[]);
+            for r in [t, e] {
+                b.switch_to(r);
+                b.yield_(vec![]);
+            }
+            b.switch_to(b.func.body);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::OperandTypes);
+    }
+
+    #[test]
+    fn path() {
+        let v3 = Type::Vec(3, Scalar::F32);
+        let r = check(vec![v3], vec![], |b, ps| {
+            b.extract(ps[0], vec![3]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Path);
+        let r = check(vec![v3], vec![], |b, ps| {
+            b.extract(ps[0], vec![]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Path);
+        let r = check(vec![v3, Type::I32], vec![], |b, ps| {
+            b.insert(ps[0], vec![0], ps[1]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Path);
+        let r = check(vec![arr(Scalar::F32, 1), Type::I32], vec![], |b, ps| {
+            b.load(MemAccess {
+                array: ps[0],
+                indices: vec![ps[1]],
+                path: vec![0],
+            });
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Path);
+    }
+
+    #[test]
+    fn array_access() {
+        let a = arr(Scalar::F32, 2);
+        let m = |array, indices| MemAccess {
+            array,
+            indices,
+            path: vec![],
+        };
+        // Not an array.
+        let r = check(vec![a, Type::I32, Type::F32], vec![], |b, ps| {
+            b.load(m(ps[1], vec![ps[1]]));
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ArrayAccess);
+        // One index for two dimensions.
+        let r = check(vec![a, Type::I32, Type::F32], vec![], |b, ps| {
+            b.load(m(ps[0], vec![ps[1]]));
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ArrayAccess);
+        // A float index.
+        let r = check(vec![a, Type::I32, Type::F32], vec![], |b, ps| {
+            b.load(m(ps[0], vec![ps[1], ps[2]]));
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ArrayAccess);
+        // Storing an int into a float array.
+        let r = check(vec![a, Type::I32, Type::F32], vec![], |b, ps| {
+            b.store(m(ps[0], vec![ps[1], ps[1]]), ps[1]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ArrayAccess);
+        // array_shape of a scalar.
+        let r = check(vec![a, Type::I32, Type::F32], vec![], |b, ps| {
+            b.array_shape(ps[1], 0);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ArrayAccess);
+    }
+
+    #[test]
+    fn atomic() {
+        let m = |array, i| MemAccess {
+            array,
+            indices: vec![i],
+            path: vec![],
+        };
+        let r = check(
+            vec![arr(Scalar::Bool, 1), Type::I32, Type::BOOL],
+            vec![],
+            |b, ps| {
+                b.atomic(AtomicOp::Exchange, m(ps[0], ps[1]), ps[2]);
+                b.return_(vec![]);
+            },
+        );
+        assert_eq!(rule_of(r), Rule::Atomic);
+        let r = check(
+            vec![arr(Scalar::F32, 1), Type::I32, Type::F32],
+            vec![],
+            |b, ps| {
+                b.atomic(AtomicOp::And, m(ps[0], ps[1]), ps[2]);
+                b.return_(vec![]);
+            },
+        );
+        assert_eq!(rule_of(r), Rule::Atomic);
+        let r = check(
+            vec![arr(Scalar::F32, 1), Type::I32, Type::F32],
+            vec![],
+            |b, ps| {
+                b.atomic(AtomicOp::Add, m(ps[0], ps[1]), ps[1]);
+                b.return_(vec![]);
+            },
+        );
+        assert_eq!(rule_of(r), Rule::Atomic);
+        // Aggregates of floats are fine.
+        let va = Type::Array(ArrayType {
+            elem: ElemType::Vec(3, Scalar::F32),
+            ndim: 1,
+        });
+        let r = check(
+            vec![va, Type::I32, Type::Vec(3, Scalar::F32)],
+            vec![],
+            |b, ps| {
+                b.atomic(AtomicOp::Add, m(ps[0], ps[1]), ps[2]);
+                b.return_(vec![]);
+            },
+        );
+        assert_eq!(r, Ok(()));
+    }
+
+    #[test]
+    fn axis() {
+        let r = check(vec![], vec![], |b, _| {
+            b.launch_dim(4);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Axis);
+        let r = check(vec![arr(Scalar::F32, 1)], vec![], |b, ps| {
+            b.array_shape(ps[0], 1);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Axis);
+    }
+
+    #[test]
+    fn call() {
+        let callee = |kind| {
+            let mut m = Module::new();
+            let mut g = Function::new("g", kind, vec![param(Type::I32)], vec![]);
+            FuncBuilder::new(&mut g, &m.structs).return_(vec![]);
+            let id = m.funcs.push(g);
+            (m, id)
+        };
+        // Missing callee.
+        let r = check(vec![], vec![], |b, _| {
+            b.call(FuncId::from_u32(7), vec![], &[]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Call);
+        // A kernel.
+        let (mut m, g) = callee(FuncKind::Kernel);
+        let r = check_with(&mut m, FuncKind::Func, vec![Type::I32], vec![], |b, ps| {
+            b.call(g, vec![ps[0]], &[]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Call);
+        // Wrong argument type.
+        let (mut m, g) = callee(FuncKind::Func);
+        let r = check_with(&mut m, FuncKind::Func, vec![Type::F32], vec![], |b, ps| {
+            b.call(g, vec![ps[0]], &[]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Call);
+        // Wrong result count.
+        let (mut m, g) = callee(FuncKind::Func);
+        let r = check_with(&mut m, FuncKind::Func, vec![Type::I32], vec![], |b, ps| {
+            b.call(g, vec![ps[0]], &[Type::I32]);
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::Call);
+        // The right call verifies.
+        let (mut m, g) = callee(FuncKind::Func);
+        let r = check_with(&mut m, FuncKind::Func, vec![Type::I32], vec![], |b, ps| {
+            b.call(g, vec![ps[0]], &[]);
+            b.return_(vec![]);
+        });
+        assert_eq!(r, Ok(()));
+    }
+
+    #[test]
+    fn const_bits() {
+        let r = check(vec![], vec![], |b, _| {
+            b.konst(Const {
+                ty: Scalar::I32,
+                bits: 0xffff_ffff,
+            });
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ConstBits);
+        let r = check(vec![], vec![], |b, _| {
+            b.konst(Const {
+                ty: Scalar::F32,
+                bits: 0.1f64.to_bits(),
+            });
+            b.return_(vec![]);
+        });
+        assert_eq!(rule_of(r), Rule::ConstBits);
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        // Dangling entities everywhere: the verifier reports, never panics.
+        let mut f = Function::new("f", FuncKind::Func, vec![], vec![]);
+        let body = f.body;
+        f.regions[body].insts.push(Inst::from_u32(42));
+        let m = Module::new();
+        assert_eq!(rule_of(verify_function(&m, &f)), Rule::InstPlacement);
+        let mut f = Function::new("f", FuncKind::Func, vec![], vec![]);
+        f.body = Region::from_u32(5);
+        assert_eq!(rule_of(verify_function(&m, &f)), Rule::Signature);
+        let mut f = Function::new("f", FuncKind::Func, vec![], vec![]);
+        let i = f.create_inst(InstKind::Return(vec![Value::from_u32(77)]), &[], Loc::NONE);
+        f.regions[body].insts.push(i);
+        let e = verify_function(&m, &f).unwrap_err();
+        assert_eq!(e.rule, Rule::ValueDefinition);
+        assert_eq!(e.inst.as_deref(), Some("return ?v77"));
     }
 }

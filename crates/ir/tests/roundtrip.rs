@@ -554,6 +554,39 @@ func @helper(v0: i32) -> %B {
   return v2
 }
 ",
+    // The example of docs/ir.md.
+    r#"file 0 "nbody.py"
+
+struct %Body { pos: vec3<f32>, mass: f32 }
+
+func @sq(v0 "x": f32) -> f32 @0:3:1 {
+  v1: f32 = mul v0, v0 @0:4:12
+  return v1 @0:4:5
+}
+
+kernel @step(v0 "bodies": array1<%Body>, v1 "n": i32) @0:7:1 {
+  v2 "i": i32 = thread_id @0:8:9
+  v3: vec3<f32> = load v0[v2].0 @0:9:11
+  v4: i32 = const 0
+  v5: f32 = const 0.0
+  v6 "e": f32 = loop (v7 "j": i32 = v4, v8 "acc": f32 = v5) @0:10:5 {
+    v9: bool = ge v7, v1
+    if v9 {
+      break v8
+    } else {
+      yield
+    }
+    v10: f32 = load v0[v7].1
+    v11: f32 = call @sq(v10)
+    v12: f32 = add v8, v11
+    v13: i32 = const 1
+    v14: i32 = add v7, v13
+    continue v14, v12
+  }
+  print "e=%f\n", v6
+  return
+}
+"#,
 ];
 
 #[test]

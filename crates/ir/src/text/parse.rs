@@ -487,9 +487,10 @@ impl Parser {
 
     fn struct_def(&mut self) -> PResult<()> {
         self.bump();
-        let Tok::Struct(name) = self.bump() else {
-            return self.err("expected a struct name `%Name`");
+        let Tok::Struct(name) = self.tok().clone() else {
+            return self.unexpected("a struct name `%Name`");
         };
+        self.bump();
         let Some(&id) = self.structs.get(&name) else {
             return self.err(format!("struct %{name} is not at the top level"));
         };
@@ -585,9 +586,10 @@ impl Parser {
             FuncKind::Func
         };
         self.bump();
-        let Tok::Func(name) = self.bump() else {
-            return self.err("expected a function name `@name`");
+        let Tok::Func(name) = self.tok().clone() else {
+            return self.unexpected("a function name `@name`");
         };
+        self.bump();
         self.expect_punct('(')?;
         // (value name token position, value debug name, param name, type)
         let mut params = Vec::new();
