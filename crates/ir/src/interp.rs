@@ -238,6 +238,19 @@ pub fn run_kernel(
     Ok(())
 }
 
+/// Copies `len` slots from `src` to `dst` (the runs do not overlap: they
+/// belong to different values).
+#[inline]
+fn copy_slots(st: &mut [u64], src: usize, dst: usize, len: u32) {
+    if len == 1 {
+        st[dst] = st[src];
+    } else {
+        for k in 0..len as usize {
+            st[dst + k] = st[src + k];
+        }
+    }
+}
+
 impl Program {
     fn code(&self, f: FuncId) -> Result<&Code> {
         self.codes
@@ -322,9 +335,12 @@ impl Machine<'_, '_> {
 
     #[inline]
     fn copy(&mut self, base: usize, mv: &Move) {
-        let s = base + mv.src as usize;
-        let d = base + mv.dst as usize;
-        self.stack.copy_within(s..s + mv.len as usize, d);
+        copy_slots(
+            &mut self.stack,
+            base + mv.src as usize,
+            base + mv.dst as usize,
+            mv.len,
+        );
     }
 
     fn enter(&mut self, loc: Loc) -> Result<()> {
@@ -423,7 +439,10 @@ impl Machine<'_, '_> {
                     }
                     return Ok(Flow::Return);
                 }
-                _ => self.simple(op, base)?,
+                Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::ArrayShape { .. } => {
+                    self.memory(op, base)?
+                }
+                _ => self.pure(op, base),
             }
         }
         Err(self.malformed(self.kernel, "region without terminator"))
@@ -515,9 +534,10 @@ impl Machine<'_, '_> {
         Ok((ai, off as usize))
     }
 
-    /// Runs an instruction without regions.
+    /// Runs an instruction that neither branches nor touches memory (and
+    /// cannot fail).
     #[inline(never)]
-    fn simple(&mut self, op: &Op, base: usize) -> Result<()> {
+    fn pure(&mut self, op: &Op, base: usize) {
         let st = &mut self.stack;
         match op {
             Op::Const { dst, bits } => st[base + *dst as usize] = *bits,
@@ -545,18 +565,13 @@ impl Machine<'_, '_> {
             }
             Op::Select { dst, c, a, b, len } => {
                 let src = if st[base + *c as usize] != 0 { *a } else { *b };
-                let s = base + src as usize;
-                st.copy_within(s..s + *len as usize, base + *dst as usize);
+                copy_slots(st, base + src as usize, base + *dst as usize, *len);
             }
-            Op::Copy(mv) => {
-                let s = base + mv.src as usize;
-                st.copy_within(s..s + mv.len as usize, base + mv.dst as usize);
-            }
+            Op::Copy(mv) => copy_slots(st, base + mv.src as usize, base + mv.dst as usize, mv.len),
             Op::Make { dst, parts } => {
                 let mut d = base + *dst as usize;
                 for &(s, n) in parts.iter() {
-                    let s = base + s as usize;
-                    st.copy_within(s..s + n as usize, d);
+                    copy_slots(st, base + s as usize, d, n);
                     d += n as usize;
                 }
             }
@@ -569,23 +584,38 @@ impl Machine<'_, '_> {
                 vlen,
             } => {
                 let d = base + *dst as usize;
-                let s = base + *agg as usize;
-                st.copy_within(s..s + *len as usize, d);
-                let s = base + *v as usize;
-                st.copy_within(s..s + *vlen as usize, d + *off as usize);
+                copy_slots(st, base + *agg as usize, d, *len);
+                copy_slots(st, base + *v as usize, d + *off as usize, *vlen);
             }
             Op::ThreadId { dst } => st[base + *dst as usize] = self.tid as i64 as u64,
             Op::LaunchDim { dst, axis } => {
                 st[base + *dst as usize] = self.dim[*axis as usize] as i64 as u64;
             }
+            Op::Print { fmt, args } if self.print => {
+                let vals: Vec<_> = args
+                    .iter()
+                    .map(|&(slot, s)| (s, st[base + slot as usize]))
+                    .collect();
+                let text = printf::format(fmt, &vals);
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+            _ => {}
+        }
+    }
+
+    /// Runs an instruction that reads or writes an array.
+    fn memory(&mut self, op: &Op, base: usize) -> Result<()> {
+        match op {
             Op::ArrayShape { dst, arr, axis } => {
-                let ai = st[base + *arr as usize] as usize;
+                let ai = self.stack[base + *arr as usize] as usize;
                 let Some(ArgValue::Array { shape, .. }) = self.args.get(ai) else {
                     return Err(
                         self.malformed(self.kernel, "array handle does not name an array argument")
                     );
                 };
-                st[base + *dst as usize] = shape[*axis as usize] as i64 as u64;
+                self.stack[base + *dst as usize] = shape[*axis as usize] as i64 as u64;
             }
             Op::Load { dst, acc } => {
                 let (ai, off) = self.address(acc, base)?;
@@ -619,27 +649,7 @@ impl Machine<'_, '_> {
                     }
                 }
             }
-            Op::Print { fmt, args } => {
-                if self.print {
-                    let vals: Vec<_> = args
-                        .iter()
-                        .map(|&(slot, s)| (s, st[base + slot as usize]))
-                        .collect();
-                    let text = printf::format(fmt, &vals);
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(text.as_bytes());
-                    let _ = out.flush();
-                }
-            }
-            Op::Call { .. }
-            | Op::If { .. }
-            | Op::Loop { .. }
-            | Op::Yield(_)
-            | Op::Break(_)
-            | Op::Continue(_)
-            | Op::Return(_) => {
-                return Err(self.malformed(self.kernel, "control flow in a simple instruction"))
-            }
+            _ => {}
         }
         Ok(())
     }

@@ -203,51 +203,36 @@ pub(crate) fn unary(op: UnaryOp, s: Scalar, x: u64) -> u64 {
     }
 }
 
-fn binary_f32(op: BinaryOp, a: f32, b: f32) -> Result<f32, bool> {
-    use BinaryOp::*;
-    Ok(match op {
-        Add => a + b,
-        Sub => a - b,
-        Mul => a * b,
-        Div => a / b,
-        Rem => a % b,
-        Min => a.min(b),
-        Max => a.max(b),
-        Pow => a.powf(b),
-        Atan2 => a.atan2(b),
-        Copysign => a.copysign(b),
-        Eq => return Err(a == b),
-        Ne => return Err(a != b),
-        Lt => return Err(a < b),
-        Le => return Err(a <= b),
-        Gt => return Err(a > b),
-        Ge => return Err(a >= b),
-        And | Or | Xor | Shl | Shr => 0.0,
-    })
+macro_rules! float_binary {
+    ($name:ident, $t:ty) => {
+        /// `a op b` on floats: `Ok(value)`, or `Err(truth)` for comparisons.
+        fn $name(op: BinaryOp, a: $t, b: $t) -> Result<$t, bool> {
+            use BinaryOp::*;
+            Ok(match op {
+                Add => a + b,
+                Sub => a - b,
+                Mul => a * b,
+                Div => a / b,
+                Rem => a % b,
+                Min => a.min(b),
+                Max => a.max(b),
+                Pow => a.powf(b),
+                Atan2 => a.atan2(b),
+                Copysign => a.copysign(b),
+                Eq => return Err(a == b),
+                Ne => return Err(a != b),
+                Lt => return Err(a < b),
+                Le => return Err(a <= b),
+                Gt => return Err(a > b),
+                Ge => return Err(a >= b),
+                And | Or | Xor | Shl | Shr => 0.0,
+            })
+        }
+    };
 }
 
-fn binary_f64(op: BinaryOp, a: f64, b: f64) -> Result<f64, bool> {
-    use BinaryOp::*;
-    Ok(match op {
-        Add => a + b,
-        Sub => a - b,
-        Mul => a * b,
-        Div => a / b,
-        Rem => a % b,
-        Min => a.min(b),
-        Max => a.max(b),
-        Pow => a.powf(b),
-        Atan2 => a.atan2(b),
-        Copysign => a.copysign(b),
-        Eq => return Err(a == b),
-        Ne => return Err(a != b),
-        Lt => return Err(a < b),
-        Le => return Err(a <= b),
-        Gt => return Err(a > b),
-        Ge => return Err(a >= b),
-        And | Or | Xor | Shl | Shr => 0.0,
-    })
-}
+float_binary!(binary_f32, f32);
+float_binary!(binary_f64, f64);
 
 fn binary_int(op: BinaryOp, s: Scalar, a: u64, b: u64) -> u64 {
     use BinaryOp::*;
@@ -293,10 +278,22 @@ fn binary_int(op: BinaryOp, s: Scalar, a: u64, b: u64) -> u64 {
 #[inline]
 pub(crate) fn binary(op: BinaryOp, s: Scalar, a: u64, b: u64) -> u64 {
     match s {
-        Scalar::F32 => match binary_f32(op, f32v(a), f32v(b)) {
-            Ok(r) => f32b(r),
-            Err(c) => c as u64,
-        },
+        Scalar::F32 => {
+            // The common cases first, without the detour through `Result`.
+            let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+            let r = match op {
+                BinaryOp::Add => x + y,
+                BinaryOp::Sub => x - y,
+                BinaryOp::Mul => x * y,
+                BinaryOp::Div => x / y,
+                BinaryOp::Lt => return (x < y) as u64,
+                _ => match binary_f32(op, x, y) {
+                    Ok(r) => r,
+                    Err(c) => return c as u64,
+                },
+            };
+            r.to_bits() as u64
+        }
         Scalar::F64 => match binary_f64(op, f64::from_bits(a), f64::from_bits(b)) {
             Ok(r) => r.to_bits(),
             Err(c) => c as u64,
@@ -392,30 +389,45 @@ pub(crate) fn atomic(op: AtomicOp, s: Scalar, old: u64, v: u64) -> u64 {
 /// The caller has checked `off + s.size() <= mem.len()`.
 #[inline]
 pub(crate) fn read(s: Scalar, mem: &[u8], off: usize) -> u64 {
-    let raw = match s.size() {
-        1 => mem[off] as u64,
-        2 => u16::from_le_bytes([mem[off], mem[off + 1]]) as u64,
-        4 => {
-            let mut b = [0u8; 4];
-            b.copy_from_slice(&mem[off..off + 4]);
-            u32::from_le_bytes(b) as u64
+    use Scalar::*;
+    match s {
+        F32 => u32::from_le_bytes([mem[off], mem[off + 1], mem[off + 2], mem[off + 3]]) as u64,
+        I32 => {
+            i32::from_le_bytes([mem[off], mem[off + 1], mem[off + 2], mem[off + 3]]) as i64 as u64
         }
-        _ => {
+        U32 => u32::from_le_bytes([mem[off], mem[off + 1], mem[off + 2], mem[off + 3]]) as u64,
+        Bool => (mem[off] != 0) as u64,
+        I8 => mem[off] as i8 as i64 as u64,
+        U8 => mem[off] as u64,
+        I16 => i16::from_le_bytes([mem[off], mem[off + 1]]) as i64 as u64,
+        U16 | F16 => u16::from_le_bytes([mem[off], mem[off + 1]]) as u64,
+        I64 | U64 | F64 => {
             let mut b = [0u8; 8];
             b.copy_from_slice(&mem[off..off + 8]);
             u64::from_le_bytes(b)
         }
-    };
-    from_raw(s, raw)
+    }
 }
 
 /// Writes a scalar to `mem` at byte offset `off`; the caller has checked
 /// the range.
 #[inline]
 pub(crate) fn write(s: Scalar, mem: &mut [u8], off: usize, v: u64) {
-    let n = s.size() as usize;
-    let bytes = raw_bits(s, v).to_le_bytes();
-    mem[off..off + n].copy_from_slice(&bytes[..n]);
+    let bytes = v.to_le_bytes();
+    match s.size() {
+        1 => mem[off] = bytes[0],
+        2 => {
+            mem[off] = bytes[0];
+            mem[off + 1] = bytes[1];
+        }
+        4 => {
+            mem[off] = bytes[0];
+            mem[off + 1] = bytes[1];
+            mem[off + 2] = bytes[2];
+            mem[off + 3] = bytes[3];
+        }
+        _ => mem[off..off + 8].copy_from_slice(&bytes),
+    }
 }
 
 #[cfg(test)]
