@@ -1,1 +1,248 @@
-//! weft
+//! # weft — Warp kernels compiled to native code
+//!
+//! Weft compiles kernels written in NVIDIA Warp's Python kernel language
+//! (`@wp.kernel`, `@wp.func`, `@wp.struct`, `wp.tid()`, `wp.vec3`, ...) and
+//! runs them. This crate is the public API: a [`Compiler`] turns source into
+//! a [`Module`]; a [`Device`] loads a [`Kernel`] from it (compiling for that
+//! device once per module) and launches it over [`Array`]s and values.
+//!
+//! ```
+//! use weft::{Arg, Array, Compiler, Device};
+//!
+//! let source = r#"
+//! import warp as wp
+//!
+//! @wp.kernel
+//! def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+//!     i = wp.tid()
+//!     y[i] = a * x[i] + y[i]
+//! "#;
+//! let module = Compiler::new().compile("saxpy.py", source)?;
+//! assert_eq!(module.kernel_names(), vec!["saxpy".to_string()]);
+//!
+//! let cpu = Device::cpu();
+//! let kernel = cpu.load(&module, "saxpy")?;
+//! let n = 1000;
+//! let x = Array::from_slice(&(0..n).map(|i| i as f32).collect::<Vec<_>>(), &[n])?;
+//! let y = Array::from_slice(&vec![1.0f32; n], &[n])?;
+//! cpu.launch(&kernel, &[n], &[Arg::array(&x), Arg::array(&y), Arg::f32(2.0)])?;
+//!
+//! let y = y.to_vec::<f32>()?;
+//! assert_eq!(y[10], 21.0);
+//!
+//! // Arguments are checked against the kernel's signature before it runs.
+//! let err = cpu.launch(&kernel, &[n], &[Arg::array(&x)]).unwrap_err();
+//! assert!(err.to_string().contains("`y`"));
+//! # Ok::<(), weft::Error>(())
+//! ```
+//!
+//! Devices: [`Device::cpu`] (Cranelift JIT, launches spread over all cores)
+//! and [`Device::interp`] (the reference interpreter, single-threaded: the
+//! oracle the other devices are tested against). [`conform`] runs the
+//! conformance corpus format (cases of kernels, inputs and Warp's outputs).
+
+pub mod conform;
+mod pipeline;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+pub use pipeline::{Diagnostics, PassError};
+pub use weft_ir as ir;
+pub use weft_runtime::{
+    Arg, Array, ArrayError, BackendError, DeviceKind, Dtype, Element, Kernel, KernelSig,
+    LaunchError, RuntimeError, ScalarElem, Value,
+};
+
+/// Any error of the Weft API.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The source does not compile (diagnostics with source spans).
+    #[error("{0}")]
+    Frontend(Diagnostics),
+    /// The optimisation pipeline failed.
+    #[error(transparent)]
+    Pass(#[from] PassError),
+    /// A backend failed outside a device (e.g. emitting CLIF text).
+    #[error("{0}")]
+    Backend(BackendError),
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    #[error(transparent)]
+    Array(#[from] ArrayError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A conformance case that cannot be loaded or run as described.
+    #[error(transparent)]
+    Case(#[from] conform::CaseError),
+}
+
+impl Error {
+    /// The error as text; frontend diagnostics are rendered rustc-style
+    /// (with ANSI colors if `color`).
+    pub fn render(&self, color: bool) -> String {
+        match self {
+            Error::Frontend(d) => d.render(color),
+            e => format!("error: {e}"),
+        }
+    }
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Options of a [`Compiler`].
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// Run the optimising pipeline (inlining and the passes after it);
+    /// default true. Off keeps calls, e.g. to step into funcs.
+    pub opt: bool,
+    /// Write the IR after each pass to numbered files in this directory.
+    pub dump_dir: Option<PathBuf>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            opt: true,
+            dump_dir: None,
+        }
+    }
+}
+
+/// Compiles kernel source to a [`Module`].
+#[derive(Clone, Debug, Default)]
+pub struct Compiler {
+    options: CompileOptions,
+}
+
+impl Compiler {
+    pub fn new() -> Compiler {
+        Compiler::default()
+    }
+    pub fn with_options(options: CompileOptions) -> Compiler {
+        Compiler { options }
+    }
+    pub fn options(&self) -> &CompileOptions {
+        &self.options
+    }
+    /// Source → IR (frontend) → pass pipeline. `file_name` is used in
+    /// diagnostics and source locations.
+    pub fn compile(&self, file_name: &str, source: &str) -> Result<Module, Error> {
+        let mut m = self.compile_raw(file_name, source)?;
+        pipeline::passes(&mut m, self.options.opt, self.options.dump_dir.clone())?;
+        Ok(Module::from_ir(m))
+    }
+    /// The frontend's IR, before any pass.
+    pub fn compile_raw(&self, file_name: &str, source: &str) -> Result<ir::Module, Error> {
+        pipeline::frontend(file_name, source)
+    }
+    /// Reads and compiles a file.
+    pub fn compile_file(&self, path: impl AsRef<std::path::Path>) -> Result<Module, Error> {
+        let path = path.as_ref();
+        let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        self.compile(&path.display().to_string(), &source)
+    }
+}
+
+/// A compiled module: its IR, and its per-device compiled programs (made on
+/// first use by [`Device::load`]).
+pub struct Module {
+    ir: Arc<ir::Module>,
+    programs: Mutex<Vec<Arc<weft_runtime::Program>>>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("kernels", &self.kernel_names())
+            .finish()
+    }
+}
+
+impl Module {
+    /// Wraps IR made elsewhere (it should be verified and pipeline-processed).
+    pub fn from_ir(m: ir::Module) -> Module {
+        Module {
+            ir: Arc::new(m),
+            programs: Mutex::new(Vec::new()),
+        }
+    }
+    pub fn ir(&self) -> &ir::Module {
+        &self.ir
+    }
+    /// The IR in its text form.
+    pub fn ir_text(&self) -> String {
+        pipeline::print_ir(&self.ir)
+    }
+    /// The kernels' names, in definition order.
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.ir.kernels().map(|(_, f)| f.name.clone()).collect()
+    }
+    /// The Cranelift IR the CPU backend generates for this module.
+    pub fn clif_text(&self) -> Result<String, Error> {
+        pipeline::emit_clif(&self.ir)
+    }
+    /// The program for `device`, compiled on first use.
+    fn program(&self, device: &weft_runtime::Device) -> Result<Arc<weft_runtime::Program>, Error> {
+        let mut progs = self.programs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = progs.iter().find(|p| p.device() == device.kind()) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(device.compile(self.ir.clone())?);
+        progs.push(p.clone());
+        Ok(p)
+    }
+}
+
+/// A device kernels run on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Device {
+    inner: weft_runtime::Device,
+}
+
+impl Device {
+    /// The host CPU: Cranelift JIT, launches split over all cores.
+    pub fn cpu() -> Device {
+        Device::new(DeviceKind::Cpu)
+    }
+    /// The reference interpreter (single-threaded, the oracle).
+    pub fn interp() -> Device {
+        Device::new(DeviceKind::Interp)
+    }
+    pub fn new(kind: DeviceKind) -> Device {
+        Device {
+            inner: weft_runtime::Device::new(kind),
+        }
+    }
+    /// `cpu` or `interp`.
+    pub fn from_name(name: &str) -> Option<Device> {
+        DeviceKind::from_name(name).map(Device::new)
+    }
+    pub fn kind(&self) -> DeviceKind {
+        self.inner.kind()
+    }
+    pub fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    /// Kernel `name` of `module`, compiled for this device (the module's
+    /// code for a device is compiled once and shared by its kernels).
+    pub fn load(&self, module: &Module, name: &str) -> Result<Kernel, Error> {
+        Ok(module.program(&self.inner)?.kernel(name)?)
+    }
+    /// Runs `kernel` over `dim` (1–4 axes) with `args` in parameter order;
+    /// returns when it has finished. Arguments are checked first (see
+    /// [`weft_runtime`]'s launch checks).
+    pub fn launch(&self, kernel: &Kernel, dim: &[usize], args: &[Arg<'_>]) -> Result<(), Error> {
+        Ok(self.inner.launch(kernel, dim, args)?)
+    }
+}

@@ -1,1 +1,263 @@
-fn main() {}
+//! `weft`: the command-line driver (check, build, run, conform).
+
+use clap::{value_parser, Arg as CArg, ArgAction, ArgMatches, Command};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use weft::conform::{self, Case};
+use weft::ir::{FuncKind, InstKind, Module as IrModule};
+use weft::{CompileOptions, Compiler, Device, Error};
+
+fn cli() -> Command {
+    let backend = || {
+        CArg::new("backend")
+            .long("backend")
+            .value_name("B")
+            .value_parser(["cpu", "interp"])
+            .default_value("cpu")
+            .help("Device to run on")
+    };
+    Command::new("weft")
+        .about("Compiler for Warp kernels: check, build, run conformance cases")
+        .version(env!("CARGO_PKG_VERSION"))
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(
+            Command::new("check")
+                .about("Compile a kernel file and report diagnostics")
+                .arg(CArg::new("file").required(true).value_name("FILE.py")),
+        )
+        .subcommand(
+            Command::new("build")
+                .about("Compile a kernel file and print its IR or Cranelift IR")
+                .arg(CArg::new("file").required(true).value_name("FILE.py"))
+                .arg(
+                    CArg::new("emit")
+                        .long("emit")
+                        .value_parser(["ir", "ir-raw", "clif"])
+                        .default_value("ir")
+                        .help("ir: after the pass pipeline; ir-raw: frontend output; clif: Cranelift IR"),
+                )
+                .arg(CArg::new("kernel").long("kernel").value_name("K").help("Only this kernel"))
+                .arg(
+                    CArg::new("output")
+                        .short('o')
+                        .value_name("PATH")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Write to PATH instead of stdout"),
+                )
+                .arg(
+                    CArg::new("dump-passes")
+                        .long("dump-passes")
+                        .value_name("DIR")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Write the IR after each pass to DIR"),
+                )
+                .arg(
+                    CArg::new("no-opt")
+                        .long("no-opt")
+                        .action(ArgAction::SetTrue)
+                        .help("Keep calls (no inlining)"),
+                ),
+        )
+        .subcommand(
+            Command::new("run")
+                .about("Run one conformance case and write its arrays as .npy")
+                .arg(
+                    CArg::new("case")
+                        .required(true)
+                        .value_name("CASE")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Case directory or its case.json"),
+                )
+                .arg(backend())
+                .arg(
+                    CArg::new("out")
+                        .long("out")
+                        .value_name("DIR")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Output directory (default out/<case>)"),
+                ),
+        )
+        .subcommand(
+            Command::new("conform")
+                .about("Run every conformance case under DIR and compare with Warp's outputs")
+                .arg(
+                    CArg::new("dir")
+                        .required(true)
+                        .value_name("DIR")
+                        .value_parser(value_parser!(PathBuf)),
+                )
+                .arg(backend()),
+        )
+}
+
+fn main() -> ExitCode {
+    let m = cli().get_matches();
+    let r = match m.subcommand() {
+        Some(("check", a)) => check(a),
+        Some(("build", a)) => build(a),
+        Some(("run", a)) => run(a),
+        Some(("conform", a)) => conform_cmd(a),
+        _ => Ok(ExitCode::from(2)),
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{}", e.render(std::io::stderr().is_terminal()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn path_arg(a: &ArgMatches, name: &str) -> PathBuf {
+    a.get_one::<PathBuf>(name).cloned().unwrap_or_default()
+}
+
+fn str_arg<'a>(a: &'a ArgMatches, name: &str) -> &'a str {
+    a.get_one::<String>(name).map_or("", String::as_str)
+}
+
+fn device(a: &ArgMatches) -> Device {
+    Device::from_name(str_arg(a, "backend")).unwrap_or_else(Device::cpu)
+}
+
+fn read(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn check(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let file = str_arg(a, "file");
+    let source = read(Path::new(file))?;
+    let m = Compiler::new().compile(file, &source)?;
+    let kernels = m.kernel_names();
+    let funcs = m
+        .ir()
+        .funcs
+        .values()
+        .filter(|f| f.kind == FuncKind::Func)
+        .count();
+    println!(
+        "ok: {file}: {} kernel{} ({}), {funcs} func{}",
+        kernels.len(),
+        if kernels.len() == 1 { "" } else { "s" },
+        kernels.join(", "),
+        if funcs == 1 { "" } else { "s" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The module reduced to kernel `name` when it calls nothing (else the
+/// whole module, whose calls need the other functions).
+fn only_kernel(m: &IrModule, name: &str) -> Result<IrModule, Error> {
+    let Some((_, f)) = m.kernels().find(|(_, f)| f.name == name) else {
+        let names: Vec<_> = m.kernels().map(|(_, f)| f.name.as_str()).collect();
+        return Err(weft::RuntimeError::NoKernel {
+            name: name.to_string(),
+            available: names.join(", "),
+        }
+        .into());
+    };
+    if f.insts
+        .values()
+        .any(|i| matches!(i.kind, InstKind::Call(..)))
+    {
+        return Ok(m.clone());
+    }
+    let mut out = IrModule::new();
+    out.structs = m.structs.clone();
+    out.files = m.files.clone();
+    out.funcs.push(f.clone());
+    Ok(out)
+}
+
+fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let file = str_arg(a, "file");
+    let source = read(Path::new(file))?;
+    let compiler = Compiler::with_options(CompileOptions {
+        opt: !a.get_flag("no-opt"),
+        dump_dir: a.get_one::<PathBuf>("dump-passes").cloned(),
+    });
+    let emit = str_arg(a, "emit");
+    let ir = if emit == "ir-raw" {
+        compiler.compile_raw(file, &source)?
+    } else {
+        compiler.compile(file, &source)?.ir().clone()
+    };
+    let ir = match a.get_one::<String>("kernel") {
+        Some(k) => only_kernel(&ir, k)?,
+        None => ir,
+    };
+    let text = match emit {
+        "clif" => weft::Module::from_ir(ir).clif_text()?,
+        _ => weft::Module::from_ir(ir).ir_text(),
+    };
+    match a.get_one::<PathBuf>("output") {
+        Some(p) => std::fs::write(p, text).map_err(|source| Error::Io {
+            path: p.clone(),
+            source,
+        })?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`weft build ... | head`) is not an error.
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let case = Case::load(&path_arg(a, "case"))?;
+    let dev = device(a);
+    let run = conform::run_case(&case, &dev, &Compiler::new())?;
+    let out = a
+        .get_one::<PathBuf>("out")
+        .cloned()
+        .unwrap_or_else(|| Path::new("out").join(&case.name));
+    let files = run.write_outputs(&out)?;
+    println!(
+        "{}: ran {} launch{} on {}, wrote {} array{} to {}",
+        case.name,
+        case.launches.len(),
+        if case.launches.len() == 1 { "" } else { "es" },
+        dev.name(),
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        out.display()
+    );
+    let expected_present = case
+        .check
+        .iter()
+        .all(|n| case.dir.join(format!("expected_{n}.npy")).is_file());
+    if !case.check.is_empty() && expected_present {
+        let ms = conform::check_case(&case, &run)?;
+        if ms.is_empty() {
+            println!("matches expected ({})", case.check.join(", "));
+        } else {
+            for m in &ms {
+                println!("differs from expected: {m}");
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let dir = path_arg(a, "dir");
+    let dev = device(a);
+    let summary = conform::run_dir(&dir, &dev, &Compiler::new(), |r| {
+        if let Some(line) = r.line() {
+            println!("{line}");
+        }
+    })?;
+    println!("{summary}");
+    Ok(if summary.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

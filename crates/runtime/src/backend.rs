@@ -2,6 +2,8 @@
 //! CPU JIT, find a kernel's entry point, run a kernel in the interpreter.
 
 use crate::error::BackendError;
+pub use weft_ir::interp::ArgValue;
+use weft_ir::interp::{run_kernel, InterpOptions};
 use weft_ir::{FuncId, Module};
 
 pub use weft_backend_cpu::KernelEntry;
@@ -24,25 +26,15 @@ pub fn cpu_compile(m: &Module) -> Result<CpuProgram, BackendError> {
     Ok(CpuProgram { artifact })
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-struct Unavailable(&'static str);
-
-/// An argument for the interpreter.
-pub enum InterpArg<'a> {
-    Array {
-        data: &'a mut [u8],
-        shape: [i32; 4],
-        strides: [i64; 4],
-    },
-    Value(Vec<u8>),
-}
-
+/// Runs kernel `func` of `m` in the reference interpreter (`print`
+/// instructions write to stdout).
 pub fn interp_run(
-    _m: &Module,
-    _func: FuncId,
-    _dim: &[i32],
-    _args: Vec<InterpArg<'_>>,
+    m: &Module,
+    func: FuncId,
+    dim: &[i32],
+    args: &mut [ArgValue<'_>],
 ) -> Result<(), BackendError> {
-    Err(Box::new(Unavailable("the interpreter is not built yet")))
+    let opts = InterpOptions { print: true };
+    run_kernel(m, func, dim, args, &opts)?;
+    Ok(())
 }

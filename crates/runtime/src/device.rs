@@ -9,7 +9,7 @@
 //! parallel by `rayon`; the interpreter runs all threads in order.
 
 use crate::array::{Arg, Array};
-use crate::backend::{self, CpuProgram, InterpArg, KernelEntry};
+use crate::backend::{self, ArgValue, CpuProgram, KernelEntry};
 use crate::dtype::{type_name, Dtype};
 use crate::error::{LaunchError, RuntimeError};
 use crate::sig::KernelSig;
@@ -474,18 +474,18 @@ fn run_interp(
                 // mutable view of it.
                 let data =
                     unsafe { std::slice::from_raw_parts_mut(arr.data_ptr(), arr.byte_len()) };
-                iargs.push(InterpArg::Array {
+                iargs.push(ArgValue::Array {
                     data,
                     shape,
                     strides,
                 });
             }
-            Arg::Value(v) => iargs.push(InterpArg::Value(v.bytes().to_vec())),
+            Arg::Value(v) => iargs.push(ArgValue::Value(v.bytes().to_vec())),
         }
     }
     let dim: Vec<i32> = dim.iter().map(|&d| d as i32).collect();
     debug_assert_eq!(module.funcs[func].kind, FuncKind::Kernel);
-    backend::interp_run(module, func, &dim, iargs).map_err(|source| LaunchError::Exec {
+    backend::interp_run(module, func, &dim, &mut iargs).map_err(|source| LaunchError::Exec {
         kernel: sig.name.clone(),
         device: "interp",
         source,

@@ -1,0 +1,538 @@
+//! The conformance runner: loads a case of the corpus format (`kernel.py`,
+//! `case.json`, npy inputs), runs it on a device, and compares the checked
+//! arrays with Warp's `expected_<name>.npy` by the corpus rule:
+//!
+//! * integers and bools: exact;
+//! * floats, in f64: `|got - expected| <= atol + rtol * |expected|`; NaN
+//!   matches NaN, an infinity matches the same infinity, the sign of zero is
+//!   ignored; `tolerances` overrides `rtol`/`atol` per array.
+//!
+//! Struct arrays compare field by field with the same rule per leaf.
+
+pub mod case;
+pub mod data;
+pub mod npy;
+
+pub use case::{ArgSpec, BufferSpec, Case, CaseError, LaunchSpec};
+
+use crate::{Arg, Array, Compiler, Device, Error, Value};
+use npy::Npy;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use weft_ir::layout::Leaf;
+use weft_ir::{Scalar, StructTable, Type};
+
+/// A type's name in messages (`vec3<f32>`, a struct's name, ...).
+pub fn type_label(ty: Type, structs: &StructTable) -> String {
+    weft_runtime::dtype::type_name(ty, structs)
+}
+
+fn case_err(path: &Path, msg: impl Into<String>) -> Error {
+    Error::Case(CaseError::Format {
+        path: path.to_path_buf(),
+        msg: msg.into(),
+    })
+}
+
+/// Reads an npy file.
+pub fn read_npy(path: &Path) -> Result<Npy, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    Npy::parse(&bytes).map_err(|source| {
+        Error::Case(CaseError::Npy {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// Writes an array as an npy file (packed items, as the corpus stores them).
+pub fn write_npy(path: &Path, a: &Array) -> Result<(), Error> {
+    std::fs::write(path, data::array_to_npy(a).to_bytes()).map_err(|e| Error::io(path, e))
+}
+
+/// The final contents of a case's buffers after running it.
+pub struct CaseRun {
+    pub buffers: Vec<(String, Array)>,
+}
+
+impl CaseRun {
+    pub fn buffer(&self, name: &str) -> Option<&Array> {
+        self.buffers.iter().find(|(n, _)| n == name).map(|(_, a)| a)
+    }
+    /// Writes every buffer to `dir/<name>.npy` (creating `dir`).
+    pub fn write_outputs(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let mut out = Vec::new();
+        for (name, a) in &self.buffers {
+            let p = dir.join(format!("{name}.npy"));
+            write_npy(&p, a)?;
+            out.push(p);
+        }
+        Ok(out)
+    }
+}
+
+/// Compiles the case's `kernel.py`, creates its buffers and runs its
+/// launches in order on `device`.
+pub fn run_case(case: &Case, device: &Device, compiler: &Compiler) -> Result<CaseRun, Error> {
+    let kpath = case.dir.join("kernel.py");
+    let module = compiler.compile_file(&kpath)?;
+    let structs = Arc::new(module.ir().structs.clone());
+    let dtype = |name: &str, path: &Path| {
+        data::warp_dtype(name, &structs)
+            .ok_or_else(|| case_err(path, format!("unknown dtype `{name}`")))
+    };
+    let mut buffers = Vec::new();
+    for b in &case.buffers {
+        let path = case.dir.join(&b.file);
+        let npy = read_npy(&path)?;
+        let a = data::array_from_npy(&npy, dtype(&b.dtype, &path)?, &b.shape)
+            .map_err(|m| case_err(&path, format!("array `{}`: {m}", b.name)))?;
+        buffers.push((b.name.clone(), a));
+    }
+    let json = case.dir.join("case.json");
+    for l in &case.launches {
+        let kernel = device.load(&module, &l.kernel)?;
+        let mut args = Vec::with_capacity(l.args.len());
+        for a in &l.args {
+            args.push(match a {
+                ArgSpec::Array { buffer, .. } => {
+                    let (_, arr) = buffers
+                        .iter()
+                        .find(|(n, _)| n == buffer)
+                        .ok_or_else(|| case_err(&json, format!("no buffer `{buffer}`")))?;
+                    Arg::Array(arr)
+                }
+                ArgSpec::Scalar {
+                    param,
+                    dtype: dt,
+                    value,
+                } => {
+                    let d = dtype(dt, &json)?;
+                    let bytes = data::encode_value(value, &d)
+                        .map_err(|m| case_err(&json, format!("argument `{param}`: {m}")))?;
+                    Arg::Value(Value::from_bytes(d, bytes)?)
+                }
+            });
+        }
+        device.launch(&kernel, &l.dim, &args)?;
+    }
+    Ok(CaseRun { buffers })
+}
+
+/// The worst mismatch of one checked array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    pub array: String,
+    /// Element index and component, e.g. `[3, 1]` or `[12].vel[2]`.
+    pub index: String,
+    pub expected: String,
+    pub got: String,
+    /// How many scalars differ, of how many.
+    pub count: usize,
+    pub total: usize,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}{}: expected {}, got {} ({} of {} values differ)",
+            self.array, self.index, self.expected, self.got, self.count, self.total
+        )
+    }
+}
+
+fn leaf_label(ty: Type, path: &[u32], structs: &StructTable) -> String {
+    let mut out = String::new();
+    let mut t = ty;
+    let mut i = 0;
+    while i < path.len() {
+        match t {
+            Type::Struct(id) => {
+                let name = structs
+                    .get(id)
+                    .and_then(|d| d.fields.get(path[i] as usize))
+                    .map_or("?", |f| f.name.as_str());
+                out.push('.');
+                out.push_str(name);
+            }
+            Type::Mat(..) if i + 1 < path.len() => {
+                out.push_str(&format!("[{}, {}]", path[i], path[i + 1]));
+                t = t.project_path(&path[i..i + 2], structs).unwrap_or(t);
+                i += 2;
+                continue;
+            }
+            _ => out.push_str(&format!("[{}]", path[i])),
+        }
+        t = t.project(path[i], structs).unwrap_or(t);
+        i += 1;
+    }
+    out
+}
+
+/// A decoded scalar for comparison.
+#[derive(Copy, Clone, Debug)]
+enum Num {
+    Int(i128),
+    Float(f64),
+}
+
+fn decode(s: Scalar, b: &[u8]) -> Num {
+    let mut w = [0u8; 8];
+    w[..b.len()].copy_from_slice(b);
+    let u = u64::from_le_bytes(w);
+    let n = s.bits();
+    match s {
+        Scalar::F16 => Num::Float(weft_ir::f16::f16_to_f64(u as u16)),
+        Scalar::F32 => Num::Float(f32::from_bits(u as u32) as f64),
+        Scalar::F64 => Num::Float(f64::from_bits(u)),
+        Scalar::Bool => Num::Int((u & 0xff) as i128),
+        s if s.is_signed_int() => Num::Int(((u << (64 - n)) as i64 >> (64 - n)) as i128),
+        _ => Num::Int(u as i128),
+    }
+}
+
+fn show(s: Scalar, n: Num) -> String {
+    match n {
+        Num::Int(i) if s == Scalar::Bool => (i != 0).to_string(),
+        Num::Int(i) => i.to_string(),
+        Num::Float(f) if s == Scalar::F64 => format!("{f:?}"),
+        Num::Float(f) => format!("{:?}", f as f32),
+    }
+}
+
+/// How far `got` is from `expected`: 0 within tolerance, else the ratio of
+/// the difference to the tolerance (infinite for a NaN/inf/exact mismatch).
+fn badness(got: Num, expected: Num, rtol: f64, atol: f64) -> f64 {
+    match (got, expected) {
+        (Num::Int(g), Num::Int(e)) => {
+            if g == e {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        }
+        (Num::Float(g), Num::Float(e)) => {
+            if e.is_nan() || g.is_nan() {
+                return if e.is_nan() && g.is_nan() {
+                    0.0
+                } else {
+                    f64::INFINITY
+                };
+            }
+            if e.is_infinite() || g.is_infinite() {
+                return if e == g { 0.0 } else { f64::INFINITY };
+            }
+            let diff = (g - e).abs();
+            let tol = atol + rtol * e.abs();
+            if diff <= tol {
+                0.0
+            } else if tol > 0.0 {
+                diff / tol
+            } else {
+                f64::INFINITY
+            }
+        }
+        _ => f64::INFINITY,
+    }
+}
+
+/// Compares an array with an expected npy by the corpus rule; `None` if
+/// they match.
+pub fn compare(
+    name: &str,
+    got: &Array,
+    expected: &Npy,
+    rtol: f64,
+    atol: f64,
+) -> Result<Option<Mismatch>, String> {
+    let actual = data::array_to_npy(got);
+    if actual.shape != expected.shape {
+        return Err(format!(
+            "expected_{name}.npy has shape {:?}, the array {:?}",
+            expected.shape, actual.shape
+        ));
+    }
+    if actual.dtype.leaves() != expected.dtype.leaves() {
+        return Err(format!(
+            "expected_{name}.npy has dtype {}, the array {}",
+            expected.dtype, actual.dtype
+        ));
+    }
+    let dtype = got.dtype();
+    let leaves: Vec<Leaf> = dtype.leaves();
+    let item: usize = leaves.iter().map(|l| l.scalar.size() as usize).sum();
+    let shape = got.shape();
+    let (mut count, mut worst): (usize, Option<(f64, usize, usize)>) = (0, None);
+    for e in 0..got.len() {
+        let mut off = e * item;
+        for (li, l) in leaves.iter().enumerate() {
+            let w = l.scalar.size() as usize;
+            let g = decode(l.scalar, &actual.data[off..off + w]);
+            let x = decode(l.scalar, &expected.data[off..off + w]);
+            off += w;
+            let b = badness(g, x, rtol, atol);
+            if b > 0.0 {
+                count += 1;
+                if worst.is_none_or(|(wb, _, _)| b > wb) {
+                    worst = Some((b, e, li));
+                }
+            }
+        }
+    }
+    let Some((_, e, li)) = worst else {
+        return Ok(None);
+    };
+    let mut idx = vec![0usize; shape.len()];
+    let mut rest = e;
+    for k in (0..shape.len()).rev() {
+        idx[k] = rest % shape[k].max(1);
+        rest /= shape[k].max(1);
+    }
+    let l = &leaves[li];
+    let po: usize = leaves[..li].iter().map(|l| l.scalar.size() as usize).sum();
+    let off = e * item + po;
+    let w = l.scalar.size() as usize;
+    let idx_text: Vec<_> = idx.iter().map(|i| i.to_string()).collect();
+    Ok(Some(Mismatch {
+        array: name.to_string(),
+        index: format!(
+            "[{}]{}",
+            idx_text.join(", "),
+            leaf_label(dtype.ty(), &l.path, dtype.structs())
+        ),
+        expected: show(l.scalar, decode(l.scalar, &expected.data[off..off + w])),
+        got: show(l.scalar, decode(l.scalar, &actual.data[off..off + w])),
+        count,
+        total: got.len() * leaves.len(),
+    }))
+}
+
+/// Compares every checked buffer of a run with its expected file.
+pub fn check_case(case: &Case, run: &CaseRun) -> Result<Vec<Mismatch>, Error> {
+    let mut out = Vec::new();
+    for name in &case.check {
+        let path = case.dir.join(format!("expected_{name}.npy"));
+        let expected = read_npy(&path)?;
+        let arr = run
+            .buffer(name)
+            .ok_or_else(|| case_err(&path, format!("no buffer `{name}`")))?;
+        let (rtol, atol) = case.tolerance(name);
+        if let Some(m) =
+            compare(name, arr, &expected, rtol, atol).map_err(|m| case_err(&path, m))?
+        {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
+
+/// The result of one case.
+#[derive(Debug)]
+pub enum Outcome {
+    Pass,
+    /// Ran, but some arrays differ from Warp's.
+    Mismatch(Vec<Mismatch>),
+    /// Did not run: compile, launch or case error (rendered, one line).
+    Error(String),
+}
+
+#[derive(Debug)]
+pub struct CaseResult {
+    pub name: String,
+    pub outcome: Outcome,
+}
+
+impl CaseResult {
+    pub fn passed(&self) -> bool {
+        matches!(self.outcome, Outcome::Pass)
+    }
+    /// The one-line report of a failing case (`None` if it passed).
+    pub fn line(&self) -> Option<String> {
+        match &self.outcome {
+            Outcome::Pass => None,
+            Outcome::Mismatch(ms) => {
+                let first = ms.first().map_or(String::new(), |m| m.to_string());
+                let more = if ms.len() > 1 {
+                    let others: Vec<_> = ms[1..].iter().map(|m| m.array.as_str()).collect();
+                    format!(" (also differs: {})", others.join(", "))
+                } else {
+                    String::new()
+                };
+                Some(format!("FAIL {}: {first}{more}", self.name))
+            }
+            Outcome::Error(e) => Some(format!("FAIL {}: {e}", self.name)),
+        }
+    }
+}
+
+/// An error squeezed onto one line: for diagnostics, the first message and
+/// its location; otherwise the message's lines joined.
+pub fn one_line(e: &Error) -> String {
+    let text = e.render(false);
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut s = lines.next().unwrap_or("").to_string();
+    if let Error::Frontend(_) = e {
+        let loc = text
+            .lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix("┌─").or_else(|| l.strip_prefix("-->")));
+        if let Some(loc) = loc {
+            s.push_str(&format!(" (at {})", loc.trim()));
+        }
+    } else {
+        for l in lines {
+            s.push_str(" | ");
+            s.push_str(l);
+        }
+    }
+    if s.len() > 400 {
+        let mut cut = 400;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str(" ...");
+    }
+    s
+}
+
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Loads, runs and checks one case. A panic in a compiler layer is caught
+/// and reported as that case's error, so one bad case cannot stop a run.
+pub fn run_and_check(path: &Path, device: &Device, compiler: &Compiler) -> CaseResult {
+    let fallback = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let case = Case::load(path).map_err(|e| (fallback.clone(), Error::Case(e)))?;
+        let run = run_case(&case, device, compiler).map_err(|e| (case.name.clone(), e))?;
+        let ms = check_case(&case, &run).map_err(|e| (case.name.clone(), e))?;
+        Ok::<_, (String, Error)>((case.name.clone(), ms))
+    }));
+    match r {
+        Ok(Ok((name, ms))) if ms.is_empty() => CaseResult {
+            name,
+            outcome: Outcome::Pass,
+        },
+        Ok(Ok((name, ms))) => CaseResult {
+            name,
+            outcome: Outcome::Mismatch(ms),
+        },
+        Ok(Err((name, e))) => CaseResult {
+            name,
+            outcome: Outcome::Error(one_line(&e)),
+        },
+        Err(p) => CaseResult {
+            name: fallback,
+            outcome: Outcome::Error(format!("internal error (panic): {}", panic_text(p))),
+        },
+    }
+}
+
+/// The case directories under `dir`: `dir` itself if it holds `case.json`,
+/// else its (or its `cases/`'s) subdirectories holding one, sorted by name.
+pub fn find_cases(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    if dir.join("case.json").is_file() {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let root = if dir.join("cases").is_dir() {
+        dir.join("cases")
+    } else {
+        dir.to_path_buf()
+    };
+    let rd = std::fs::read_dir(&root).map_err(|e| Error::io(&root, e))?;
+    let mut out = Vec::new();
+    for ent in rd {
+        let p = ent.map_err(|e| Error::io(&root, e))?.path();
+        if p.join("case.json").is_file() {
+            out.push(p);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Totals of a corpus run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} passed, {} failed", self.passed, self.failed)
+    }
+}
+
+/// Runs every case under `dir`, calling `report` with each result.
+pub fn run_dir(
+    dir: &Path,
+    device: &Device,
+    compiler: &Compiler,
+    mut report: impl FnMut(&CaseResult),
+) -> Result<Summary, Error> {
+    let cases = find_cases(dir)?;
+    if cases.is_empty() {
+        return Err(case_err(dir, "no conformance cases found (no */case.json)"));
+    }
+    let mut s = Summary::default();
+    for c in cases {
+        let r = run_and_check(&c, device, compiler);
+        if r.passed() {
+            s.passed += 1;
+        } else {
+            s.failed += 1;
+        }
+        report(&r);
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparison_rule() {
+        let f = |x: f64| Num::Float(x);
+        assert_eq!(badness(f(f64::NAN), f(f64::NAN), 0.0, 0.0), 0.0);
+        assert_eq!(badness(f(f64::INFINITY), f(f64::INFINITY), 0.0, 0.0), 0.0);
+        assert!(badness(f(f64::INFINITY), f(f64::NEG_INFINITY), 1.0, 1.0).is_infinite());
+        assert!(badness(f(1.0), f(f64::NAN), 1.0, 1.0).is_infinite());
+        assert_eq!(badness(f(-0.0), f(0.0), 0.0, 0.0), 0.0);
+        assert_eq!(badness(f(1.05), f(1.0), 0.1, 0.0), 0.0);
+        assert!(badness(f(1.2), f(1.0), 0.1, 0.0) > 1.0);
+        assert!(badness(Num::Int(3), Num::Int(4), 1.0, 1.0).is_infinite());
+        assert_eq!(badness(Num::Int(-3), Num::Int(-3), 0.0, 0.0), 0.0);
+        assert!(matches!(decode(Scalar::I8, &[0xff]), Num::Int(-1)));
+        assert!(matches!(
+            decode(Scalar::U16, &[0xff, 0xff]),
+            Num::Int(65535)
+        ));
+    }
+
+    #[test]
+    fn reports_the_worst_element() {
+        let got = Array::from_slice(&[[1.0f32, 2.0], [3.0, 4.5], [5.0, 9.0]], &[3]).unwrap();
+        let exp = data::array_to_npy(
+            &Array::from_slice(&[[1.0f32, 2.0], [3.0, 4.0], [5.0, 6.0]], &[3]).unwrap(),
+        );
+        let m = compare("v", &got, &exp, 0.0, 0.1).unwrap().unwrap();
+        assert_eq!(m.index, "[2][1]");
+        assert_eq!((m.expected.as_str(), m.got.as_str()), ("6.0", "9.0"));
+        assert_eq!((m.count, m.total), (2, 6));
+        assert!(compare("v", &got, &exp, 0.0, 4.0).unwrap().is_none());
+        let bad_shape = data::array_to_npy(&Array::from_slice(&[[1.0f32, 2.0]], &[1]).unwrap());
+        assert!(compare("v", &got, &bad_shape, 0.0, 0.0).is_err());
+    }
+}

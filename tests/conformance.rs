@@ -1,0 +1,55 @@
+//! Runs the whole conformance corpus on every device and expects no failure.
+//!
+//! The corpus is at `$WEFT_CONFORMANCE_DIR`, default
+//! `<workspace>/../shared/conformance`; when it is missing the test says so
+//! and returns.
+
+use std::path::PathBuf;
+use weft::conform;
+use weft::{Compiler, Device};
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("SKIP: conformance corpus not found at {}", dir.display());
+        None
+    }
+}
+
+fn run_on(device: Device) {
+    let Some(dir) = corpus() else { return };
+    let mut failures = Vec::new();
+    let summary = conform::run_dir(&dir, &device, &Compiler::new(), |r| {
+        if let Some(line) = r.line() {
+            failures.push(line);
+        }
+    })
+    .expect("conformance run");
+    for f in &failures {
+        println!("{f}");
+    }
+    println!("{}: {summary}", device.name());
+    assert!(summary.passed > 0, "no case ran");
+    assert_eq!(
+        summary.failed,
+        0,
+        "{} case(s) failed on {}:\n{}",
+        summary.failed,
+        device.name(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn conformance_cpu() {
+    run_on(Device::cpu());
+}
+
+#[test]
+fn conformance_interp() {
+    run_on(Device::interp());
+}
