@@ -44,3 +44,70 @@ impl Diagnostic {
         self
     }
 }
+
+impl Diagnostic {
+    /// A placeholder for an error that was already reported elsewhere (e.g.
+    /// in a callee); dropped when diagnostics are collected.
+    pub(crate) fn reported() -> Diagnostic {
+        Diagnostic::error(Span::default(), String::new())
+    }
+    pub(crate) fn is_reported(&self) -> bool {
+        self.message.is_empty()
+    }
+}
+
+/// All diagnostics of one compile, with the source they point into.
+#[derive(Debug, Clone)]
+pub struct Diagnostics {
+    pub file_name: String,
+    pub source: String,
+    pub items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// Renders every diagnostic rustc-style (`error: msg`, `--> file:line:col`,
+    /// the source line with carets, `= help: ...`), with ANSI colors if
+    /// `color`.
+    pub fn render(&self, color: bool) -> String {
+        use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label};
+        use codespan_reporting::files::SimpleFile;
+        use codespan_reporting::term::{self, termcolor::Ansi, Config};
+
+        let file = SimpleFile::new(self.file_name.as_str(), self.source.as_str());
+        let config = Config::default();
+        let len = self.source.len();
+        let clamp = |s: Span| {
+            let start = (usize::from(s.start())).min(len);
+            let end = (usize::from(s.end())).clamp(start, len);
+            start..end
+        };
+        let mut out = Vec::new();
+        for d in &self.items {
+            let mut labels = vec![Label::primary((), clamp(d.span)).with_message(d.label.as_str())];
+            for (s, l) in &d.secondary {
+                labels.push(Label::secondary((), clamp(*s)).with_message(l.as_str()));
+            }
+            let cs = CsDiag::error()
+                .with_message(d.message.as_str())
+                .with_labels(labels)
+                .with_notes(d.help.iter().map(|h| format!("help: {h}")).collect());
+            let res = if color {
+                term::emit_to_write_style(&mut Ansi::new(&mut out), &config, &file, &cs)
+            } else {
+                term::emit_to_io_write(&mut out, &config, &file, &cs)
+            };
+            if res.is_err() {
+                out.extend_from_slice(format!("error: {}\n", d.message).as_bytes());
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+impl std::fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+impl std::error::Error for Diagnostics {}

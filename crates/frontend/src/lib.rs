@@ -1,8 +1,111 @@
 //! # weft-frontend — Warp kernel source to Weft IR
 //!
-//! (Being built: see ARCHITECTURE.md.)
+//! [`compile`] turns a Warp module (`@wp.kernel`, `@wp.func`, `@wp.struct`,
+//! `wp.constant`) into one [`weft_ir::Module`]:
+//!
+//! 1. parse with `ruff_python_parser` (syntax errors become diagnostics);
+//! 2. collect module-level declarations ([`module`]): imports, constants
+//!    (evaluated at compile time by [`consts`]), structs (added to the IR
+//!    module's struct table), func overloads and kernels;
+//! 3. lower every kernel ([`lower`]); funcs — the user's and the prelude's
+//!    (builtins written in the kernel language, parsed once per process) —
+//!    are lowered on first call, one IR function per overload.
+//!
+//! Value-level semantics (operators, builtins, constructors, components)
+//! live in `builtins`. Every error is a [`Diagnostic`] pointing into the
+//! source; [`Diagnostics::render`] prints them rustc-style.
 
+mod builtins;
+mod consts;
 pub mod diag;
-pub(crate) mod builtins;
+mod lower;
+mod module;
+mod typenames;
 
-pub use diag::{Diagnostic, Span};
+pub use diag::{Diagnostic, Diagnostics, Span};
+
+use ruff_python_ast::ModModule;
+use ruff_text_size::TextRange;
+use std::sync::OnceLock;
+use weft_ir::{Module, StructTable};
+
+/// The file name of the prelude in [`Module::files`].
+pub const PRELUDE_FILE: &str = "<prelude>";
+
+/// The prelude's syntax tree, parsed once per process.
+fn prelude_ast() -> Option<&'static ModModule> {
+    static PRELUDE: OnceLock<Option<ModModule>> = OnceLock::new();
+    PRELUDE
+        .get_or_init(|| {
+            ruff_python_parser::parse_module(builtins::prelude_source())
+                .ok()
+                .map(|p| p.into_syntax())
+        })
+        .as_ref()
+}
+
+/// Compiles a Warp module to IR: every kernel of the file and every func
+/// they call.
+pub fn compile(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
+    let fail = |items: Vec<Diagnostic>| Diagnostics {
+        file_name: file_name.to_string(),
+        source: source.to_string(),
+        items: items.into_iter().filter(|d| !d.is_reported()).collect(),
+    };
+    let parsed = match ruff_python_parser::parse_module(source) {
+        Ok(p) => p,
+        Err(e) => {
+            let d = Diagnostic::error(e.location, format!("syntax error: {}", e.error))
+                .with_label("here");
+            return Err(fail(vec![d]));
+        }
+    };
+    let user_ast = parsed.syntax();
+    let mut structs = StructTable::new();
+    let mut diags = Vec::new();
+    let user = module::collect(0, source, &user_ast.body, &mut structs, &mut diags);
+    if user.imports.wp.is_empty() {
+        diags.push(
+            Diagnostic::error(TextRange::default(), "the module does not import warp")
+                .with_label("expected `import warp as wp` here")
+                .with_help("start the file with `import warp as wp`"),
+        );
+    }
+    let mut prelude_diags = Vec::new();
+    let prelude = prelude_ast().map(|p| {
+        module::collect(
+            1,
+            builtins::prelude_source(),
+            &p.body,
+            &mut structs,
+            &mut prelude_diags,
+        )
+    });
+    if !diags.is_empty() {
+        return Err(fail(diags));
+    }
+    let mods = lower::Mods {
+        user: &user,
+        prelude: prelude.as_ref(),
+    };
+    let mut ctx = lower::Ctx::default();
+    for k in &user.kernels {
+        if let Err(ds) = lower::lower_kernel(&mut ctx, &structs, mods, k) {
+            ctx.diags.extend(ds);
+        }
+    }
+    if !ctx.diags.is_empty() {
+        let mut items = ctx.diags;
+        items.retain(|d| !d.is_reported());
+        items.sort_by_key(|d| d.span.start());
+        items.dedup();
+        return Err(fail(items));
+    }
+    let mut m = Module::new();
+    m.structs = structs;
+    m.files = vec![file_name.to_string(), PRELUDE_FILE.to_string()];
+    for f in ctx.funcs.into_iter().flatten() {
+        m.funcs.push(f);
+    }
+    Ok(m)
+}

@@ -1,0 +1,484 @@
+//! Module-level collection: imports, `wp.constant`s, `@wp.struct` classes,
+//! `@wp.func` overloads and `@wp.kernel`s of one source file (the user's
+//! file or the prelude), and annotation → type resolution.
+
+use crate::consts::{dotted, CVal, ConstEval, Imports};
+use crate::diag::{Diagnostic, Span};
+use crate::typenames;
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
+use std::collections::HashMap;
+use weft_ir::{ArrayType, Field, Loc, StructDef, StructId, StructTable, Type};
+
+/// Byte offsets of line starts, for `Loc`s.
+pub(crate) struct LineIndex {
+    starts: Vec<u32>,
+}
+
+impl LineIndex {
+    pub(crate) fn new(src: &str) -> LineIndex {
+        let mut starts = vec![0u32];
+        starts.extend(
+            src.bytes()
+                .enumerate()
+                .filter(|&(_, c)| c == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
+        LineIndex { starts }
+    }
+    /// 1-based line and (character) column of a byte offset.
+    pub(crate) fn line_col(&self, src: &str, off: u32) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= off).max(1);
+        let start = self.starts[line - 1] as usize;
+        let end = (off as usize).min(src.len()).max(start);
+        let col = src
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count());
+        (line as u32, col as u32 + 1)
+    }
+}
+
+/// One `@wp.func` definition (an overload).
+pub(crate) struct FuncDef<'a> {
+    pub def: &'a ast::StmtFunctionDef,
+    /// Index among all func defs of the file (instance cache key).
+    pub index: usize,
+    /// Resolved parameter names and types.
+    pub params: Vec<(String, Type)>,
+    /// Declared return types (`-> T` or `-> tuple[...]`), if annotated.
+    pub returns: Option<Vec<Type>>,
+}
+
+/// Everything declared at the top level of one file.
+pub(crate) struct ModInfo<'a> {
+    pub file: u32,
+    pub src: &'a str,
+    pub lines: LineIndex,
+    pub imports: Imports,
+    pub consts: HashMap<String, CVal>,
+    pub structs: HashMap<String, StructId>,
+    pub funcs: HashMap<String, Vec<FuncDef<'a>>>,
+    pub kernels: Vec<&'a ast::StmtFunctionDef>,
+    /// Undecorated Python functions (not callable from kernels).
+    pub py_funcs: HashMap<String, Span>,
+}
+
+impl<'a> ModInfo<'a> {
+    pub(crate) fn loc(&self, span: Span) -> Loc {
+        let (line, col) = self.lines.line_col(self.src, span.start().into());
+        Loc::new(self.file, line, col)
+    }
+    pub(crate) fn kernel(&self, name: &str) -> Option<&'a ast::StmtFunctionDef> {
+        self.kernels
+            .iter()
+            .copied()
+            .find(|k| k.name.id.as_str() == name)
+    }
+}
+
+enum Decor {
+    Kernel,
+    Func,
+    Struct,
+    None,
+    Other(Span),
+}
+
+fn decoration(imports: &Imports, list: &[ast::Decorator]) -> Decor {
+    let Some(d) = list.first() else {
+        return Decor::None;
+    };
+    let e = match &d.expression {
+        Expr::Call(c) => &*c.func,
+        e => e,
+    };
+    match dotted(e) {
+        Some((m, "kernel")) if imports.is_wp(m) => Decor::Kernel,
+        Some((m, "func")) if imports.is_wp(m) => Decor::Func,
+        Some((m, "struct")) if imports.is_wp(m) => Decor::Struct,
+        _ => Decor::Other(d.range()),
+    }
+}
+
+/// Collects the declarations of a parsed file. Struct definitions are added
+/// to `table`. Errors are pushed to `diags`; collection goes on after them.
+pub(crate) fn collect<'a>(
+    file: u32,
+    src: &'a str,
+    body: &'a [Stmt],
+    table: &mut StructTable,
+    diags: &mut Vec<Diagnostic>,
+) -> ModInfo<'a> {
+    let mut m = ModInfo {
+        file,
+        src,
+        lines: LineIndex::new(src),
+        imports: Imports::default(),
+        consts: HashMap::new(),
+        structs: HashMap::new(),
+        funcs: HashMap::new(),
+        kernels: Vec::new(),
+        py_funcs: HashMap::new(),
+    };
+    let mut func_count = 0usize;
+    for stmt in body {
+        match stmt {
+            Stmt::Import(imp) => {
+                for alias in &imp.names {
+                    let name = alias.name.id.as_str();
+                    let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                    match name {
+                        "warp" => m.imports.wp.push(bound),
+                        "numpy" => m.imports.np.push(bound),
+                        "math" => m.imports.math.push(bound),
+                        _ => diags.push(
+                            Diagnostic::error(alias.range(), format!("cannot import `{name}`"))
+                                .with_label("unsupported module")
+                                .with_help(
+                                    "kernel modules may import only `warp`, `numpy` (for constants) and `math`",
+                                ),
+                        ),
+                    }
+                }
+            }
+            Stmt::ImportFrom(imp) => diags.push(
+                Diagnostic::error(imp.range(), "`from ... import ...` is not supported")
+                    .with_label("here")
+                    .with_help("write `import warp as wp` and use `wp.<name>`"),
+            ),
+            Stmt::Assign(asg) => {
+                let [Expr::Name(target)] = asg.targets.as_slice() else {
+                    diags.push(
+                        Diagnostic::error(asg.range(), "unsupported module-level assignment")
+                            .with_label("expected `NAME = wp.constant(...)`"),
+                    );
+                    continue;
+                };
+                let ev = ConstEval {
+                    imports: &m.imports,
+                    consts: &m.consts,
+                };
+                match ev.eval(&asg.value) {
+                    Ok(v) => {
+                        m.consts.insert(target.id.to_string(), v);
+                    }
+                    Err(d) => diags.push(d),
+                }
+            }
+            Stmt::FunctionDef(f) => match decoration(&m.imports, &f.decorator_list) {
+                Decor::Kernel => m.kernels.push(f),
+                Decor::Func if file == 0 && f.name.id.starts_with(crate::builtins::PRELUDE_PREFIX) => {
+                    diags.push(
+                        Diagnostic::error(f.name.range(), "names starting with `__weft_` are reserved")
+                            .with_label("reserved name")
+                            .with_help("rename the func"),
+                    );
+                }
+                Decor::Func => {
+                    let index = func_count;
+                    func_count += 1;
+                    let mut params = Vec::new();
+                    let mut ok = true;
+                    for p in f.parameters.iter_non_variadic_params() {
+                        match param_type(&m, table, &p.parameter, "func") {
+                            Ok(t) => params.push((p.parameter.name.id.to_string(), t)),
+                            Err(d) => {
+                                diags.push(d);
+                                ok = false;
+                            }
+                        }
+                    }
+                    if let Some(v) = f
+                        .parameters
+                        .vararg
+                        .as_ref()
+                        .or(f.parameters.kwarg.as_ref())
+                    {
+                        diags.push(
+                            Diagnostic::error(v.range(), "variadic parameters are not supported")
+                                .with_label("here"),
+                        );
+                        ok = false;
+                    }
+                    let returns = match &f.returns {
+                        None => None,
+                        Some(r) => match return_types(&m, table, r) {
+                            Ok(t) => Some(t),
+                            Err(d) => {
+                                diags.push(d);
+                                ok = false;
+                                None
+                            }
+                        },
+                    };
+                    if ok {
+                        m.funcs
+                            .entry(f.name.id.to_string())
+                            .or_default()
+                            .push(FuncDef {
+                                def: f,
+                                index,
+                                params,
+                                returns,
+                            });
+                    }
+                }
+                Decor::None => {
+                    m.py_funcs.insert(f.name.id.to_string(), f.name.range());
+                }
+                Decor::Struct | Decor::Other(_) => {
+                    let span = match decoration(&m.imports, &f.decorator_list) {
+                        Decor::Other(s) => s,
+                        _ => f.name.range(),
+                    };
+                    diags.push(
+                        Diagnostic::error(span, "unsupported decorator on a function")
+                            .with_label("here")
+                            .with_help("use `@wp.kernel` or `@wp.func`"),
+                    );
+                }
+            },
+            Stmt::ClassDef(c) => match decoration(&m.imports, &c.decorator_list) {
+                Decor::Struct => {
+                    if let Some(d) = collect_struct(&mut m, table, c) {
+                        diags.push(d);
+                    }
+                }
+                _ => diags.push(
+                    Diagnostic::error(c.name.range(), "classes must be `@wp.struct`s")
+                        .with_label("plain Python class")
+                        .with_help("decorate the class with `@wp.struct` and declare its fields with annotations"),
+                ),
+            },
+            Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => {}
+            Stmt::Pass(_) => {}
+            Stmt::If(i) if is_main_guard(&i.test) => {}
+            other => diags.push(
+                Diagnostic::error(other.range(), "unsupported statement at module level")
+                    .with_label("here")
+                    .with_help(
+                        "a kernel module holds imports, `wp.constant`s, `@wp.struct`s, `@wp.func`s and `@wp.kernel`s",
+                    ),
+            ),
+        }
+    }
+    m
+}
+
+fn is_main_guard(e: &Expr) -> bool {
+    matches!(e, Expr::Compare(c) if matches!(&*c.left, Expr::Name(n) if n.id.as_str() == "__name__"))
+}
+
+fn collect_struct(
+    m: &mut ModInfo<'_>,
+    table: &mut StructTable,
+    c: &ast::StmtClassDef,
+) -> Option<Diagnostic> {
+    let mut fields: Vec<Field> = Vec::new();
+    for s in c.body.iter() {
+        match s {
+            Stmt::AnnAssign(a) => {
+                let Expr::Name(n) = &*a.target else {
+                    return Some(Diagnostic::error(a.target.range(), "expected a field name"));
+                };
+                if let Some(v) = &a.value {
+                    return Some(
+                        Diagnostic::error(v.range(), "struct fields cannot have default values")
+                            .with_label("remove this default"),
+                    );
+                }
+                let ty = match resolve_type(m, table, &a.annotation) {
+                    Ok(t) => t,
+                    Err(d) => return Some(d),
+                };
+                if fields.iter().any(|f| f.name == n.id.as_str()) {
+                    return Some(Diagnostic::error(
+                        n.range,
+                        format!("duplicate field `{}`", n.id),
+                    ));
+                }
+                fields.push(Field {
+                    name: n.id.to_string(),
+                    ty,
+                });
+            }
+            Stmt::Pass(_) => {}
+            Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => {}
+            other => {
+                return Some(
+                    Diagnostic::error(other.range(), "unsupported statement in a struct")
+                        .with_label("here")
+                        .with_help("a `@wp.struct` declares fields as `name: type`"),
+                )
+            }
+        }
+    }
+    let mut name = c.name.id.to_string();
+    while table.values().any(|d| d.name == name) {
+        name.push('_');
+    }
+    let id = table.push(StructDef { name, fields });
+    m.structs.insert(c.name.id.to_string(), id);
+    None
+}
+
+fn param_type(
+    m: &ModInfo<'_>,
+    table: &StructTable,
+    p: &ast::Parameter,
+    what: &str,
+) -> Result<Type, Diagnostic> {
+    match &p.annotation {
+        Some(a) => resolve_type(m, table, a),
+        None => Err(Diagnostic::error(
+            p.range(),
+            format!("{what} parameter `{}` has no type annotation", p.name.id),
+        )
+        .with_label("missing annotation")
+        .with_help(format!(
+            "annotate it, e.g. `{}: float` or `{}: wp.array(dtype=float)`",
+            p.name.id, p.name.id
+        ))),
+    }
+}
+
+/// Resolves a kernel param annotation.
+pub(crate) fn kernel_param(
+    m: &ModInfo<'_>,
+    table: &StructTable,
+    p: &ast::Parameter,
+) -> Result<Type, Diagnostic> {
+    param_type(m, table, p, "kernel")
+}
+
+fn return_types(m: &ModInfo<'_>, table: &StructTable, e: &Expr) -> Result<Vec<Type>, Diagnostic> {
+    if matches!(e, Expr::NoneLiteral(_)) {
+        return Ok(Vec::new());
+    }
+    if let Expr::Subscript(s) = e {
+        if matches!(&*s.value, Expr::Name(n) if n.id.as_str() == "tuple" || n.id.as_str() == "Tuple")
+        {
+            let elts: Vec<&Expr> = match &*s.slice {
+                Expr::Tuple(t) => t.elts.iter().collect(),
+                other => vec![other],
+            };
+            return elts
+                .into_iter()
+                .map(|x| resolve_type(m, table, x))
+                .collect();
+        }
+    }
+    Ok(vec![resolve_type(m, table, e)?])
+}
+
+fn unknown_type(span: Span) -> Diagnostic {
+    Diagnostic::error(span, "unknown type")
+        .with_label("not a Warp type")
+        .with_help(
+            "use `float`, `int`, `bool`, `wp.float64`, `wp.vec3`, `wp.mat33`, `wp.quat`, `wp.transform`, \
+             a `@wp.struct` or `wp.array(dtype=...)`",
+        )
+}
+
+/// Resolves a type expression: annotations, `dtype=` arguments.
+pub(crate) fn resolve_type(
+    m: &ModInfo<'_>,
+    table: &StructTable,
+    e: &Expr,
+) -> Result<Type, Diagnostic> {
+    let span = e.range();
+    match e {
+        Expr::Name(n) => {
+            let name = n.id.as_str();
+            if let Some(t) = typenames::py_type(name) {
+                return Ok(t);
+            }
+            if let Some(&id) = m.structs.get(name) {
+                return Ok(Type::Struct(id));
+            }
+            Err(unknown_type(span))
+        }
+        Expr::Attribute(_) => match dotted(e) {
+            Some((w, name)) if m.imports.is_wp(w) => {
+                typenames::wp_type(name).ok_or_else(|| unknown_type(span))
+            }
+            _ => Err(unknown_type(span)),
+        },
+        Expr::Call(c) => {
+            let Some((w, name)) = dotted(&c.func) else {
+                return Err(unknown_type(span));
+            };
+            if !m.imports.is_wp(w) {
+                return Err(unknown_type(span));
+            }
+            let Some(mut ndim) = array_ndim(name) else {
+                return Err(unknown_type(span));
+            };
+            let mut dtype = c.arguments.args.first();
+            for kw in c.arguments.keywords.iter() {
+                match kw.arg.as_ref().map(|a| a.id.as_str()) {
+                    Some("dtype") => dtype = Some(&kw.value),
+                    Some("ndim") => {
+                        let ev = ConstEval {
+                            imports: &m.imports,
+                            consts: &m.consts,
+                        };
+                        ndim = match ev.eval(&kw.value)?.as_int() {
+                            Some(n @ 1..=4) => n as u8,
+                            _ => {
+                                return Err(Diagnostic::error(
+                                    kw.value.range(),
+                                    "`ndim` must be 1, 2, 3 or 4",
+                                )
+                                .with_label("here"))
+                            }
+                        };
+                    }
+                    _ => {}
+                }
+            }
+            let dtype = dtype.ok_or_else(|| {
+                Diagnostic::error(span, "array type without `dtype`")
+                    .with_label("here")
+                    .with_help("write e.g. `wp.array(dtype=float)`")
+            })?;
+            array_of(m, table, dtype, ndim)
+        }
+        Expr::Subscript(s) => {
+            let Some((w, name)) = dotted(&s.value) else {
+                return Err(unknown_type(span));
+            };
+            let Some(ndim) = array_ndim(name).filter(|_| m.imports.is_wp(w)) else {
+                return Err(unknown_type(span));
+            };
+            array_of(m, table, &s.slice, ndim)
+        }
+        Expr::StringLiteral(_) => {
+            Err(Diagnostic::error(span, "string annotations are not supported").with_label("here"))
+        }
+        _ => Err(unknown_type(span)),
+    }
+}
+
+fn array_ndim(name: &str) -> Option<u8> {
+    Some(match name {
+        "array" | "array1d" => 1,
+        "array2d" => 2,
+        "array3d" => 3,
+        "array4d" => 4,
+        _ => return None,
+    })
+}
+
+fn array_of(
+    m: &ModInfo<'_>,
+    table: &StructTable,
+    dtype: &Expr,
+    ndim: u8,
+) -> Result<Type, Diagnostic> {
+    let elem = resolve_type(m, table, dtype)?;
+    let elem = elem.as_elem().ok_or_else(|| {
+        Diagnostic::error(dtype.range(), "arrays of arrays are not supported").with_label("here")
+    })?;
+    Ok(Type::Array(ArrayType { elem, ndim }))
+}

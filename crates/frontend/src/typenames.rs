@@ -1,0 +1,161 @@
+//! Warp's type names (`wp.vec3`, `wp.mat33d`, `wp.float64`, `float`, ...)
+//! and how types are spelled back in diagnostics and mangled func names.
+
+use weft_ir::{ArrayType, Scalar, StructTable, Type};
+
+/// Suffix letters of Warp's vector/matrix type names.
+fn suffix_scalar(suffix: &str) -> Option<Scalar> {
+    Some(match suffix {
+        "" | "f" => Scalar::F32,
+        "d" => Scalar::F64,
+        "h" => Scalar::F16,
+        "b" => Scalar::I8,
+        "ub" => Scalar::U8,
+        "s" => Scalar::I16,
+        "us" => Scalar::U16,
+        "i" => Scalar::I32,
+        "ui" => Scalar::U32,
+        "l" => Scalar::I64,
+        "ul" => Scalar::U64,
+        _ => return None,
+    })
+}
+
+fn scalar_suffix(s: Scalar) -> &'static str {
+    match s {
+        Scalar::F32 => "f",
+        Scalar::F64 => "d",
+        Scalar::F16 => "h",
+        Scalar::I8 => "b",
+        Scalar::U8 => "ub",
+        Scalar::I16 => "s",
+        Scalar::U16 => "us",
+        Scalar::I32 => "i",
+        Scalar::U32 => "ui",
+        Scalar::I64 => "l",
+        Scalar::U64 => "ul",
+        Scalar::Bool => "bool",
+    }
+}
+
+/// The type named `wp.<name>` (scalars, vectors, matrices, quaternions,
+/// transforms), if any.
+pub(crate) fn wp_type(name: &str) -> Option<Type> {
+    if let Some(s) = Scalar::from_warp_name(name) {
+        return Some(Type::Scalar(s));
+    }
+    match name {
+        "float" => return Some(Type::F32),
+        "int" => return Some(Type::I32),
+        "spatial_vector" | "spatial_vectorf" => return Some(Type::Vec(6, Scalar::F32)),
+        "spatial_vectord" => return Some(Type::Vec(6, Scalar::F64)),
+        "spatial_matrix" | "spatial_matrixf" => return Some(Type::Mat(6, 6, Scalar::F32)),
+        "spatial_matrixd" => return Some(Type::Mat(6, 6, Scalar::F64)),
+        _ => {}
+    }
+    if let Some(rest) = name.strip_prefix("vec") {
+        let n = rest.chars().next()?.to_digit(10)?;
+        if (2..=4).contains(&n) {
+            return Some(Type::Vec(n as u8, suffix_scalar(&rest[1..])?));
+        }
+        return None;
+    }
+    if let Some(rest) = name.strip_prefix("mat") {
+        let mut it = rest.chars();
+        let r = it.next()?.to_digit(10)?;
+        let c = it.next()?.to_digit(10)?;
+        if (2..=4).contains(&r) && r == c {
+            return Some(Type::Mat(r as u8, c as u8, suffix_scalar(&rest[2..])?));
+        }
+        return None;
+    }
+    if let Some(rest) = name.strip_prefix("quat") {
+        let s = suffix_scalar(rest)?;
+        return s.is_float().then_some(Type::Quat(s));
+    }
+    if let Some(rest) = name.strip_prefix("transform") {
+        let s = suffix_scalar(rest)?;
+        return s.is_float().then_some(Type::Transform(s));
+    }
+    None
+}
+
+/// The type named by a bare Python name (`float`, `int`, `bool`).
+pub(crate) fn py_type(name: &str) -> Option<Type> {
+    match name {
+        "float" => Some(Type::F32),
+        "int" => Some(Type::I32),
+        "bool" => Some(Type::BOOL),
+        _ => None,
+    }
+}
+
+/// `numpy.<name>` scalar types (for constants).
+pub(crate) fn np_scalar(name: &str) -> Option<Scalar> {
+    Scalar::from_warp_name(name).or(match name {
+        "float_" | "double" => Some(Scalar::F64),
+        "bool_" => Some(Scalar::Bool),
+        "half" => Some(Scalar::F16),
+        "single" => Some(Scalar::F32),
+        _ => None,
+    })
+}
+
+/// Warp's spelling of a type, for messages: `float32`, `vec3f`, `mat33d`,
+/// `array(dtype=vec3f, ndim=2)`, struct names.
+pub(crate) fn warp_name(ty: Type, structs: &StructTable) -> String {
+    match ty {
+        Type::Scalar(s) => s.warp_name().to_string(),
+        Type::Vec(n, s) => format!("vec{n}{}", scalar_suffix(s)),
+        Type::Mat(r, c, s) => format!("mat{r}{c}{}", scalar_suffix(s)),
+        Type::Quat(s) => format!("quat{}", scalar_suffix(s)),
+        Type::Transform(s) => format!("transform{}", scalar_suffix(s)),
+        Type::Struct(id) => structs
+            .get(id)
+            .map_or_else(|| "<struct>".to_string(), |d| d.name.clone()),
+        Type::Array(ArrayType { elem, ndim }) => format!(
+            "array(dtype={}, ndim={ndim})",
+            warp_name(Type::from(elem), structs)
+        ),
+    }
+}
+
+/// A short identifier-safe spelling for mangled overload names:
+/// `f32`, `vec3f32`, `mat33f64`, `quatf32`, `arr2_f32`, struct names.
+pub(crate) fn mangle(ty: Type, structs: &StructTable) -> String {
+    match ty {
+        Type::Scalar(s) => s.name().to_string(),
+        Type::Vec(n, s) => format!("vec{n}{s}"),
+        Type::Mat(r, c, s) => format!("mat{r}{c}{s}"),
+        Type::Quat(s) => format!("quat{s}"),
+        Type::Transform(s) => format!("transform{s}"),
+        Type::Struct(id) => structs
+            .get(id)
+            .map_or_else(|| "struct".to_string(), |d| d.name.clone()),
+        Type::Array(a) => format!("arr{}_{}", a.ndim, mangle(Type::from(a.elem), structs)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(wp_type("vec3"), Some(Type::Vec(3, Scalar::F32)));
+        assert_eq!(wp_type("vec2i"), Some(Type::Vec(2, Scalar::I32)));
+        assert_eq!(wp_type("vec3ui"), Some(Type::Vec(3, Scalar::U32)));
+        assert_eq!(wp_type("mat33d"), Some(Type::Mat(3, 3, Scalar::F64)));
+        assert_eq!(wp_type("mat44h"), Some(Type::Mat(4, 4, Scalar::F16)));
+        assert_eq!(wp_type("quatd"), Some(Type::Quat(Scalar::F64)));
+        assert_eq!(wp_type("transform"), Some(Type::Transform(Scalar::F32)));
+        assert_eq!(wp_type("float64"), Some(Type::F64));
+        assert_eq!(wp_type("uint8"), Some(Type::Scalar(Scalar::U8)));
+        assert_eq!(wp_type("vec5"), None);
+        assert_eq!(wp_type("quati"), None);
+        assert_eq!(wp_type("mat23"), None);
+        let t = StructTable::new();
+        assert_eq!(warp_name(Type::Vec(3, Scalar::F64), &t), "vec3d");
+        assert_eq!(mangle(Type::Mat(3, 3, Scalar::F32), &t), "mat33f32");
+    }
+}
