@@ -860,3 +860,12 @@ fn atomic(
     };
     Ok(vec![b.atomic(op, m, val)])
 }
+
+/// Names (without the prefix) of every prelude func the builtins call.
+#[cfg(test)]
+pub(crate) fn prelude_names() -> Vec<&'static str> {
+    let mut v: Vec<&str> = PRELUDE_DIRECT.iter().map(|(n, _)| *n).collect();
+    v.extend_from_slice(RNG_DRAWS);
+    v.extend(["rand_init", "quat_mul", "transform_multiply"]);
+    v
+}
