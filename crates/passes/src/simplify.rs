@@ -121,8 +121,9 @@ impl Simplifier<'_> {
                 }
                 Action::Replace(v) => {
                     self.changed = true;
-                    let res = f.insts[inst].results[0];
-                    self.subst.insert(res, v);
+                    if let Some(&res) = f.insts[inst].results.first() {
+                        self.subst.insert(res, v);
+                    }
                     f.regions[r].insts.remove(i);
                     continue;
                 }
@@ -301,12 +302,14 @@ impl Simplifier<'_> {
             InstKind::Make(ty, parts) => self.make(f, ty, &parts),
             _ => Action::Keep,
         };
-        // Never replace a value by one of another type.
-        match action {
-            Action::Replace(v) if f.value_type(v) != f.value_type(f.insts[inst].results[0]) => {
-                Action::Keep
+        // Only replace the single result, and never by a value of another
+        // type.
+        match (action, f.insts[inst].results.as_slice()) {
+            (Action::Replace(v), &[res]) if f.value_type(v) == f.value_type(res) => {
+                Action::Replace(v)
             }
-            a => a,
+            (Action::Replace(_), _) => Action::Keep,
+            (a, _) => a,
         }
     }
 
@@ -457,9 +460,7 @@ fn rewrite(f: &mut Function, inst: Inst, kind: InstKind) -> Action {
 
 fn rewrite_const(f: &mut Function, inst: Inst, c: Const) -> Action {
     // Only when the constant's type is the result's (always, for valid IR).
-    if f.insts[inst].results.len() != 1
-        || f.value_type(f.insts[inst].results[0]) != Type::Scalar(c.ty)
-    {
+    if !matches!(f.insts[inst].results.as_slice(), &[r] if f.value_type(r) == Type::Scalar(c.ty)) {
         return Action::Keep;
     }
     rewrite(f, inst, InstKind::Const(c))
