@@ -272,6 +272,14 @@ pub(crate) fn call_builtin(
     if RNG_DRAWS.contains(&name) {
         return rng_draw(b, c, name, args, span);
     }
+    if let ("dot", [Type::Vec(n, s), Type::Vec(m, s2)]) = (name, tys.as_slice()) {
+        if n == m && s == s2 && s.is_int() {
+            // Integer vectors: a0*b0 + a1*b1 + ... (the prelude holds the
+            // float overloads).
+            let p = map2(b, args[0], args[1], |b, x, y| b.binary(BinaryOp::Mul, x, y));
+            return one(reduce(b, p, |b, x, y| b.binary(BinaryOp::Add, x, y)));
+        }
+    }
     if let Some((_, overloads)) = PRELUDE_DIRECT.iter().find(|(n, _)| *n == name) {
         return prelude_direct(b, c, name, args, span, overloads);
     }

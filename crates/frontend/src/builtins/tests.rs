@@ -185,9 +185,9 @@ fn determinant_and_inverse() {
 
 #[test]
 fn dot_cross_length_normalize() {
-    let body = "    a = wp.vec3(3.0, 0.0, 4.0)\n    b = wp.vec3(0.0, 1.0, 0.0)\n    out[0] = wp.dot(a, b + a)\n    out[1] = wp.length(a)\n    out[2] = wp.normalize(a)[2]\n    out[3] = wp.normalize(wp.vec3())[0]\n    out[4] = wp.cross(a, b)[0]\n    out[5] = wp.length_sq(wp.vec2(1.0, 2.0))\n    out[6] = wp.dot(wp.vec4(1.0), wp.vec4(2.0))";
-    let r = f32s(&run_out("float", 7, 4, body));
-    assert_eq!(r, vec![25.0, 5.0, 0.8, 0.0, -4.0, 5.0, 8.0]);
+    let body = "    a = wp.vec3(3.0, 0.0, 4.0)\n    b = wp.vec3(0.0, 1.0, 0.0)\n    out[0] = wp.dot(a, b + a)\n    out[1] = wp.length(a)\n    out[2] = wp.normalize(a)[2]\n    out[3] = wp.normalize(wp.vec3())[0]\n    out[4] = wp.cross(a, b)[0]\n    out[5] = wp.length_sq(wp.vec2(1.0, 2.0))\n    out[6] = wp.dot(wp.vec4(1.0), wp.vec4(2.0))\n    out[7] = float(wp.dot(wp.vec3i(1, 2, 3), wp.vec3i(4, -5, 6)))";
+    let r = f32s(&run_out("float", 8, 4, body));
+    assert_eq!(r, vec![25.0, 5.0, 0.8, 0.0, -4.0, 5.0, 8.0, 12.0]);
 }
 
 /// Hamilton product, written independently of the prelude.
