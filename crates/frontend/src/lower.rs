@@ -298,8 +298,10 @@ fn is_const(b: &FuncBuilder, v: Value) -> Option<Const> {
 }
 
 /// Names (re)bound anywhere in `body` (not inside nested defs), including
-/// the roots of component assignments (`v[0] = x` rebinds `v`).
+/// the roots of component assignments (`v[0] = x` rebinds `v`) and RNG
+/// states passed to random draws (`wp.randf(state)` advances `state`).
 fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
     fn target(e: &Expr, out: &mut BTreeSet<String>) {
         match e {
             Expr::Name(n) => {
@@ -312,24 +314,38 @@ fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
             _ => {}
         }
     }
-    for s in body {
-        match s {
-            Stmt::Assign(a) => a.targets.iter().for_each(|t| target(t, out)),
-            Stmt::AugAssign(a) => target(&a.target, out),
-            Stmt::AnnAssign(a) => target(&a.target, out),
-            Stmt::For(f) => {
-                target(&f.target, out);
-                assigned_names(&f.body, out);
+    struct Finder<'o>(&'o mut BTreeSet<String>);
+    impl<'a> Visitor<'a> for Finder<'_> {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            match s {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+                Stmt::Assign(a) => a.targets.iter().for_each(|t| target(t, self.0)),
+                Stmt::AugAssign(a) => target(&a.target, self.0),
+                Stmt::AnnAssign(a) => target(&a.target, self.0),
+                Stmt::For(f) => target(&f.target, self.0),
+                _ => {}
             }
-            Stmt::While(w) => assigned_names(&w.body, out),
-            Stmt::If(i) => {
-                assigned_names(&i.body, out);
-                for c in &i.elif_else_clauses {
-                    assigned_names(&c.body, out);
+            walk_stmt(self, s);
+        }
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if let Expr::Call(c) = e {
+                let callee = match &*c.func {
+                    Expr::Attribute(a) => Some(a.attr.id.as_str()),
+                    Expr::Name(n) => Some(n.id.as_str()),
+                    _ => None,
+                };
+                if callee.is_some_and(builtins::advances_rng_state) {
+                    if let Some(first) = c.arguments.args.first() {
+                        target(first, self.0);
+                    }
                 }
             }
-            _ => {}
+            walk_expr(self, e);
         }
+    }
+    let mut f = Finder(out);
+    for s in body {
+        f.visit_stmt(s);
     }
 }
 
@@ -1967,11 +1983,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         .with_label(format!("expected {expected}"))
     }
 
-    fn args(
-        &mut self,
-        b: &mut FuncBuilder,
-        c: &ast::ExprCall,
-    ) -> Res<(Vec<Value>, Kwargs)> {
+    fn args(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall) -> Res<(Vec<Value>, Kwargs)> {
         let mut args = Vec::new();
         for a in c.arguments.args.iter() {
             args.push(self.val(b, a)?);
