@@ -41,7 +41,7 @@ mod special;
 
 use crate::ir::*;
 use crate::layout;
-use crate::types::{DisplayType, Type};
+use crate::types::{DisplayType, Scalar, Type};
 use compile::{contains_array, Code, Move, Op, Program, Span};
 use cranelift_entity::EntityRef;
 use std::io::Write;
@@ -52,6 +52,9 @@ pub use special::{erf, erfc, erfinv};
 /// Limit on nested regions plus active calls (and on struct nesting); deeper
 /// programs (e.g. runaway recursion) stop with [`InterpError::TooDeep`].
 pub(crate) const MAX_DEPTH: u32 = 200;
+
+/// Limit on the slots of all active frames together (256 MiB).
+const MAX_STACK_SLOTS: usize = 1 << 25;
 
 /// One kernel argument as the interpreter sees it.
 #[derive(Debug)]
@@ -129,7 +132,7 @@ pub enum InterpError {
         what: String,
     },
     /// Calls and control flow nested deeper than the interpreter allows.
-    #[error("kernel `{kernel}`: calls nested deeper than {limit} (line {}, column {}); is there recursion?", loc.line, loc.col)]
+    #[error("kernel `{kernel}`: calls and control flow nested deeper than {limit}, or call frames beyond the interpreter's stack (line {}, column {}); is there recursion?", loc.line, loc.col)]
     TooDeep {
         kernel: String,
         loc: Loc,
@@ -462,6 +465,13 @@ impl Machine<'_, '_> {
         let callee = p.code(func)?;
         let nb = base + code.n_slots as usize;
         let need = nb + callee.n_slots as usize;
+        if need > MAX_STACK_SLOTS {
+            return Err(InterpError::TooDeep {
+                kernel: self.kernel_name(),
+                loc,
+                limit: MAX_DEPTH,
+            });
+        }
         if self.stack.len() < need {
             self.stack.resize(need, 0);
         }
@@ -653,4 +663,72 @@ impl Machine<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Converts a constant to the interpreter's slot encoding.
+fn const_bits(c: Const) -> u64 {
+    if c.ty.is_float() {
+        scalar::float_from_f64(c.ty, f64::from_bits(c.bits))
+    } else {
+        scalar::wrap(c.ty, c.bits)
+    }
+}
+
+/// Converts a slot value of type `ty` back to a constant.
+fn bits_const(ty: Scalar, v: u64) -> Const {
+    if ty.is_float() {
+        Const::float(ty, scalar::float_to_f64(ty, v))
+    } else {
+        Const { ty, bits: v }
+    }
+}
+
+/// `op x` on a constant, exactly as the interpreter computes it (for
+/// constant folding that agrees with the oracle); `None` where the
+/// interpreter does not define the operation.
+pub fn eval_unary(op: UnaryOp, x: Const) -> Option<Const> {
+    if !scalar::unary_supported(op, x.ty) {
+        return None;
+    }
+    let rt = match op {
+        UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite => Scalar::Bool,
+        _ => x.ty,
+    };
+    Some(bits_const(rt, scalar::unary(op, x.ty, const_bits(x))))
+}
+
+/// `a op b` on constants of one type, exactly as the interpreter computes
+/// it; `None` for mixed types or an operation it does not define.
+pub fn eval_binary(op: BinaryOp, a: Const, b: Const) -> Option<Const> {
+    if a.ty != b.ty || !scalar::binary_supported(op, a.ty) {
+        return None;
+    }
+    let rt = if op.is_comparison() {
+        Scalar::Bool
+    } else {
+        a.ty
+    };
+    Some(bits_const(
+        rt,
+        scalar::binary(op, a.ty, const_bits(a), const_bits(b)),
+    ))
+}
+
+/// `fma(a, b, c)` on float constants of one type; `None` otherwise.
+pub fn eval_fma(a: Const, b: Const, c: Const) -> Option<Const> {
+    if a.ty != b.ty || a.ty != c.ty || !a.ty.is_float() {
+        return None;
+    }
+    let r = scalar::fma(a.ty, const_bits(a), const_bits(b), const_bits(c));
+    Some(bits_const(a.ty, r))
+}
+
+/// The cast of a constant, as [`InstKind::Cast`] defines it.
+pub fn eval_cast(x: Const, to: Scalar) -> Const {
+    bits_const(to, scalar::cast(x.ty, to, const_bits(x)))
+}
+
+/// The bitcast of a constant; `None` when the sizes differ.
+pub fn eval_bitcast(x: Const, to: Scalar) -> Option<Const> {
+    (x.ty.size() == to.size()).then(|| bits_const(to, scalar::bitcast(x.ty, to, const_bits(x))))
 }

@@ -1011,3 +1011,153 @@ fn empty_launch_runs_nothing() {
     run_kernel(&m, k, &[3], &mut [y.arg()], &OPTS).unwrap();
     assert_eq!(y.to_i32(), [0, 1, 2]);
 }
+
+#[test]
+fn constant_evaluation_agrees_with_the_interpreter() {
+    use weft_ir::interp::{eval_binary, eval_bitcast, eval_cast, eval_fma, eval_unary};
+    let f32c = |x: f32| Const::float(Scalar::F32, x as f64);
+    let i32c = |x: i32| Const::int(Scalar::I32, x as i64);
+    assert_eq!(
+        eval_binary(BinaryOp::Div, i32c(-7), i32c(2)),
+        Some(i32c(-3))
+    );
+    assert_eq!(eval_binary(BinaryOp::Rem, i32c(-7), i32c(0)), Some(i32c(0)));
+    assert_eq!(
+        eval_binary(BinaryOp::Add, f32c(0.1), f32c(0.2)),
+        Some(f32c(0.1f32 + 0.2f32))
+    );
+    assert_eq!(
+        eval_binary(BinaryOp::Lt, f32c(1.0), f32c(f32::NAN)),
+        Some(Const::bool(false))
+    );
+    assert_eq!(eval_binary(BinaryOp::Add, f32c(1.0), i32c(1)), None);
+    assert_eq!(eval_binary(BinaryOp::Shl, f32c(1.0), f32c(1.0)), None);
+    assert_eq!(
+        eval_unary(UnaryOp::Sin, f32c(1.0)),
+        Some(f32c(1.0f32.sin()))
+    );
+    assert_eq!(
+        eval_unary(UnaryOp::IsNan, f32c(f32::NAN)),
+        Some(Const::bool(true))
+    );
+    assert_eq!(eval_unary(UnaryOp::Sqrt, i32c(4)), None);
+    assert_eq!(eval_cast(f32c(-2.5), Scalar::U8), Const::int(Scalar::U8, 0));
+    assert_eq!(
+        eval_cast(Const::float(Scalar::F64, 0.1), Scalar::F32),
+        f32c(0.1)
+    );
+    assert_eq!(
+        eval_cast(i32c(70000), Scalar::F16),
+        Const::float(Scalar::F16, f64::INFINITY)
+    );
+    assert_eq!(
+        eval_bitcast(f32c(1.0), Scalar::U32),
+        Some(Const::int(Scalar::U32, 0x3f80_0000))
+    );
+    assert_eq!(eval_bitcast(f32c(1.0), Scalar::U64), None);
+    let fma = eval_fma(f32c(0.1), f32c(10.0), f32c(-1.0)).unwrap();
+    assert_eq!(fma, f32c(0.1f32.mul_add(10.0, -1.0)));
+    assert_ne!(fma, f32c(0.1f32 * 10.0 - 1.0), "fused: rounded once");
+}
+
+/// An array passed to a func, 4-D launch dims, unsigned and 64-bit indices,
+/// and printing (enabled: the text goes to the test's captured stdout).
+#[test]
+fn arrays_through_funcs_launch_dims_and_print() {
+    let mut m = Module::new();
+    let ia = arr1(Scalar::I32);
+    let put = add_func(
+        &mut m,
+        "put",
+        FuncKind::Func,
+        &[
+            ("a", ia),
+            ("i", Type::Scalar(Scalar::U64)),
+            ("v", Type::I32),
+        ],
+        &[],
+        |b, p| {
+            b.store(at(p[0], p[1]), p[2]);
+            b.print("put %d at %u (%s)\n", vec![p[2], p[1], p[2]]);
+            b.return_(vec![]);
+        },
+    );
+    let k = kernel(&mut m, &[("a", ia)], |b, p| {
+        let t = b.thread_id();
+        let i = b.cast(t, Scalar::U64);
+        let mut acc = b.launch_dim(0);
+        for axis in 1..4 {
+            let d = b.launch_dim(axis);
+            let ten = b.iconst(Scalar::I32, 10);
+            let s = b.binary(BinaryOp::Mul, acc, ten);
+            acc = b.binary(BinaryOp::Add, s, d);
+        }
+        let v = b.binary(BinaryOp::Add, acc, t);
+        b.call(put, vec![p[0], i, v], &[]);
+        b.return_(vec![]);
+    });
+    let mut a = Host::i32s(&[0; 6]);
+    let opts = InterpOptions { print: true };
+    run_kernel(&m, k, &[3, 2], &mut [a.arg()], &opts).unwrap();
+    assert_eq!(a.to_i32(), [3211, 3212, 3213, 3214, 3215, 3216]);
+}
+
+/// Bitcast, fma, popcount and the float predicates inside a kernel.
+#[test]
+fn bit_level_and_predicate_ops() {
+    let mut m = Module::new();
+    let k = kernel(
+        &mut m,
+        &[("x", arr1(Scalar::F32)), ("out", arr1(Scalar::U32))],
+        |b, p| {
+            let t = b.thread_id();
+            let x = b.load(at(p[0], t));
+            let bits = b.bitcast(x, Scalar::U32);
+            let pc = b.unary(UnaryOp::Popcount, bits);
+            let nan = b.unary(UnaryOp::IsNan, x);
+            let inf = b.unary(UnaryOp::IsInf, x);
+            let fin = b.unary(UnaryOp::IsFinite, x);
+            let ten = b.fconst(Scalar::F32, 10.0);
+            let m1 = b.fconst(Scalar::F32, -1.0);
+            let f = b.fma(x, ten, m1);
+            let fb = b.bitcast(f, Scalar::U32);
+            let mut flags = b.cast(nan, Scalar::U32);
+            for (k, v) in [(1, inf), (2, fin)] {
+                let c = b.cast(v, Scalar::U32);
+                let sh = b.iconst(Scalar::U32, k);
+                let c = b.binary(BinaryOp::Shl, c, sh);
+                flags = b.binary(BinaryOp::Or, flags, c);
+            }
+            let three = b.iconst(Scalar::I32, 3);
+            let base = b.binary(BinaryOp::Mul, t, three);
+            let one = b.iconst(Scalar::I32, 1);
+            let b1 = b.binary(BinaryOp::Add, base, one);
+            let b2 = b.binary(BinaryOp::Add, b1, one);
+            b.store(at(p[1], base), pc);
+            b.store(at(p[1], b1), flags);
+            b.store(at(p[1], b2), fb);
+            b.return_(vec![]);
+        },
+    );
+    let xs = [1.0f32, f32::NAN, f32::NEG_INFINITY, 0.1];
+    let mut x = Host::f32s(&xs);
+    let mut out = Host::new(&[0u32; 12], u32::to_le_bytes);
+    run_kernel(&m, k, &[4], &mut [x.arg(), out.arg()], &OPTS).unwrap();
+    let o: Vec<u32> = out
+        .bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (n, &x) in xs.iter().enumerate() {
+        assert_eq!(o[3 * n], x.to_bits().count_ones());
+        let flags = x.is_nan() as u32 | (x.is_infinite() as u32) << 1 | (x.is_finite() as u32) << 2;
+        assert_eq!(o[3 * n + 1], flags);
+        let f = x.mul_add(10.0, -1.0);
+        assert!(o[3 * n + 2] == f.to_bits() || f.is_nan() && f32::from_bits(o[3 * n + 2]).is_nan());
+    }
+    assert_eq!(
+        f32::from_bits(o[11]),
+        1.4901161e-8,
+        "0.1 * 10 - 1 rounded once"
+    );
+}

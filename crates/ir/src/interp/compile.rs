@@ -821,7 +821,7 @@ fn lower(m: &Module, fid: FuncId) -> Result<(Code, Vec<FuncId>), InterpError> {
         slots.push((next, n));
         next = next
             .checked_add(n)
-            .filter(|&t| t < 1 << 26)
+            .filter(|&t| t < 1 << 24)
             .ok_or_else(|| malformed("too many values".to_string()))?;
     }
     let body_params = &f
