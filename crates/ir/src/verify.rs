@@ -531,6 +531,7 @@ impl Verifier<'_> {
                 }
             }
             self.inst(inst, ctx)?;
+            self.nested(inst, ctx)?;
             for (i, &v) in d.results.iter().enumerate() {
                 self.define(v, ValueDef::Result(inst, i as u32), Some(inst))?;
                 local.push(v);
@@ -640,7 +641,36 @@ impl Verifier<'_> {
         Ok(())
     }
 
-    fn inst(&mut self, inst: Inst, ctx: Ctx) -> VResult {
+    /// Verifies the regions of an `if` or `loop`. Kept apart from the
+    /// large [`Self::inst`] so that its frame is not on the recursion path.
+    fn nested(&mut self, inst: Inst, ctx: Ctx) -> VResult {
+        match &self.f.insts[inst].kind {
+            InstKind::If {
+                then_region,
+                else_region,
+                ..
+            } => {
+                let sub = Ctx {
+                    if_inst: Some(inst),
+                    loop_inst: ctx.loop_inst,
+                };
+                self.region(*then_region, Some(inst), sub)?;
+                self.region(*else_region, Some(inst), sub)
+            }
+            InstKind::Loop { body, .. } => {
+                let sub = Ctx {
+                    if_inst: None,
+                    loop_inst: Some(inst),
+                };
+                self.region(*body, Some(inst), sub)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The typing rules of one instruction (not of its regions).
+    #[inline(never)]
+    fn inst(&self, inst: Inst, ctx: Ctx) -> VResult {
         let f = self.f;
         let d = &f.insts[inst];
         let scalar = |v: Value| self.vty(v).as_scalar();
@@ -894,11 +924,6 @@ impl Verifier<'_> {
                     if f.regions.get(r).is_some_and(|rd| !rd.params.is_empty()) {
                         return self.fail(Rule::IfRegions, Some(inst), "an `if` region has params");
                     }
-                    let sub = Ctx {
-                        if_inst: Some(inst),
-                        loop_inst: ctx.loop_inst,
-                    };
-                    self.region(r, Some(inst), sub)?;
                 }
                 Ok(())
             }
@@ -907,11 +932,7 @@ impl Verifier<'_> {
                     let ptys = self.vtys(&rd.params);
                     self.types_match(inst, Rule::LoopInit, "loop init", init, &ptys)?;
                 }
-                let sub = Ctx {
-                    if_inst: None,
-                    loop_inst: Some(inst),
-                };
-                self.region(*body, Some(inst), sub)
+                Ok(())
             }
             InstKind::Yield(vs) => {
                 let Some(owner) = ctx.if_inst else {

@@ -175,3 +175,30 @@ fn type_errors_parse_and_fail_verification() {
     assert_eq!(e.rule, Rule::OperandTypes);
     assert_eq!(e.inst.as_deref(), Some("v2: i32 = add v0, v1"));
 }
+
+/// `depth` nested `if`s in a func.
+fn nested_ifs(depth: usize) -> String {
+    let mut t = String::from("func @f(v0: bool) {\n");
+    for _ in 0..depth {
+        t.push_str("if v0 {\n");
+    }
+    for _ in 0..depth {
+        t.push_str("yield\n} else {\nyield\n}\n");
+    }
+    t.push_str("return\n}\n");
+    t
+}
+
+#[test]
+fn nesting_is_bounded() {
+    let max = weft_ir::text::MAX_DEPTH;
+    // The body counts as one level.
+    let m = parse_module(&nested_ifs(max - 1)).expect("deep nesting within the limit parses");
+    verify_module(&m).unwrap();
+    assert_eq!(
+        parse_module(&weft_ir::text::print_module(&m)).map(|m2| weft_ir::text::print_module(&m2)),
+        Ok(weft_ir::text::print_module(&m))
+    );
+    let e = parse_module(&nested_ifs(max + 10)).unwrap_err();
+    assert!(e.message.contains("nested more than"), "{e}");
+}

@@ -34,6 +34,6 @@
 mod parse;
 mod print;
 
-pub use parse::{parse_module, ParseError};
+pub use parse::{parse_module, ParseError, MAX_DEPTH};
 pub(crate) use print::{atomic_name, binary_name, type_text, unary_name, Numbering};
 pub use print::{display_inst, print_function, print_module, DisplayInst};

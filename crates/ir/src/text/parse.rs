@@ -289,6 +289,7 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
         funcs: HashMap::new(),
         structs: HashMap::new(),
         module: Module::new(),
+        depth: 0,
     };
     p.prescan()?;
     p.module_items()?;
@@ -301,7 +302,12 @@ struct Parser {
     funcs: HashMap<String, FuncId>,
     structs: HashMap<String, StructId>,
     module: Module,
+    /// Current region nesting depth (bounded by [`MAX_DEPTH`]).
+    depth: usize,
 }
+
+/// The deepest region nesting the parser accepts (it recurses per level).
+pub const MAX_DEPTH: usize = 256;
 
 /// Per-function state: text value names to values, and where each value
 /// was first used (to report uses of values never defined).
@@ -768,6 +774,16 @@ impl Parser {
     /// The instructions of a region up to and including its closing `}`
     /// (the opening `{` is already consumed).
     fn region(&mut self, cx: &mut FnCtx, r: Region) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            return self.err(format!("regions nested more than {MAX_DEPTH} deep"));
+        }
+        self.depth += 1;
+        let r = self.region_insts(cx, r);
+        self.depth -= 1;
+        r
+    }
+
+    fn region_insts(&mut self, cx: &mut FnCtx, r: Region) -> PResult<()> {
         loop {
             if self.eat_punct('}') {
                 return Ok(());
@@ -803,8 +819,82 @@ impl Parser {
         }
     }
 
+    /// One instruction. Only the `if`/`loop` path recurses; the large
+    /// frames of [`Self::inst_head`] and [`Self::simple_op`] are not on it.
     fn inst(&mut self, cx: &mut FnCtx, r: Region) -> PResult<()> {
-        // Results: `vN "name": T, ... =`
+        let (inst, single) = self.inst_head(cx, r)?;
+        if self.is_kw("if") {
+            self.bump();
+            self.if_(cx, inst)
+        } else if self.is_kw("loop") {
+            self.bump();
+            self.loop_(cx, inst)
+        } else {
+            self.simple_op(cx, inst, single)
+        }
+    }
+
+    /// `if c [loc] { ... } else { ... }` after the keyword.
+    fn if_(&mut self, cx: &mut FnCtx, inst: Inst) -> PResult<()> {
+        let cond = self.use_value(cx)?;
+        cx.f.insts[inst].loc = self.opt_loc();
+        let then_region = cx.f.new_region();
+        let else_region = cx.f.new_region();
+        self.expect_punct('{')?;
+        self.region(cx, then_region)?;
+        self.expect_kw("else")?;
+        self.expect_punct('{')?;
+        self.region(cx, else_region)?;
+        cx.f.insts[inst].kind = InstKind::If {
+            cond,
+            then_region,
+            else_region,
+        };
+        Ok(())
+    }
+
+    /// `loop [(p: T = v, ...)] [loc] { ... }` after the keyword.
+    fn loop_(&mut self, cx: &mut FnCtx, inst: Inst) -> PResult<()> {
+        let body = cx.f.new_region();
+        let init = self.loop_params(cx, body)?;
+        cx.f.insts[inst].loc = self.opt_loc();
+        self.expect_punct('{')?;
+        self.region(cx, body)?;
+        cx.f.insts[inst].kind = InstKind::Loop { init, body };
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn loop_params(&mut self, cx: &mut FnCtx, body: Region) -> PResult<Vec<Value>> {
+        let mut init = Vec::new();
+        if self.eat_punct('(') && !self.eat_punct(')') {
+            loop {
+                if !self.is_value() {
+                    return self.unexpected("a loop parameter `vN`");
+                }
+                let vpos = self.pos;
+                self.bump();
+                let name = self.opt_str().unwrap_or_default();
+                self.expect_punct(':')?;
+                let ty = self.ty()?;
+                let idx = cx.f.regions[body].params.len() as u32;
+                let p = self.define(cx, vpos, ty, ValueDef::Param(body, idx), &name)?;
+                cx.f.regions[body].params.push(p);
+                self.expect_punct('=')?;
+                init.push(self.use_value(cx)?);
+                if self.eat_punct(')') {
+                    break;
+                }
+                self.expect_punct(',')?;
+            }
+        }
+        Ok(init)
+    }
+
+    /// The results (`vN "name": T, ... =`) of an instruction; creates the
+    /// instruction in region `r` and returns it with its single result type.
+    #[inline(never)]
+    fn inst_head(&mut self, cx: &mut FnCtx, r: Region) -> PResult<(Inst, Option<Type>)> {
         let mut results = Vec::new();
         if self.is_value() {
             loop {
@@ -837,7 +927,12 @@ impl Parser {
             [(_, _, t)] => Some(*t),
             _ => None,
         };
+        Ok((inst, single))
+    }
 
+    /// Every instruction but `if` and `loop`: the operation and its location.
+    #[inline(never)]
+    fn simple_op(&mut self, cx: &mut FnCtx, inst: Inst, single: Option<Type>) -> PResult<()> {
         let op_pos = self.pos;
         let op_line = self.line();
         let Tok::Ident(op) = self.bump() else {
@@ -938,53 +1033,6 @@ impl Parser {
                     args.push(self.use_value(cx)?);
                 }
                 InstKind::Print(fmt, args)
-            }
-            "if" => {
-                let cond = self.use_value(cx)?;
-                cx.f.insts[inst].loc = self.opt_loc();
-                let then_region = cx.f.new_region();
-                let else_region = cx.f.new_region();
-                self.expect_punct('{')?;
-                self.region(cx, then_region)?;
-                self.expect_kw("else")?;
-                self.expect_punct('{')?;
-                self.region(cx, else_region)?;
-                cx.f.insts[inst].kind = InstKind::If {
-                    cond,
-                    then_region,
-                    else_region,
-                };
-                return Ok(());
-            }
-            "loop" => {
-                let body = cx.f.new_region();
-                let mut init = Vec::new();
-                if self.eat_punct('(') && !self.eat_punct(')') {
-                    loop {
-                        if !self.is_value() {
-                            return self.unexpected("a loop parameter `vN`");
-                        }
-                        let vpos = self.pos;
-                        self.bump();
-                        let name = self.opt_str().unwrap_or_default();
-                        self.expect_punct(':')?;
-                        let ty = self.ty()?;
-                        let idx = cx.f.regions[body].params.len() as u32;
-                        let p = self.define(cx, vpos, ty, ValueDef::Param(body, idx), &name)?;
-                        cx.f.regions[body].params.push(p);
-                        self.expect_punct('=')?;
-                        init.push(self.use_value(cx)?);
-                        if self.eat_punct(')') {
-                            break;
-                        }
-                        self.expect_punct(',')?;
-                    }
-                }
-                cx.f.insts[inst].loc = self.opt_loc();
-                self.expect_punct('{')?;
-                self.region(cx, body)?;
-                cx.f.insts[inst].kind = InstKind::Loop { init, body };
-                return Ok(());
             }
             "yield" => InstKind::Yield(self.values_on_line(cx, op_line)?),
             "continue" => InstKind::Continue(self.values_on_line(cx, op_line)?),
