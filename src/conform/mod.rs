@@ -206,13 +206,8 @@ fn show(s: Scalar, n: Num) -> String {
 /// the difference to the tolerance (infinite for a NaN/inf/exact mismatch).
 fn badness(got: Num, expected: Num, rtol: f64, atol: f64) -> f64 {
     match (got, expected) {
-        (Num::Int(g), Num::Int(e)) => {
-            if g == e {
-                0.0
-            } else {
-                f64::INFINITY
-            }
-        }
+        (Num::Int(g), Num::Int(e)) if g == e => 0.0,
+        (Num::Int(_), Num::Int(_)) => f64::INFINITY,
         (Num::Float(g), Num::Float(e)) => {
             if e.is_nan() || g.is_nan() {
                 return if e.is_nan() && g.is_nan() {
@@ -413,10 +408,11 @@ pub fn run_and_check(path: &Path, device: &Device, compiler: &Compiler) -> CaseR
         |n| n.to_string_lossy().into_owned(),
     );
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let case = Case::load(path).map_err(|e| (fallback.clone(), Error::Case(e)))?;
-        let run = run_case(&case, device, compiler).map_err(|e| (case.name.clone(), e))?;
-        let ms = check_case(&case, &run).map_err(|e| (case.name.clone(), e))?;
-        Ok::<_, (String, Error)>((case.name.clone(), ms))
+        let fail = |name: &str, e: Error| (name.to_string(), one_line(&e));
+        let case = Case::load(path).map_err(|e| fail(&fallback, Error::Case(e)))?;
+        let run = run_case(&case, device, compiler).map_err(|e| fail(&case.name, e))?;
+        let ms = check_case(&case, &run).map_err(|e| fail(&case.name, e))?;
+        Ok::<_, (String, String)>((case.name.clone(), ms))
     }));
     match r {
         Ok(Ok((name, ms))) if ms.is_empty() => CaseResult {
@@ -429,7 +425,7 @@ pub fn run_and_check(path: &Path, device: &Device, compiler: &Compiler) -> CaseR
         },
         Ok(Err((name, e))) => CaseResult {
             name,
-            outcome: Outcome::Error(one_line(&e)),
+            outcome: Outcome::Error(e),
         },
         Err(p) => CaseResult {
             name: fallback,
