@@ -6,7 +6,7 @@
 //! output must equal the input), or write a function that builds a
 //! [`Module`] and call [`assert_roundtrip`] on it.
 
-use weft_ir::text::{parse_module, print_module};
+use weft_ir::text::{check_roundtrip, parse_module, print_module};
 use weft_ir::types::{ArrayType, ElemType, Field, StructDef};
 use weft_ir::verify::verify_module;
 use weft_ir::*;
@@ -15,10 +15,8 @@ use weft_ir::*;
 /// identical and that the parsed module verifies if `m` does. Returns the
 /// text.
 pub fn assert_roundtrip(m: &Module) -> String {
-    let text = print_module(m);
-    let parsed = parse_module(&text).unwrap_or_else(|e| panic!("parse error {e} in:\n{text}"));
-    let again = print_module(&parsed);
-    assert_eq!(text, again, "print → parse → print differs");
+    let text = check_roundtrip(m).unwrap_or_else(|e| panic!("{e}\nin:\n{}", print_module(m)));
+    let parsed = parse_module(&text).expect("parses");
     if let Err(e) = verify_module(m) {
         panic!("the original module does not verify: {e}\n{text}");
     }
@@ -621,4 +619,76 @@ fn parser_accepts_arbitrary_value_names_and_comments() {
         print_module(&m),
         "func @f(v0: i32) -> i32 {\n  v1: i32 = add v0, v0\n  return v1\n}\n"
     );
+}
+
+#[test]
+fn mutated_text_never_panics() {
+    // Deletes, duplicates or replaces single characters all over a printed
+    // module: the parser must return an error or a module, and whatever it
+    // returns must print and verify without panicking. A module that parses
+    // must also round-trip.
+    let text = print_module(&everything());
+    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    let replacements = [
+        "", "}", "{", "v9999", "\"", ",", "0x", "@", "-", "(", "%Nope", "9",
+    ];
+    let mut parsed = 0;
+    for (k, &i) in bounds.iter().enumerate().step_by(4) {
+        let end = bounds.get(k + 1).copied().unwrap_or(text.len());
+        let rep = replacements[k % replacements.len()];
+        let mutated = format!("{}{}{}", &text[..i], rep, &text[end..]);
+        if let Ok(m) = parse_module(&mutated) {
+            parsed += 1;
+            let printed = print_module(&m);
+            let _ = verify_module(&m);
+            let again = parse_module(&printed).expect("printed text parses");
+            assert_eq!(print_module(&again), printed);
+        }
+    }
+    // Some mutations are harmless (inside strings, names, numbers).
+    assert!(parsed > 0);
+}
+
+#[test]
+fn check_roundtrip_reports_the_first_difference() {
+    // An `if` whose two regions are one region (invalid IR) cannot be
+    // written down: the second occurrence prints as a comment.
+    let mut m = Module::new();
+    let mut f = Function::new(
+        "f",
+        FuncKind::Func,
+        vec![Param {
+            name: "c".into(),
+            ty: Type::BOOL,
+        }],
+        vec![],
+    );
+    let mut b = FuncBuilder::new(&mut f, &m.structs);
+    let c = b.func.param_values()[0];
+    let r = b.func.new_region();
+    b.ins(
+        InstKind::If {
+            cond: c,
+            then_region: r,
+            else_region: r,
+        },
+        &[],
+    );
+    b.return_(vec![]);
+    b.switch_to(r);
+    b.yield_(vec![]);
+    m.funcs.push(f);
+    assert!(verify_module(&m).is_err());
+    match check_roundtrip(&m) {
+        Err(weft_ir::text::RoundTripError::Differs {
+            line,
+            first,
+            second,
+        }) => {
+            assert_eq!(line, 5);
+            assert!(first.contains("printed twice"), "{first}");
+            assert_eq!(second, "  }");
+        }
+        other => panic!("expected a difference, got {other:?}"),
+    }
 }

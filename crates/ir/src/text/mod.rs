@@ -37,3 +37,45 @@ mod print;
 pub use parse::{parse_module, ParseError, MAX_DEPTH};
 pub(crate) use print::{atomic_name, binary_name, type_text, unary_name, Numbering};
 pub use print::{display_inst, print_function, print_module, DisplayInst};
+
+/// Why a module's text form does not round-trip.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoundTripError {
+    #[error("the printed module does not parse: {0}")]
+    Parse(#[from] ParseError),
+    #[error(
+        "line {line} differs after print → parse → print:\n  first:  {first}\n  second: {second}"
+    )]
+    Differs {
+        /// 1-based line number in the printed text.
+        line: usize,
+        first: String,
+        second: String,
+    },
+}
+
+/// Prints `m`, parses the text and prints the result; returns the text if
+/// both prints are identical, else the first difference. Used by the
+/// corpus round-trip tests.
+pub fn check_roundtrip(m: &crate::Module) -> Result<String, RoundTripError> {
+    let first = print_module(m);
+    let second = print_module(&parse_module(&first)?);
+    if first == second {
+        return Ok(first);
+    }
+    let mut a = first.lines();
+    let mut b = second.lines();
+    let mut line = 1;
+    loop {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => line += 1,
+            (x, y) => {
+                return Err(RoundTripError::Differs {
+                    line,
+                    first: x.unwrap_or("<end>").to_string(),
+                    second: y.unwrap_or("<end>").to_string(),
+                })
+            }
+        }
+    }
+}

@@ -504,13 +504,11 @@ impl Parser {
         let mut fields = Vec::new();
         if !self.eat_punct('}') {
             loop {
-                let fname = match self.bump() {
+                let fname = match self.tok().clone() {
                     Tok::Ident(s) | Tok::Str(s) => s,
-                    _ => {
-                        self.pos -= 1;
-                        return self.unexpected("a field name");
-                    }
+                    _ => return self.unexpected("a field name"),
                 };
+                self.bump();
                 self.expect_punct(':')?;
                 let ty = self.ty()?;
                 fields.push(Field { name: fname, ty });
