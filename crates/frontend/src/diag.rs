@@ -71,10 +71,13 @@ impl Diagnostics {
     pub fn render(&self, color: bool) -> String {
         use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label};
         use codespan_reporting::files::SimpleFile;
-        use codespan_reporting::term::{self, termcolor::Ansi, Config};
+        use codespan_reporting::term::{self, termcolor::Ansi, Chars, Config};
 
         let file = SimpleFile::new(self.file_name.as_str(), self.source.as_str());
-        let config = Config::default();
+        let config = Config {
+            chars: Chars::ascii(),
+            ..Config::default()
+        };
         let len = self.source.len();
         let clamp = |s: Span| {
             let start = (usize::from(s.start())).min(len);

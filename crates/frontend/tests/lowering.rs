@@ -1,0 +1,349 @@
+//! Lowering behaviour, checked by running the IR on the reference
+//! interpreter and by inspecting its structure.
+
+use weft_ir::interp::{run_kernel, ArgValue, InterpOptions};
+use weft_ir::{FuncKind, InstKind, Module};
+
+/// A kernel argument for [`run`]: a 1-D array of 4-byte scalars (f32 or
+/// i32 bits; `width` scalars per element) or a by-value scalar.
+enum Arg {
+    F32(Vec<f32>, usize),
+    I32(Vec<i32>),
+    Int(i32),
+}
+
+fn compile(src: &str) -> Module {
+    let m = match weft_frontend::compile("test.py", src) {
+        Ok(m) => m,
+        Err(d) => panic!("compile failed:\n{}", d.render(false)),
+    };
+    if let Err(e) = weft_ir::verify::verify_module(&m) {
+        panic!("verifier: {e}\n{}", weft_ir::text::print_module(&m));
+    }
+    m
+}
+
+fn run(src: &str, kernel: &str, dim: &[i32], args: &mut [Arg]) -> Module {
+    let m = compile(src);
+    let k = m.func_by_name(kernel).expect("kernel exists");
+    let mut bufs: Vec<Vec<u8>> = args
+        .iter()
+        .map(|a| match a {
+            Arg::F32(v, _) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Arg::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Arg::Int(x) => x.to_le_bytes().to_vec(),
+        })
+        .collect();
+    {
+        let mut avs: Vec<ArgValue> = args
+            .iter()
+            .zip(bufs.iter_mut())
+            .map(|(a, buf)| match a {
+                Arg::Int(_) => ArgValue::Value(buf.clone()),
+                Arg::F32(v, w) => ArgValue::Array {
+                    shape: [(v.len() / w) as i32, 1, 1, 1],
+                    strides: [4 * *w as i64, 0, 0, 0],
+                    data: buf.as_mut_slice(),
+                },
+                Arg::I32(v) => ArgValue::Array {
+                    shape: [v.len() as i32, 1, 1, 1],
+                    strides: [4, 0, 0, 0],
+                    data: buf.as_mut_slice(),
+                },
+            })
+            .collect();
+        run_kernel(&m, k, dim, &mut avs, &InterpOptions::default()).expect("kernel runs");
+    }
+    for (a, buf) in args.iter_mut().zip(bufs) {
+        match a {
+            Arg::F32(v, _) => {
+                *v = buf
+                    .chunks(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            }
+            Arg::I32(v) => {
+                *v = buf
+                    .chunks(4)
+                    .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            }
+            Arg::Int(_) => {}
+        }
+    }
+    m
+}
+
+fn ints(a: &Arg) -> &[i32] {
+    match a {
+        Arg::I32(v) => v,
+        _ => panic!("not an int array"),
+    }
+}
+
+fn floats(a: &Arg) -> &[f32] {
+    match a {
+        Arg::F32(v, _) => v,
+        _ => panic!("not a float array"),
+    }
+}
+
+fn count_insts(m: &Module, name: &str, pred: impl Fn(&InstKind) -> bool) -> usize {
+    let f = &m.funcs[m.func_by_name(name).expect("func exists")];
+    f.insts.values().filter(|i| pred(&i.kind)).count()
+}
+
+#[test]
+fn tid_decomposes_row_major() {
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    i, j, k = wp.tid()\n    out[(i * 3 + j) * 2 + k] = i * 100 + j * 10 + k\n";
+    let mut args = [Arg::I32(vec![-1; 24])];
+    run(src, "k", &[4, 3, 2], &mut args);
+    let expect: Vec<i32> = (0..4)
+        .flat_map(|i| (0..3).flat_map(move |j| (0..2).map(move |k| i * 100 + j * 10 + k)))
+        .collect();
+    assert_eq!(ints(&args[0]), expect.as_slice());
+}
+
+#[test]
+fn loops_carry_variables_and_break_continue() {
+    let src = r#"import warp as wp
+
+@wp.kernel
+def k(n: int, out: wp.array(dtype=int)):
+    i = wp.tid()
+    s = int(0)
+    for j in range(n):
+        if j == 3:
+            continue
+        if j > i + 4:
+            break
+        s = s + j
+    t = int(0)
+    for j in range(10, 0, -3):
+        t = t * 10 + j
+    step = i + 1
+    u = int(0)
+    for j in range(0, 12, step):
+        u = u + 1
+    w = int(1)
+    while w < 100:
+        w = w * (i + 2)
+    out[i * 4 + 0] = s
+    out[i * 4 + 1] = t
+    out[i * 4 + 2] = u
+    out[i * 4 + 3] = w
+"#;
+    let mut args = [Arg::Int(20), Arg::I32(vec![0; 12])];
+    let m = run(src, "k", &[3], &mut args);
+    let out = ints(&args[1]);
+    for i in 0..3 {
+        let s: i32 = (0..20)
+            .take_while(|&j| j <= i + 4)
+            .filter(|&j| j != 3)
+            .sum();
+        let u = (0..12).step_by((i + 1) as usize).count() as i32;
+        let mut w = 1;
+        while w < 100 {
+            w *= i + 2;
+        }
+        let o = &out[(i * 4) as usize..(i * 4 + 4) as usize];
+        assert_eq!(o, &[s, 10741, u, w], "thread {i}");
+    }
+    // Runtime bounds make real loops; `range(10, 0, -3)` is unrolled.
+    assert_eq!(
+        count_insts(&m, "k", |k| matches!(k, InstKind::Loop { .. })),
+        3
+    );
+}
+
+#[test]
+fn constant_ranges_are_unrolled() {
+    let src = r#"import warp as wp
+
+N = wp.constant(3)
+BIG = wp.constant(40)
+
+@wp.kernel
+def k(out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    v = wp.vec3(0.0)
+    for c in range(N):
+        v[c] = float(c * 10 + i)
+    s = float(0.0)
+    for c in range(BIG):
+        s = s + 1.0
+    v[0] = v[0] + s
+    out[i] = v
+"#;
+    let mut args = [Arg::F32(vec![0.0; 6], 3)];
+    let m = run(src, "k", &[2], &mut args);
+    assert_eq!(floats(&args[0]), &[40.0, 10.0, 20.0, 41.0, 11.0, 21.0]);
+    // Only the 40-trip loop remains a loop.
+    assert_eq!(
+        count_insts(&m, "k", |k| matches!(k, InstKind::Loop { .. })),
+        1
+    );
+}
+
+#[test]
+fn branches_ternary_and_short_circuit() {
+    let src = r#"import warp as wp
+
+@wp.kernel
+def k(a: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    n = a.shape[0]
+    x = int(0)
+    if i < n and a[i] > 5:
+        x = 1
+    elif i >= n or a[i] < 0:
+        x = 2
+    else:
+        x = 3
+    y = 7 if x == 1 else -7
+    out[i] = x * 100 + y
+"#;
+    let mut args = [Arg::I32(vec![10, -3, 2]), Arg::I32(vec![0; 5])];
+    run(src, "k", &[5], &mut args);
+    // Threads 3 and 4 read past `a` only without short-circuiting.
+    assert_eq!(ints(&args[1]), &[107, 193, 293, 193, 193]);
+}
+
+#[test]
+fn funcs_overloads_defaults_tuples_and_early_returns() {
+    let src = r#"import warp as wp
+
+@wp.func
+def f(x: float, s: float = 2.0, o: float = -1.0):
+    return x * s + o
+
+@wp.func
+def g(x: int):
+    if x < 0:
+        return -1, x
+    return 1, x * 2
+
+@wp.func
+def g(x: float) -> float:
+    return x + 0.5
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    i = wp.tid()
+    a, b = g(i - 1)
+    out[i * 4 + 0] = f(float(i))
+    out[i * 4 + 1] = f(float(i), o=10.0)
+    out[i * 4 + 2] = float(a * 100 + b)
+    out[i * 4 + 3] = g(float(i))
+"#;
+    let mut args = [Arg::F32(vec![0.0; 8], 1)];
+    let m = run(src, "k", &[2], &mut args);
+    assert_eq!(
+        floats(&args[0]),
+        &[-1.0, 10.0, -101.0, 0.5, 1.0, 12.0, 100.0, 1.5]
+    );
+    assert!(m.func_by_name("g__i32").is_some() && m.func_by_name("g__f32").is_some());
+    let g = &m.funcs[m.func_by_name("g__i32").expect("g")];
+    assert_eq!(g.returns.len(), 2);
+    assert_eq!(g.kind, FuncKind::Func);
+}
+
+#[test]
+fn structs_and_component_stores() {
+    let src = r#"import warp as wp
+
+@wp.struct
+class Inner:
+    v: wp.vec3
+    w: float
+
+@wp.struct
+class Outer:
+    a: Inner
+    n: int
+
+@wp.kernel
+def k(items: wp.array(dtype=Outer), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    s = Outer()
+    s.a.v = wp.vec3(1.0, 2.0, 3.0)
+    s.a.v[1] = float(i)
+    s.n = i + 5
+    t = Inner(w=4.0)
+    items[i] = s
+    items[i].a.w = t.w
+    items[i].a.v[2] += 10.0
+    out[i] = s.a.v
+    out[i][0] = float(s.n)
+"#;
+    // Outer = {Inner{vec3, f32}, i32}: 5 words per element.
+    let mut args = [Arg::F32(vec![0.0; 10], 5), Arg::F32(vec![0.0; 6], 3)];
+    let m = run(src, "k", &[2], &mut args);
+    let items = floats(&args[0]);
+    assert_eq!(&items[0..4], &[1.0, 0.0, 13.0, 4.0]);
+    assert_eq!(items[4].to_bits(), 5);
+    assert_eq!(&items[5..9], &[1.0, 1.0, 13.0, 4.0]);
+    assert_eq!(floats(&args[1]), &[5.0, 0.0, 3.0, 6.0, 1.0, 3.0]);
+    // Field stores into array elements use constant paths.
+    let paths = count_insts(
+        &m,
+        "k",
+        |k| matches!(k, InstKind::Store(a, _) | InstKind::Atomic(_, a, _) if !a.path.is_empty()),
+    );
+    assert_eq!(paths, 3);
+}
+
+#[test]
+fn array_augassign_is_atomic() {
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(acc: wp.array(dtype=int), x: wp.array(dtype=int)):\n    i = wp.tid()\n    acc[0] += x[i]\n    acc[1] -= 1\n    acc[2] *= 2\n";
+    let mut args = [Arg::I32(vec![0, 0, 1]), Arg::I32((1..=8).collect())];
+    let m = run(src, "k", &[8], &mut args);
+    assert_eq!(ints(&args[0]), &[36, -8, 256]);
+    assert_eq!(
+        count_insts(&m, "k", |k| matches!(k, InstKind::Atomic(..))),
+        2
+    );
+}
+
+#[test]
+fn names_locations_and_files() {
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n    i = wp.tid()\n    t = x[i] * 2.0\n    y[i] = t\n";
+    let m = compile(src);
+    assert_eq!(m.files[0], "test.py");
+    let f = &m.funcs[m.func_by_name("k").expect("k")];
+    assert_eq!(f.kind, FuncKind::Kernel);
+    assert_eq!(f.params[0].name, "x");
+    assert!(f.returns.is_empty());
+    let names: Vec<&str> = f.values.keys().filter_map(|v| f.value_name(v)).collect();
+    for n in ["x", "y", "i", "t"] {
+        assert!(names.contains(&n), "value named {n}");
+    }
+    // Every instruction has a location; the store is on line 7.
+    assert!(f.insts.values().all(|i| i.loc.line > 0));
+    let store = f
+        .insts
+        .values()
+        .find(|i| matches!(i.kind, InstKind::Store(..)))
+        .expect("a store");
+    assert_eq!((store.loc.line, store.loc.col), (7, 5));
+}
+
+#[test]
+fn only_called_prelude_funcs_are_lowered() {
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(v: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n    i = wp.tid()\n    o[i] = wp.length(v[i])\n";
+    let m = compile(src);
+    assert!(m.funcs.len() < 6, "{} funcs lowered", m.funcs.len());
+    let mut args = [Arg::F32(vec![3.0, 4.0, 0.0], 3), Arg::F32(vec![0.0], 1)];
+    run(src, "k", &[1], &mut args);
+    assert_eq!(floats(&args[1]), &[5.0]);
+}
+
+#[test]
+fn errors_are_collected_per_kernel() {
+    let src = "import warp as wp\n\n@wp.kernel\ndef a(x: wp.array(dtype=float)):\n    x[0] = nope\n\n@wp.kernel\ndef b(x: wp.array(dtype=float)):\n    x[0] = also_nope\n";
+    let d = weft_frontend::compile("t.py", src).expect_err("must fail");
+    assert_eq!(d.items.len(), 2);
+    let text = d.to_string();
+    assert!(text.contains("unknown name `nope`") && text.contains("unknown name `also_nope`"));
+    assert!(text.contains("--> t.py:5:12"), "{text}");
+}

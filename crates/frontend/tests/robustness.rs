@@ -1,0 +1,114 @@
+//! The frontend never panics: every conformance kernel with each line
+//! deleted in turn, and truncated at many points, compiles or fails with
+//! diagnostics.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+fn corpus() -> Option<Vec<(String, String)>> {
+    let dir = match std::env::var_os("WEFT_CONFORMANCE_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
+    };
+    let mut entries: Vec<_> = std::fs::read_dir(dir.join("cases"))
+        .ok()?
+        .flatten()
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    let mut out = Vec::new();
+    for e in entries {
+        let src = std::fs::read_to_string(e.path().join("kernel.py")).ok()?;
+        out.push((e.file_name().to_string_lossy().into_owned(), src));
+    }
+    Some(out)
+}
+
+/// Compiles `src`; on failure the diagnostics must exist and render.
+fn check(src: &str) -> Result<(), String> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        match weft_frontend::compile("k.py", src) {
+            Ok(_) => true,
+            Err(d) => !d.items.is_empty() && !d.render(false).is_empty(),
+        }
+    })) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err("failed without a diagnostic".into()),
+        Err(_) => Err("panicked".into()),
+    }
+}
+
+#[test]
+fn every_line_deleted() {
+    let Some(cases) = corpus() else {
+        println!("SKIP robustness: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
+        return;
+    };
+    let mut failures = Vec::new();
+    for (name, src) in &cases {
+        let lines: Vec<&str> = src.lines().collect();
+        for skip in 0..lines.len() {
+            let mutated: Vec<&str> = lines
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != skip)
+                .map(|(_, l)| *l)
+                .collect();
+            if let Err(e) = check(&mutated.join("\n")) {
+                failures.push(format!("{name} without line {}: {e}", skip + 1));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn truncations_and_token_swaps() {
+    let Some(cases) = corpus() else {
+        println!("SKIP robustness: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
+        return;
+    };
+    let mut failures = Vec::new();
+    // A deterministic generator (xorshift) picks cut points and swaps.
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n.max(1) as u64) as usize
+    };
+    let swaps = [
+        ("float", "wp.float64"),
+        ("int", "float"),
+        ("wp.vec3", "wp.mat33"),
+        ("+", "*"),
+        ("[i]", "[i, i]"),
+        ("(", ""),
+        ("range", "wp.range"),
+        ("return", "break"),
+        ("i", "q"),
+        ("0", "0.0"),
+    ];
+    for (name, src) in &cases {
+        for _ in 0..8 {
+            let mut cut = next(src.len());
+            while !src.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            if let Err(e) = check(&src[..cut]) {
+                failures.push(format!("{name} truncated at byte {cut}: {e}"));
+            }
+        }
+        for (from, to) in swaps {
+            let positions: Vec<usize> = src.match_indices(from).map(|(i, _)| i).collect();
+            if positions.is_empty() {
+                continue;
+            }
+            let at = positions[next(positions.len())];
+            let mutated = format!("{}{}{}", &src[..at], to, &src[at + from.len()..]);
+            if let Err(e) = check(&mutated) {
+                failures.push(format!("{name} with `{from}` → `{to}` at byte {at}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
