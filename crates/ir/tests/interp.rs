@@ -1161,3 +1161,181 @@ fn bit_level_and_predicate_ops() {
         "0.1 * 10 - 1 rounded once"
     );
 }
+
+/// A loop-free kernel using most instruction kinds (for mutation testing).
+fn loop_free_module() -> (Module, FuncId) {
+    let mut m = Module::new();
+    let v3 = Type::Vec(3, Scalar::F32);
+    let sid = m.structs.push(StructDef {
+        name: "S".into(),
+        fields: vec![
+            Field {
+                name: "a".into(),
+                ty: Type::I32,
+            },
+            Field {
+                name: "v".into(),
+                ty: v3,
+            },
+        ],
+    });
+    let st = Type::Struct(sid);
+    let half = add_func(
+        &mut m,
+        "half",
+        FuncKind::Func,
+        &[("v", v3)],
+        &[v3, Type::F32],
+        |b, p| {
+            let h = b.fconst(Scalar::F32, 0.5);
+            let mut c = Vec::new();
+            for k in 0..3 {
+                let x = b.extract(p[0], vec![k]);
+                c.push(b.binary(BinaryOp::Mul, x, h));
+            }
+            let r = b.make(v3, c.clone());
+            b.return_(vec![r, c[0]]);
+        },
+    );
+    let va = arr(ElemType::Vec(3, Scalar::F32), 1);
+    let sa = arr(ElemType::Struct(sid), 1);
+    let params = [
+        ("v", va),
+        ("s", sa),
+        ("n", arr1(Scalar::I32)),
+        ("k", Type::F32),
+    ];
+    let k = kernel(&mut m, &params, |b, p| {
+        let t = b.thread_id();
+        let v = b.load(at(p[0], t));
+        let c = b.call(half, vec![v], &[v3, Type::F32]);
+        let r = b.func.results(c).to_vec();
+        let pos = b.binary(BinaryOp::Gt, r[1], p[3]);
+        let (iff, th, el) = b.if_(pos, &[st]);
+        let top = b.region();
+        b.switch_to(th);
+        let e = b.load(at(p[1], t));
+        let e2 = b.insert(e, vec![1], r[0]);
+        b.yield_(vec![e2]);
+        b.switch_to(el);
+        let ti = b.cast(r[1], Scalar::I32);
+        let s = b.make(st, vec![ti, v]);
+        b.yield_(vec![s]);
+        b.switch_to(top);
+        let s = b.func.first_result(iff).unwrap();
+        b.store(at(p[1], t), s);
+        let a = b.extract(s, vec![0]);
+        let zero = b.iconst(Scalar::I32, 0);
+        b.atomic(AtomicOp::Add, at(p[2], zero), a);
+        let y = b.extract(s, vec![1, 2]);
+        b.store(
+            MemAccess {
+                array: p[0],
+                indices: vec![t],
+                path: vec![1],
+            },
+            y,
+        );
+        b.print("%d %f\n", vec![a, y]);
+        b.return_(vec![]);
+    });
+    (m, k)
+}
+
+fn run_loop_free(m: &Module, k: FuncId) -> Result<(), InterpError> {
+    let mut v = Host::f32s(&[1.0, 2.0, 3.0, -4.0, 5.0, 6.0]).grouped(3);
+    let mut s = Host::new(&[0u8; 32], |x| [x]).grouped(16);
+    let mut n = Host::i32s(&[0]);
+    let mut args = [
+        v.arg(),
+        s.arg(),
+        n.arg(),
+        ArgValue::Value(0.25f32.to_le_bytes().to_vec()),
+    ];
+    run_kernel(m, k, &[2], &mut args, &OPTS)
+}
+
+/// Random mutations of a valid module (operands swapped for other values,
+/// result types changed, paths altered, instructions dropped) never make
+/// the interpreter panic: it runs, or returns an error.
+#[test]
+fn mutated_modules_never_panic() {
+    let (m, k) = loop_free_module();
+    run_loop_free(&m, k).unwrap();
+    let types = [
+        Type::I32,
+        Type::F32,
+        Type::BOOL,
+        Type::Vec(3, Scalar::F32),
+        Type::Vec(2, Scalar::F64),
+        Type::Mat(2, 2, Scalar::F32),
+    ];
+    let mut seed = 0x9e37_79b9u64;
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    let (mut ran, mut failed) = (0, 0);
+    for _ in 0..3000 {
+        let mut m2 = m.clone();
+        let fid = FuncId::from_u32(rnd(m2.funcs.len()) as u32);
+        let f = &mut m2.funcs[fid];
+        let insts: Vec<Inst> = f.insts.keys().collect();
+        let inst = insts[rnd(insts.len())];
+        let nvals = f.values.len();
+        match rnd(4) {
+            0 => {
+                let n = f.insts[inst].kind.args().len();
+                let target = rnd(n);
+                let new = Value::from_u32(rnd(nvals + 2) as u32);
+                let mut idx = 0;
+                f.insts[inst].kind.map_args(|v| {
+                    idx += 1;
+                    if idx - 1 == target {
+                        new
+                    } else {
+                        v
+                    }
+                });
+            }
+            1 => {
+                if let Some(&r) = f.insts[inst].results.first() {
+                    f.values[r].ty = types[rnd(types.len())];
+                }
+            }
+            2 => {
+                let step = rnd(4) as u32;
+                match &mut f.insts[inst].kind {
+                    InstKind::Extract(_, p) | InstKind::Insert(_, p, _) => p.push(step),
+                    InstKind::Load(a) | InstKind::Store(a, _) | InstKind::Atomic(_, a, _) => {
+                        a.path = vec![step, step];
+                    }
+                    InstKind::Make(_, parts) => {
+                        parts.pop();
+                    }
+                    _ => {}
+                }
+            }
+            _ => {
+                let r = Region::from_u32(rnd(f.regions.len()) as u32);
+                let list = &mut f.regions[r].insts;
+                if !list.is_empty() {
+                    list.remove(rnd(list.len()));
+                }
+            }
+        }
+        let res = std::panic::catch_unwind(|| run_loop_free(&m2, k));
+        match res {
+            Ok(Ok(())) => ran += 1,
+            Ok(Err(_)) => failed += 1,
+            Err(_) => panic!("the interpreter panicked on a mutated module"),
+        }
+    }
+    eprintln!("mutations: {ran} ran, {failed} errors");
+    assert!(
+        ran > 0 && failed > 0,
+        "mutations both kept and broke the module ({ran} ran, {failed} errors)"
+    );
+}
