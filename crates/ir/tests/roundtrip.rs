@@ -422,6 +422,9 @@ fn everything() -> Module {
 fn everything_roundtrips() {
     let m = everything();
     let text = assert_roundtrip(&m);
+    if std::env::var_os("WEFT_SHOW_IR").is_some() {
+        println!("{text}");
+    }
     // Spot checks of the syntax (documented in docs/ir.md).
     for needle in [
         "file 1 \"dir/prelude \\\"q\\\".py\"\n",
