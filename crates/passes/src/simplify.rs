@@ -3,8 +3,9 @@
 //! Rewrites, applied in one program-order walk per function (each
 //! rewritten instruction is simplified again until it is stable):
 //!
-//! * `unary`/`binary`/`cast`/`bitcast` of constants fold to a constant
-//!   (see [`crate::fold`] for which scalar types fold);
+//! * `unary`/`binary`/`fma`/`cast`/`bitcast` of constants fold to a
+//!   constant computed by the interpreter's scalar code (see
+//!   [`crate::fold`]);
 //! * identities that are exact for every input: integer `x+0`, `0+x`,
 //!   `x-0`, `x-x`, `x*1`, `x*0`, `x/1`, `x|0`, `x^0`, `x^x`, `x&0`, `x&!0`,
 //!   `x&x`, `x|x`, `min/max(x,x)`, shifts by 0 and comparisons of a value
@@ -272,6 +273,13 @@ impl Simplifier<'_> {
                 None => Action::Keep,
             },
             InstKind::Binary(op, a, b) => self.binary(f, inst, op, a, b),
+            InstKind::Fma(a, b, c) => match (const_of(f, a), const_of(f, b), const_of(f, c)) {
+                (Some(x), Some(y), Some(z)) => match fold::fma(x, y, z) {
+                    Some(k) => rewrite_const(f, inst, k),
+                    None => Action::Keep,
+                },
+                _ => Action::Keep,
+            },
             InstKind::Cast(x, to) => {
                 if f.value_type(x) == Type::Scalar(to) {
                     Action::Replace(x)
