@@ -12,6 +12,18 @@ def scale(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     y[i] = a * x[i]
 
 @wp.kernel
+def copy2d(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    b[i, j] = a[i, j]
+
+@wp.kernel
+def guarded(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    if i >= b.shape[0] or j >= b.shape[1]:
+        return
+    b[i, j] = a[i, j]
+
+@wp.kernel
 def grid(g: wp.array2d(dtype=wp.vec3), n: int):
     i, j = wp.tid()
     if i < n:
@@ -147,7 +159,7 @@ fn too_short_array() {
                 e,
                 LaunchError::ArrayTooShort {
                     len: 5,
-                    threads: 8,
+                    required: 8,
                     ..
                 }
             ),
@@ -174,5 +186,47 @@ fn bad_launch_dims() {
             launch_err(d, "scale", &[1 << 20, 1 << 20], &args),
             LaunchError::DimTooLarge { .. }
         ));
+    });
+}
+
+#[test]
+fn too_short_axis_of_a_2d_launch() {
+    each_device(|d| {
+        let a = Array::from_slice(&[1.0f32; 20], &[4, 5]).unwrap();
+        let narrow = Array::from_slice(&[0.0f32; 16], &[4, 4]).unwrap();
+        let e = launch_err(d, "copy2d", &[4, 5], &[Arg::array(&a), Arg::array(&narrow)]);
+        assert!(
+            matches!(
+                e,
+                LaunchError::ArrayTooShort {
+                    axis: 1,
+                    len: 4,
+                    required: 5,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert_eq!(e.param(), Some("b"));
+        let short = Array::from_slice(&[0.0f32; 15], &[3, 5]).unwrap();
+        let e = launch_err(d, "copy2d", &[4, 5], &[Arg::array(&a), Arg::array(&short)]);
+        assert!(
+            matches!(
+                e,
+                LaunchError::ArrayTooShort {
+                    axis: 0,
+                    len: 3,
+                    required: 4,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A guarded kernel may be launched over a larger grid than the array.
+        let m = Compiler::new().compile("k.py", SRC).unwrap();
+        let k = d.load(&m, "guarded").unwrap();
+        d.launch(&k, &[4, 5], &[Arg::array(&a), Arg::array(&short)])
+            .unwrap();
+        assert_eq!(short.to_vec::<f32>().unwrap(), vec![1.0; 15]);
     });
 }

@@ -212,7 +212,8 @@ impl Device {
             });
         }
         let (dims, total) = check_dim(dim)?;
-        check_args(&kernel.sig, args, total)?;
+        let padded = dims.map(|d| d as usize);
+        check_args(&kernel.sig, args, &padded)?;
         if total == 0 {
             return Ok(());
         }
@@ -250,8 +251,10 @@ fn describe_arg(a: &Arg<'_>) -> String {
     }
 }
 
-/// Checks `args` against the signature (see the crate docs for the rules).
-pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], threads: usize) -> Result<(), LaunchError> {
+/// Checks `args` against the signature for a launch over `dims` (padded
+/// with 1s); see the crate docs for the rules.
+pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Result<(), LaunchError> {
+    let threads: usize = dims.iter().product();
     if args.len() > sig.params.len() {
         return Err(LaunchError::ExtraArgs {
             kernel: sig.name.clone(),
@@ -330,15 +333,16 @@ pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], threads: usize) -> Result<(
             });
         }
     }
-    for &(p, axis) in &sig.tid_indexed {
-        if let Some(Arg::Array(arr)) = args.get(p) {
-            let len = arr.shape().get(axis as usize).copied().unwrap_or(1);
-            if len < threads {
+    for rule in &sig.length_rules {
+        if let Some(Arg::Array(arr)) = args.get(rule.param) {
+            let len = arr.shape().get(rule.axis as usize).copied().unwrap_or(1);
+            let required = rule.range.size(dims);
+            if threads > 0 && len < required {
                 return Err(LaunchError::ArrayTooShort {
-                    param: sig.params[p].name.clone(),
-                    axis: axis as usize,
+                    param: sig.params[rule.param].name.clone(),
+                    axis: rule.axis as usize,
                     len,
-                    threads,
+                    required,
                 });
             }
         }

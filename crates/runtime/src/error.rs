@@ -54,12 +54,14 @@ pub enum LaunchError {
         name: String,
         detail: String,
     },
-    #[error("argument `{param}`: array axis {axis} has length {len}, but every one of the launch's {threads} threads indexes it by its thread id")]
+    /// The kernel indexes the array's `axis` with every value of
+    /// `0..required` (from `wp.tid()`), but it is only `len` long.
+    #[error("argument `{param}`: array axis {axis} has length {len}, but the launch indexes it with thread ids up to {required}")]
     ArrayTooShort {
         param: String,
         axis: usize,
         len: usize,
-        threads: usize,
+        required: usize,
     },
     #[error("arguments `{param}` and `{other}` are the same array, which the `{device}` device cannot alias")]
     Aliased {

@@ -22,8 +22,9 @@
 //! 4. element/value types are equal (a struct: same name and fields,
 //!    recursively — a same-named struct with another definition is a
 //!    [`LaunchError::StructLayout`]); then the array's dimensionality;
-//! 5. the array-length rule of [`sig`]: an array the kernel indexes by its
-//!    thread id, on every thread, must be at least as long as the launch;
+//! 5. the array-length rule of [`sig`]: an array axis that every thread
+//!    indexes with its (linear or per-axis) thread id must be long enough
+//!    for every thread of the launch;
 //! 6. on `interp`, no array may be passed for two parameters.
 
 pub mod array;
@@ -37,4 +38,4 @@ pub use array::{Arg, Array, ArrayError, Value};
 pub use device::{check_args, Device, DeviceKind, Kernel, Program};
 pub use dtype::{Dtype, Element, ScalarElem};
 pub use error::{BackendError, LaunchError, RuntimeError};
-pub use sig::KernelSig;
+pub use sig::{IndexRange, KernelSig, LengthRule};

@@ -7,20 +7,68 @@
 //! # The array-length rule
 //!
 //! [`weft_ir::InstKind::ThreadId`] is the thread's linear index, which takes
-//! every value in `0..product(dim)`. If the kernel's body region, before
-//! anything that could leave the function early (a `return`, or an `if`/
-//! `loop` that contains one), accesses an array parameter with `ThreadId`
-//! itself (or an integer widening of it) as the index of some axis, then
-//! every thread performs that access, so the array's length on that axis
-//! must be at least `product(dim)`; a launch that violates this is rejected
-//! with [`LaunchError::ArrayTooShort`](crate::LaunchError::ArrayTooShort).
-//! Nothing else is inferred: an access under a condition, in a loop, through
-//! derived indices or after an early-exit guard (`if i >= n: return`) proves
-//! nothing about which indices are used, so such arrays are not checked.
+//! every value in `0..product(dim)`; `wp.tid()` with several results is
+//! lowered to `rem`/`div` of it by [`weft_ir::InstKind::LaunchDim`]s, from
+//! the last axis to the first. The runtime tracks which values provably
+//! take *every* value of a range across the launch's threads:
+//!
+//! * `thread_id` takes all of `0..d0*d1*d2*d3` ([`IndexRange::Linear`]
+//!   with every axis in its set);
+//! * if `x` takes all of `0..N`, `N` the product of the launch dims of a
+//!   set of axes holding `a`, then `x rem launch_dim(a)` takes all of
+//!   `0..d(a)` ([`IndexRange::Axis`]) and `x div launch_dim(a)` all of
+//!   `0..N/d(a)` (the set without `a`);
+//! * an integer cast to 32 bits or more keeps the range.
+//!
+//! If the kernel's body region, before anything that could leave the
+//! function early (a `return`, or an `if`/`loop` containing one), accesses an
+//! array parameter with such a value as the index of some axis, then every
+//! thread performs that access and together they use every index of the
+//! range, so the array's length on that axis must be at least the range's
+//! size; a launch that violates this is rejected with
+//! [`LaunchError::ArrayTooShort`](crate::LaunchError::ArrayTooShort) instead
+//! of reading or writing out of bounds. Nothing else is inferred: an access
+//! under a condition, in a loop, through other arithmetic or after an
+//! early-exit guard (`if i >= n: return`) proves nothing about which indices
+//! are used, so such arrays are not checked.
 
 use std::sync::Arc;
 use weft_ir::layout::{arg_layout, ArgLayout};
-use weft_ir::{FuncId, Function, InstKind, Module, Param, Region, StructTable, Value, ValueDef};
+use weft_ir::{
+    BinaryOp, FuncId, Function, InstKind, Module, Param, Region, StructTable, Value, ValueDef,
+};
+
+/// A range of indices that the threads of a launch use in full.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IndexRange {
+    /// `0..` the product of the launch dims of the axes in this bit set
+    /// (bit `a` for axis `a`); `Linear(0b1111)` is the thread id's range.
+    Linear(u8),
+    /// `0..d(a)`: one component of `wp.tid()`.
+    Axis(u8),
+}
+
+impl IndexRange {
+    /// The range's size for launch dims `dims` (padded with 1s).
+    pub fn size(self, dims: &[usize; 4]) -> usize {
+        match self {
+            IndexRange::Linear(set) => (0..4)
+                .filter(|a| set & (1 << a) != 0)
+                .map(|a| dims[a])
+                .product(),
+            IndexRange::Axis(a) => dims[a as usize],
+        }
+    }
+}
+
+/// An array-length requirement (see the module docs).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LengthRule {
+    /// Index of the array parameter.
+    pub param: usize,
+    pub axis: u8,
+    pub range: IndexRange,
+}
 
 /// The signature of a kernel as checked by `launch`.
 #[derive(Clone, Debug)]
@@ -29,9 +77,8 @@ pub struct KernelSig {
     pub params: Vec<Param>,
     pub structs: Arc<StructTable>,
     pub layout: ArgLayout,
-    /// `(param index, axis)`: the array parameter's length on `axis` must
-    /// be at least the launch's thread count (see the module docs).
-    pub tid_indexed: Vec<(usize, u8)>,
+    /// Array-length requirements (see the module docs).
+    pub length_rules: Vec<LengthRule>,
 }
 
 impl KernelSig {
@@ -44,13 +91,13 @@ impl KernelSig {
             params: f.params.clone(),
             layout: arg_layout(&types, &structs),
             structs,
-            tid_indexed: tid_indexed_accesses(f),
+            length_rules: length_rules(f),
         }
     }
 }
 
-/// `(param index, axis)` pairs of the array-length rule (module docs).
-pub fn tid_indexed_accesses(f: &Function) -> Vec<(usize, u8)> {
+/// The array-length requirements of a kernel (module docs).
+pub fn length_rules(f: &Function) -> Vec<LengthRule> {
     let params = f.param_values();
     let mut out = Vec::new();
     for &inst in &f.regions[f.body].insts {
@@ -60,10 +107,17 @@ pub fn tid_indexed_accesses(f: &Function) -> Vec<(usize, u8)> {
             _ => None,
         };
         if let Some(m) = mem {
-            if let Some(p) = params.iter().position(|&v| v == m.array) {
+            if let Some(param) = params.iter().position(|&v| v == m.array) {
                 for (axis, &idx) in m.indices.iter().enumerate() {
-                    if is_thread_id(f, idx) && !out.contains(&(p, axis as u8)) {
-                        out.push((p, axis as u8));
+                    if let Some(range) = full_range(f, idx, 0) {
+                        let rule = LengthRule {
+                            param,
+                            axis: axis as u8,
+                            range,
+                        };
+                        if !out.contains(&rule) {
+                            out.push(rule);
+                        }
                     }
                 }
             }
@@ -77,22 +131,47 @@ pub fn tid_indexed_accesses(f: &Function) -> Vec<(usize, u8)> {
     out
 }
 
-/// Whether `v` is the thread index or an integer widening of it.
-fn is_thread_id(f: &Function, v: Value) -> bool {
-    let ValueDef::Result(inst, _) = f.values[v].def else {
-        return false;
-    };
-    match &f.insts[inst].kind {
-        InstKind::ThreadId => true,
-        InstKind::Cast(x, to) => {
-            // ThreadId is in 0..=i32::MAX: every integer type of 32 bits
-            // or more holds it unchanged.
-            to.is_int() && to.bits() >= 32 && is_thread_id(f, *x)
-        }
-        _ => false,
+fn launch_dim_axis(f: &Function, v: Value) -> Option<u8> {
+    match f.values[v].def {
+        ValueDef::Result(i, _) => match f.insts[i].kind {
+            InstKind::LaunchDim(a) => Some(a),
+            _ => None,
+        },
+        ValueDef::Param(..) => None,
     }
 }
 
+/// The range `v` takes in full over the launch, if it is one of the forms
+/// of the module docs.
+fn full_range(f: &Function, v: Value, depth: u32) -> Option<IndexRange> {
+    let ValueDef::Result(inst, _) = f.values[v].def else {
+        return None;
+    };
+    if depth > 16 {
+        return None;
+    }
+    match &f.insts[inst].kind {
+        InstKind::ThreadId => Some(IndexRange::Linear(0b1111)),
+        // ThreadId is in 0..=i32::MAX: every integer type of 32 bits or more
+        // holds the range unchanged.
+        InstKind::Cast(x, to) if to.is_int() && to.bits() >= 32 => full_range(f, *x, depth + 1),
+        InstKind::Binary(op @ (BinaryOp::Rem | BinaryOp::Div), x, d) => {
+            let IndexRange::Linear(set) = full_range(f, *x, depth + 1)? else {
+                return None;
+            };
+            let a = launch_dim_axis(f, *d)?;
+            if a > 3 || set & (1 << a) == 0 {
+                return None;
+            }
+            Some(if *op == BinaryOp::Rem {
+                IndexRange::Axis(a)
+            } else {
+                IndexRange::Linear(set & !(1 << a))
+            })
+        }
+        _ => None,
+    }
+}
 fn contains_return(f: &Function, r: Region) -> bool {
     f.regions[r].insts.iter().any(|&i| {
         let k = &f.insts[i].kind;

@@ -60,7 +60,12 @@ fn launch_checks_name_the_parameter() {
     let dev = Device::cpu();
     let prog = dev.compile(Arc::new(saxpy_module())).expect("compile");
     let k = prog.kernel("saxpy").unwrap();
-    assert_eq!(k.signature().tid_indexed, vec![(0, 0), (1, 0)]);
+    let rule = |param| LengthRule {
+        param,
+        axis: 0,
+        range: IndexRange::Linear(0b1111),
+    };
+    assert_eq!(k.signature().length_rules, vec![rule(0), rule(1)]);
     let x = Array::from_slice(&[1.0f32; 8], &[8]).unwrap();
     let y = Array::from_slice(&[2.0f32; 8], &[8]).unwrap();
     let xd = Array::from_slice(&[1.0f64; 8], &[8]).unwrap();
@@ -130,7 +135,7 @@ fn launch_checks_name_the_parameter() {
             e,
             LaunchError::ArrayTooShort {
                 len: 4,
-                threads: 8,
+                required: 8,
                 ..
             }
         ),
