@@ -124,6 +124,14 @@ struct FnLower<'a, 'c> {
     dead: bool,
 }
 
+/// Python builtins that Warp maps to its own builtins of the same name.
+const BARE_BUILTINS: [&str; 5] = ["min", "max", "abs", "round", "pow"];
+
+/// The span of a statement's leading keyword.
+fn keyword(stmt: Span, len: u32) -> Span {
+    Span::at(stmt.start(), len.into())
+}
+
 fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(span, msg)
 }
@@ -591,16 +599,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 "kernels cannot assign module-level names; write results into an array parameter",
             )),
             Stmt::Delete(_) => Err(err(span, "`del` is not supported").with_label("here")),
-            Stmt::Try(_) => Err(err(span, "`try` is not supported in kernels")
+            Stmt::Try(_) => Err(err(keyword(span, 3), "`try` is not supported in kernels")
                 .with_label("exceptions do not exist on the device")
                 .with_help("check conditions with `if` instead")),
-            Stmt::With(_) => {
-                Err(err(span, "`with` is not supported in kernels").with_label("here"))
-            }
-            Stmt::Raise(_) => Err(err(span, "`raise` is not supported in kernels")
+            Stmt::With(_) => Err(err(keyword(span, 4), "`with` is not supported in kernels")
+                .with_label("here")
+                .with_help("remove the `with` block and keep its body")),
+            Stmt::Raise(_) => Err(err(keyword(span, 5), "`raise` is not supported in kernels")
                 .with_label("exceptions do not exist on the device")),
             Stmt::Assert(_) => Ok(()),
-            Stmt::Match(_) => Err(err(span, "`match` is not supported")
+            Stmt::Match(_) => Err(err(keyword(span, 5), "`match` is not supported")
                 .with_label("here")
                 .with_help("use `if`/`elif`/`else`")),
             Stmt::TypeAlias(_) | Stmt::IpyEscapeCommand(_) => {
@@ -681,7 +689,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                         .with_label("assigned here")
                         .with_help(format!(
                             "a variable keeps one type; convert explicitly, e.g. `{}(...)`",
-                            self.tyname(ot)
+                            self.ctor_name(ot)
                         )));
                     }
                 }
@@ -1956,7 +1964,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some(ty) = typenames::py_type(name) {
             return self.construct(b, c, ty).map(Ev::V);
         }
-        if builtins::is_builtin(name) {
+        if BARE_BUILTINS.contains(&name) && builtins::is_builtin(name) {
             return self.builtin(b, c, name);
         }
         Err(err(c.func.range(), format!("unknown function `{name}`"))

@@ -165,6 +165,11 @@ pub(crate) fn collect<'a>(
                     Err(d) => diags.push(d),
                 }
             }
+            Stmt::FunctionDef(f) if f.is_async => diags.push(
+                Diagnostic::error(f.name.range(), "`async def` is not supported")
+                    .with_label("async function")
+                    .with_help("kernels and funcs are plain `def`s"),
+            ),
             Stmt::FunctionDef(f) => match decoration(&m.imports, &f.decorator_list) {
                 Decor::Kernel => m.kernels.push(f),
                 Decor::Func if file == 0 && f.name.id.starts_with(crate::builtins::PRELUDE_PREFIX) => {

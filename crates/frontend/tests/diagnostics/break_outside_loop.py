@@ -1,0 +1,9 @@
+import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float)):
+    i = wp.tid()
+    if x[i] > 0.0:
+        break
+    x[i] = 0.0

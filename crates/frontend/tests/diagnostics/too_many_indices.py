@@ -1,0 +1,7 @@
+import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i, 0] = 1.0

@@ -1,0 +1,8 @@
+import warp as wp
+import torch
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = 1.0
