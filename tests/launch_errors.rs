@@ -230,3 +230,102 @@ fn too_short_axis_of_a_2d_launch() {
         assert_eq!(short.to_vec::<f32>().unwrap(), vec![1.0; 15]);
     });
 }
+
+const STRUCTS: &str = r#"
+import warp as wp
+
+@wp.struct
+class P:
+    x: float
+    n: int
+
+@wp.kernel
+def bump(ps: wp.array(dtype=P), p: P):
+    i = wp.tid()
+    q = ps[i]
+    q.x = q.x + p.x
+    q.n = q.n + p.n
+    ps[i] = q
+"#;
+
+fn struct_dtype(x: weft::ir::Scalar) -> weft::Dtype {
+    use weft::ir::{Field, StructDef, StructTable, Type};
+    let mut st = StructTable::new();
+    st.push(StructDef {
+        name: "P".into(),
+        fields: vec![
+            Field {
+                name: "x".into(),
+                ty: Type::Scalar(x),
+            },
+            Field {
+                name: "n".into(),
+                ty: Type::I32,
+            },
+        ],
+    });
+    weft::Dtype::struct_named("P", std::sync::Arc::new(st)).unwrap()
+}
+
+#[test]
+fn structs_are_checked_by_definition() {
+    use weft::ir::Scalar;
+    use weft::Value;
+    let m = Compiler::new().compile("s.py", STRUCTS).unwrap();
+    let mut elem = Vec::new();
+    elem.extend_from_slice(&1.5f32.to_le_bytes());
+    elem.extend_from_slice(&7i32.to_le_bytes());
+    let val = |d: weft::Dtype, b: Vec<u8>| Value::from_bytes(d, b).unwrap();
+    each_device(|d| {
+        let k = d.load(&m, "bump").unwrap();
+        // The same definition made elsewhere is the same type.
+        let ps = Array::from_bytes(struct_dtype(Scalar::F32), &elem.repeat(3), &[3]).unwrap();
+        let p = val(struct_dtype(Scalar::F32), elem.clone());
+        d.launch(&k, &[3], &[Arg::array(&ps), Arg::value(p.clone())])
+            .unwrap();
+        let out = ps.to_bytes();
+        assert_eq!(&out[8..12], &3.0f32.to_le_bytes());
+        assert_eq!(&out[12..16], &14i32.to_le_bytes());
+        // A `P` with another layout is refused, for arrays and values.
+        let mut wide = 1.5f64.to_le_bytes().to_vec();
+        wide.extend_from_slice(&[0; 8]);
+        let other = Array::from_bytes(struct_dtype(Scalar::F64), &wide, &[1]).unwrap();
+        let e = match d.launch(&k, &[1], &[Arg::array(&other), Arg::value(p.clone())]) {
+            Err(Error::Launch(e)) => e,
+            r => panic!("expected a launch error, got {r:?}"),
+        };
+        assert!(matches!(e, LaunchError::StructLayout { .. }), "{e}");
+        assert_eq!(e.param(), Some("ps"));
+        let e = match d.launch(
+            &k,
+            &[1],
+            &[
+                Arg::array(&ps),
+                Arg::value(val(struct_dtype(Scalar::F64), wide.clone())),
+            ],
+        ) {
+            Err(Error::Launch(e)) => e,
+            r => panic!("expected a launch error, got {r:?}"),
+        };
+        assert_eq!(e.param(), Some("p"));
+    });
+}
+
+#[test]
+fn aliasing_is_refused_only_by_the_interpreter() {
+    let m = Compiler::new().compile("k.py", SRC).unwrap();
+    let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    let cpu = Device::cpu();
+    let k = cpu.load(&m, "scale").unwrap();
+    cpu.launch(&k, &[2], &[Arg::array(&x), Arg::array(&x), Arg::f32(3.0)])
+        .unwrap();
+    assert_eq!(x.to_vec::<f32>().unwrap(), vec![3.0, 6.0]);
+    let e = launch_err(
+        &Device::interp(),
+        "scale",
+        &[2],
+        &[Arg::array(&x), Arg::array(&x), Arg::f32(3.0)],
+    );
+    assert!(matches!(e, LaunchError::Aliased { .. }), "{e}");
+    assert_eq!(e.param(), Some("y"));
+}
