@@ -46,7 +46,6 @@ use compile::{contains_array, Code, Move, Op, Program, Span};
 use cranelift_entity::EntityRef;
 use std::io::Write;
 
-pub use printf::format as format_printf;
 pub use special::{erf, erfc, erfinv};
 
 /// Limit on nested regions plus active calls (and on struct nesting); deeper
@@ -731,4 +730,11 @@ pub fn eval_cast(x: Const, to: Scalar) -> Const {
 /// The bitcast of a constant; `None` when the sizes differ.
 pub fn eval_bitcast(x: Const, to: Scalar) -> Option<Const> {
     (x.ty.size() == to.size()).then(|| bits_const(to, scalar::bitcast(x.ty, to, const_bits(x))))
+}
+
+/// Formats `fmt` printf-style with scalar arguments, exactly as the
+/// interpreter prints (see the `printf` module docs for what is supported).
+pub fn format_printf(fmt: &str, args: &[Const]) -> String {
+    let vals: Vec<(Scalar, u64)> = args.iter().map(|&c| (c.ty, const_bits(c))).collect();
+    printf::format(fmt, &vals)
 }

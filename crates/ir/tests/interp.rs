@@ -1339,3 +1339,19 @@ fn mutated_modules_never_panic() {
         "mutations both kept and broke the module ({ran} ran, {failed} errors)"
     );
 }
+
+#[test]
+fn printf_formatting_of_constants() {
+    use weft_ir::interp::format_printf;
+    let args = [
+        Const::int(Scalar::I32, -3),
+        Const::float(Scalar::F32, 0.1),
+        Const::int(Scalar::U8, 255),
+        Const::float(Scalar::F64, 1e-7),
+        Const::bool(true),
+    ];
+    assert_eq!(
+        format_printf("i=%d x=%.3f u=%x g=%g b=%s %%", &args),
+        "i=-3 x=0.100 u=ff g=1e-07 b=True %"
+    );
+}
