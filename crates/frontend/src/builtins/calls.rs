@@ -184,6 +184,7 @@ pub(crate) fn is_builtin(name: &str) -> bool {
                 | "atomic_or"
                 | "atomic_xor"
                 | "atomic_exch"
+                | "select"
         )
 }
 
@@ -191,7 +192,6 @@ pub(crate) fn is_builtin(name: &str) -> bool {
 /// `[result, new_state]` and the lowerer stores `new_state` back into the
 /// variable passed as the first argument (Warp passes the state by
 /// reference).
-#[allow(dead_code)]
 pub(crate) fn advances_rng_state(name: &str) -> bool {
     RNG_DRAWS.contains(&name)
 }
@@ -287,7 +287,7 @@ pub(crate) fn call_builtin(
     match name {
         "asin" | "acos" => match tys.as_slice() {
             // Warp clamps the argument to [-1, 1].
-            [t] if is_float_num(*t) => {
+            [Type::Scalar(s)] if s.is_float() => {
                 let op = if name == "asin" { UnaryOp::Asin } else { UnaryOp::Acos };
                 one(map1(b, args[0], |b, x| {
                     let s = b.ty(x).as_scalar().unwrap_or(Scalar::F32);
@@ -298,24 +298,30 @@ pub(crate) fn call_builtin(
                     b.unary(op, m)
                 }))
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float)")])),
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: Float)")])),
         },
         "abs" => match tys.as_slice() {
-            [t] if is_num(*t) => {
+            [t] if is_num(*t) && matches!(t, Type::Scalar(_) | Type::Vec(..)) => {
                 let unsigned = t.scalar_of().is_some_and(|s| s.is_unsigned_int());
                 one(if unsigned { args[0] } else { map1(b, args[0], |b, x| b.unary(UnaryOp::Abs, x)) })
             }
             _ => Err(no_overload(b, name, args, span, &["abs(x: Scalar)", "abs(x: vector)"])),
         },
-        "sign" | "step" | "nonzero" => match tys.as_slice() {
-            [t] if is_num(*t) => one(map1(b, args[0], |b, x| sign_like(b, name, x))),
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: Scalar)"), &format!("{name}(x: vector)")])),
+        "sign" => match tys.as_slice() {
+            [t] if is_num(*t) && matches!(t, Type::Scalar(_) | Type::Vec(..)) => {
+                one(map1(b, args[0], |b, x| sign_like(b, name, x)))
+            }
+            _ => Err(no_overload(b, name, args, span, &["sign(x: Scalar)", "sign(x: vector)"])),
+        },
+        "step" | "nonzero" => match tys.as_slice() {
+            [t @ Type::Scalar(_)] if is_num(*t) => one(sign_like(b, name, args[0])),
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: Scalar)")])),
         },
         "frac" => match tys.as_slice() {
-            [t] if is_float_num(*t) => one(map1(b, args[0], |b, x| {
-                let t = b.unary(UnaryOp::Trunc, x);
-                b.binary(BinaryOp::Sub, x, t)
-            })),
+            [Type::Scalar(s)] if s.is_float() => {
+                let t = b.unary(UnaryOp::Trunc, args[0]);
+                one(b.binary(BinaryOp::Sub, args[0], t))
+            }
             _ => Err(no_overload(b, name, args, span, &["frac(x: float)"])),
         },
         "isnan" | "isinf" | "isfinite" => match tys.as_slice() {
@@ -369,7 +375,7 @@ pub(crate) fn call_builtin(
         "min" | "max" => {
             let op = if name == "min" { BinaryOp::Min } else { BinaryOp::Max };
             match tys.as_slice() {
-                [t, t2] if t == t2 && is_num(*t) && !matches!(t, Type::Mat(..) | Type::Transform(_)) => {
+                [t, t2] if t == t2 && is_num(*t) && matches!(t, Type::Scalar(_) | Type::Vec(..)) => {
                     one(map2(b, args[0], args[1], |b, x, y| b.binary(op, x, y)))
                 }
                 [Type::Scalar(_), Type::Scalar(_)] => {
@@ -427,14 +433,14 @@ pub(crate) fn call_builtin(
             _ => Err(no_overload(b, name, args, span, &["neg(x)"])),
         },
         "where" => match tys.as_slice() {
-            [Type::Scalar(cs), ta, tb] if ta == tb && !ta.is_array() => {
+            [Type::Scalar(cs), ta, tb] if ta == tb && !ta.is_array() && !cs.is_float() => {
                 let cond = if *cs == Scalar::Bool { args[0] } else { convert(b, args[0], Scalar::Bool) };
                 one(b.select(cond, args[1], args[2]))
             }
             [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)] => {
                 Err(ops::mismatch(b, "`wp.where`", args[1], args[2], span))
             }
-            _ => Err(no_overload(b, name, args, span, &["where(cond: bool, value_if_true: T, value_if_false: T)"])),
+            _ => Err(no_overload(b, name, args, span, &["where(cond: bool or integer, value_if_true: T, value_if_false: T)"])),
         },
         "outer" => match tys.as_slice() {
             [Type::Vec(n, s), Type::Vec(m, s2)] if s == s2 && *s != Scalar::Bool => {
@@ -576,13 +582,12 @@ pub(crate) fn call_builtin(
             _ => Err(no_overload(b, name, args, span, &[&format!("{name}(xform: transform)")])),
         },
         "rand_init" => {
-            let ok = !args.is_empty() && args.len() <= 2 && tys.iter().all(|t| matches!(t, Type::Scalar(s) if s.is_int() && s.bits() == 32));
+            let ok = !args.is_empty() && args.len() <= 2 && tys.iter().all(|t| *t == Type::I32);
             if !ok {
                 return Err(no_overload(b, name, args, span, &["rand_init(seed: int32) -> uint32", "rand_init(seed: int32, offset: int32) -> uint32"]));
             }
-            let conv: Vec<Value> = args.iter().map(|&v| convert(b, v, Scalar::I32)).collect();
             let full = format!("{PRELUDE_PREFIX}rand_init");
-            c.call_prelude(b, &full, &conv, span)
+            c.call_prelude(b, &full, args, span)
         }
         "len" => match tys.as_slice() {
             [Type::Array(_)] => one(b.array_shape(args[0], 0)),
@@ -593,6 +598,9 @@ pub(crate) fn call_builtin(
             _ => Err(no_overload(b, name, args, span, &["len(a: vector | matrix | quat | transform | array)"])),
         },
         n if n.starts_with("atomic_") => atomic(b, name, args, span),
+        "select" => Err(Diagnostic::error(span, "`wp.select` was removed in Warp 1.19")
+            .with_label("removed builtin")
+            .with_help("use `wp.where(cond, value_if_true, value_if_false)` (note the argument order)")),
         _ => Err(Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
             .with_help("see the language reference (docs/) for the builtins Weft supports")),
     }

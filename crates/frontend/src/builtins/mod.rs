@@ -36,9 +36,7 @@ use crate::diag::{Diagnostic, Span};
 use ruff_python_ast as ast;
 use weft_ir::{Const, FuncBuilder, InstKind, Scalar, StructTable, Type, Value, ValueDef};
 
-#[allow(unused_imports)] // for the lowerer: which builtins return a new RNG state
-pub(crate) use calls::advances_rng_state;
-pub(crate) use calls::is_builtin;
+pub(crate) use calls::{advances_rng_state, is_builtin};
 pub(crate) use prelude::{prelude_source, PRELUDE_PREFIX};
 
 /// Implemented by the function lowerer: calls a func of the prelude with

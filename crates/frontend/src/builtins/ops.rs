@@ -258,14 +258,14 @@ fn scalar_op(op: ast::Operator, s: Scalar) -> Result<Option<BinaryOp>, &'static 
         O::Pow if numeric => {
             return Err("`**` is defined for floats only in Warp 1.19: convert the operands, e.g. `float(x) ** 2.0`")
         }
-        O::BitAnd if !s.is_float() => BinaryOp::And,
-        O::BitOr if !s.is_float() => BinaryOp::Or,
-        O::BitXor if !s.is_float() => BinaryOp::Xor,
+        O::BitAnd if s.is_int() => BinaryOp::And,
+        O::BitOr if s.is_int() => BinaryOp::Or,
+        O::BitXor if s.is_int() => BinaryOp::Xor,
         O::LShift if s.is_int() => BinaryOp::Shl,
         O::RShift if s.is_int() => BinaryOp::Shr,
         O::MatMult => return Err("use `*` for matrix products"),
         _ if s == Scalar::Bool => {
-            return Err("bool has no arithmetic: convert with `int(x)` or use `and`/`or`")
+            return Err("bool has no arithmetic or bitwise operators: convert with `int(x)`, or use `and`/`or`/`not`")
         }
         _ => return Err("bitwise operators take integers"),
     }))
@@ -320,9 +320,11 @@ pub(crate) fn binary(
         (O::Add | O::Sub, _, _) if tx == ty => {
             Ok(map2(b, x, y, |b, p, q| emit_scalar(b, iop, p, q)))
         }
-        (O::Mod | O::BitAnd | O::BitOr | O::BitXor, Type::Vec(..), Type::Vec(..)) if tx == ty => {
-            Ok(map2(b, x, y, |b, p, q| emit_scalar(b, iop, p, q)))
-        }
+        (
+            O::Mod | O::BitAnd | O::BitOr | O::BitXor | O::LShift | O::RShift,
+            Type::Vec(..),
+            Type::Vec(..),
+        ) if tx == ty => Ok(map2(b, x, y, |b, p, q| emit_scalar(b, iop, p, q))),
         // Aggregate with scalar.
         (O::Mult | O::Div, _, Type::Scalar(_)) if is_math_agg(tx) => {
             Ok(map_scalar(b, x, y, |b, p, q| emit_scalar(b, iop, p, q)))
@@ -468,9 +470,15 @@ pub(crate) fn unary(
     let s = t.scalar_of();
     let numeric = s.is_some_and(|s| s != Scalar::Bool) && (t.is_scalar() || is_math_agg(t));
     match op {
-        U::USub if numeric => Ok(map1(b, x, |b, c| b.unary(UnaryOp::Neg, c))),
+        U::USub if numeric && !matches!(t, Type::Transform(_)) => {
+            Ok(map1(b, x, |b, c| b.unary(UnaryOp::Neg, c)))
+        }
         U::UAdd if numeric => Ok(x),
-        U::Invert if t.is_scalar() && s.is_some_and(|s| s.is_int()) => Ok(b.unary(UnaryOp::Not, x)),
+        U::Invert
+            if matches!(t, Type::Scalar(_) | Type::Vec(..)) && s.is_some_and(|s| s.is_int()) =>
+        {
+            Ok(map1(b, x, |b, c| b.unary(UnaryOp::Not, c)))
+        }
         U::Not => match t {
             Type::Scalar(Scalar::Bool) => Ok(b.unary(UnaryOp::Not, x)),
             Type::Scalar(s) => {
