@@ -257,6 +257,8 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
     dirs.sort();
     let only = std::env::var("WEFT_CASE").ok();
     let (mut passed, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
+    let mut pipeline_time = std::time::Duration::ZERO;
+    let mut slowest = (std::time::Duration::ZERO, String::new());
     for dir in dirs {
         let name = dir
             .file_name()
@@ -295,10 +297,14 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
             verify: VerifyMode::Always,
             ..PipelineOptions::default()
         };
+        let start = std::time::Instant::now();
         if let Err(e) = run_pipeline(&mut opt, &opts) {
             failures.push(format!("{name}: pipeline: {e}"));
             continue;
         }
+        let took = start.elapsed();
+        pipeline_time += took;
+        slowest = slowest.max((took, name.clone()));
         if only.is_some() {
             println!("{}", weft_ir::text::print_module(&opt));
         }
@@ -326,6 +332,10 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
         }
     }
     println!("{passed} cases identical before/after the pipeline");
+    println!(
+        "pipeline (with the verifier after every pass): {pipeline_time:?} in all, slowest {:?} ({})",
+        slowest.0, slowest.1
+    );
     if !skipped.is_empty() {
         println!(
             "{} skipped (frontend or interpreter cannot run them yet):",

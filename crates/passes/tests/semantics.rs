@@ -318,6 +318,108 @@ fn return_two_loops_deep_runs_the_same() {
     assert_eq!(to_i32s(&out[2]), vec![0, 1, 3, 3, 2, 2, -16, -16]);
 }
 
+/// Emits `loop (i = 0..n)` whose body is built by `body(b, i)` (which
+/// must leave the builder in an open region); returns the loop.
+fn counted_loop(
+    b: &mut FuncBuilder,
+    n: Value,
+    body: impl FnOnce(&mut FuncBuilder, Value),
+) -> weft_ir::Inst {
+    let outer = b.region();
+    let zero = b.iconst(I32, 0);
+    let (lp, lbody, ps) = b.loop_(vec![zero], &[]);
+    b.switch_to(lbody);
+    let i = ps[0];
+    let lt = b.binary(BinaryOp::Lt, i, n);
+    let (_, t, e) = b.if_(lt, &[]);
+    b.switch_to(e);
+    b.break_(vec![]);
+    b.switch_to(t);
+    b.yield_(vec![]);
+    b.switch_to(lbody);
+    body(b, i);
+    let one = b.iconst(I32, 1);
+    let i1 = b.binary(BinaryOp::Add, i, one);
+    b.continue_(vec![i1]);
+    b.switch_to(outer);
+    lp
+}
+
+/// A return inside an `if` inside a loop inside an `if` inside a loop:
+/// `f(a, n)` = `100 * i + j` for the first `i` with `a[i] > 0` and some
+/// `j < i` with `a[j] == a[i]`, else -1.
+#[test]
+fn return_in_loop_in_if_in_loop_runs_the_same() {
+    let mut m = Module::new();
+    let f = add_func(
+        &mut m,
+        "f",
+        FuncKind::Func,
+        vec![param("a", arr(I32)), param("n", Type::I32)],
+        vec![Type::I32],
+        |b, ps| {
+            let (a, n) = (ps[0], ps[1]);
+            counted_loop(b, n, |b, i| {
+                let ai = b.load(at(a, i));
+                let zero = b.iconst(I32, 0);
+                let pos = b.binary(BinaryOp::Gt, ai, zero);
+                let here = b.region();
+                let (_, t, e) = b.if_(pos, &[]);
+                b.switch_to(e);
+                b.yield_(vec![]);
+                b.switch_to(t);
+                counted_loop(b, i, |b, j| {
+                    let aj = b.load(at(a, j));
+                    let eq = b.binary(BinaryOp::Eq, aj, ai);
+                    let inner = b.region();
+                    let (_, t2, e2) = b.if_(eq, &[]);
+                    b.switch_to(t2);
+                    let h = b.iconst(I32, 100);
+                    let r = b.binary(BinaryOp::Mul, i, h);
+                    let r = b.binary(BinaryOp::Add, r, j);
+                    b.return_(vec![r]);
+                    b.switch_to(e2);
+                    b.yield_(vec![]);
+                    b.switch_to(inner);
+                });
+                b.yield_(vec![]);
+                b.switch_to(here);
+            });
+            let m1 = b.iconst(I32, -1);
+            b.return_(vec![m1]);
+        },
+    );
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![
+            param("a", arr(I32)),
+            param("out", arr(I32)),
+            param("ns", arr(I32)),
+        ],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let n = b.load(at(ps[2], tid));
+            let c = b.call(f, vec![ps[0], n], &[Type::I32]);
+            let r = b.func.insts[c].results[0];
+            b.store(at(ps[1], tid), r);
+            b.return_(vec![]);
+        },
+    );
+    let a = [3, -1, 5, -1, 3, 5, 7];
+    let ns = [0, 3, 4, 5, 6, 7];
+    let out = same_before_after(
+        m,
+        "k",
+        ns.len() as i32,
+        &[i32s(&a), i32s(&[0; 6]), i32s(&ns)],
+    );
+    // -1 (< 0 is not > 0) is skipped; a[4] = 3 = a[0]; a[5] = 5 = a[2].
+    assert_eq!(to_i32s(&out[1]), vec![-1, -1, -1, 400, 400, 400]);
+}
+
 /// Builds `k_<T>` (results of type `ty`) and `k_bool` (comparisons and
 /// predicates): one `out[k] = op(consts)` per case; runs both unfolded and
 /// folded, asserting equal bytes. Returns the number of instructions left
