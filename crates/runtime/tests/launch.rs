@@ -189,3 +189,26 @@ fn cpu_saxpy_runs_on_all_cores() {
     dev.launch(&k, &[0], &[Arg::array(&x), Arg::array(&y), Arg::f32(2.0)])
         .unwrap();
 }
+
+#[test]
+fn interp_and_cpu_agree_through_one_launch_path() {
+    let module = Arc::new(saxpy_module());
+    let n = 1000;
+    let xs: Vec<f32> = (0..n).map(|i| (i as f32).sin()).collect();
+    let mut outs = Vec::new();
+    for dev in [Device::cpu(), Device::interp()] {
+        let k = dev
+            .compile(module.clone())
+            .unwrap()
+            .kernel("saxpy")
+            .unwrap();
+        assert_eq!(k.device(), dev.kind());
+        let x = Array::from_slice(&xs, &[n]).unwrap();
+        let y = Array::from_slice(&vec![0.5f32; n], &[n]).unwrap();
+        dev.launch(&k, &[n], &[Arg::array(&x), Arg::array(&y), Arg::f32(-1.25)])
+            .unwrap();
+        outs.push(y.to_vec::<f32>().unwrap());
+    }
+    assert_eq!(outs[0], outs[1]);
+    assert_eq!(outs[0][3], -1.25 * xs[3] + 0.5);
+}
