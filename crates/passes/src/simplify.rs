@@ -11,8 +11,9 @@
 //!   `x&x`, `x|x`, `min/max(x,x)`, shifts by 0 and comparisons of a value
 //!   with itself; bool `x&true`, `x&false`, `x|false`, `x|true`,
 //!   `x^false`; float `x*1.0`, `1.0*x`, `x/1.0` (never `x+0.0`: `-0.0+0.0`
-//!   is `+0.0`); casts to the same type;
-//! * `select` with a constant condition or equal arms;
+//!   is `+0.0`); casts to the same type; `not not x`, `neg neg x`;
+//! * `select` with a constant condition or equal arms; `select(c, true,
+//!   false)` is `c`, `select(c, false, true)` is `not c`;
 //! * aggregates: `extract` of `make` or of `insert` forwards the component,
 //!   an `extract` through a disjoint `insert` skips it, an `insert` over an
 //!   `insert` of the same (or a covered) path skips the inner one, an
@@ -33,8 +34,8 @@
 use crate::{fold, walk, Pass, PassError};
 use std::collections::HashMap;
 use weft_ir::{
-    BinaryOp, Const, Function, Inst, InstKind, Module, Region, Scalar, StructTable, Type, Value,
-    ValueDef,
+    BinaryOp, Const, Function, Inst, InstKind, Module, Region, Scalar, StructTable, Type, UnaryOp,
+    Value, ValueDef,
 };
 
 /// The simplifier (see the module docs).
@@ -270,7 +271,16 @@ impl Simplifier<'_> {
         let action = match kind {
             InstKind::Unary(op, x) => match const_of(f, x).and_then(|c| fold::unary(op, c)) {
                 Some(c) => rewrite_const(f, inst, c),
-                None => Action::Keep,
+                // `not not x` and `neg neg x` are `x` (wrapping, and exact
+                // for floats, NaN included: the sign flips twice).
+                None => match def_kind(f, x) {
+                    Some(InstKind::Unary(op2, y))
+                        if *op2 == op && matches!(op, UnaryOp::Not | UnaryOp::Neg) =>
+                    {
+                        Action::Replace(*y)
+                    }
+                    _ => Action::Keep,
+                },
             },
             InstKind::Binary(op, a, b) => self.binary(f, inst, op, a, b),
             InstKind::Fma(a, b, c) => match (const_of(f, a), const_of(f, b), const_of(f, c)) {
@@ -300,10 +310,17 @@ impl Simplifier<'_> {
                     }
                 }
             }
-            InstKind::Select(c, a, b) => match const_of(f, c) {
-                Some(k) => Action::Replace(if k.bits != 0 { a } else { b }),
-                None if a == b => Action::Replace(a),
-                None => Action::Keep,
+            InstKind::Select(c, a, b) => match (const_of(f, c), const_of(f, a), const_of(f, b)) {
+                (Some(k), _, _) => Action::Replace(if k.bits != 0 { a } else { b }),
+                _ if a == b => Action::Replace(a),
+                // select(c, true, false) is c.
+                (None, Some(x), Some(y)) if x == Const::bool(true) && y == Const::bool(false) => {
+                    Action::Replace(c)
+                }
+                (None, Some(x), Some(y)) if x == Const::bool(false) && y == Const::bool(true) => {
+                    rewrite(f, inst, InstKind::Unary(UnaryOp::Not, c))
+                }
+                _ => Action::Keep,
             },
             InstKind::Extract(agg, path) => self.extract(f, inst, agg, path),
             InstKind::Insert(agg, path, v) => self.insert(f, inst, agg, path, v),
