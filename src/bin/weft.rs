@@ -8,6 +8,13 @@ use weft::conform::{self, Case};
 use weft::ir::{FuncKind, InstKind, Module as IrModule};
 use weft::{CompileOptions, Compiler, Device, Error};
 
+/// `println!` that ignores a closed stdout (`weft conform DIR | head`).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 fn cli() -> Command {
     let backend = || {
         CArg::new("backend")
@@ -104,7 +111,8 @@ fn main() -> ExitCode {
     match r {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("{}", e.render(std::io::stderr().is_terminal()));
+            let color = std::io::stderr().is_terminal();
+            let _ = writeln!(std::io::stderr().lock(), "{}", e.render(color));
             ExitCode::FAILURE
         }
     }
@@ -140,7 +148,7 @@ fn check(a: &ArgMatches) -> Result<ExitCode, Error> {
         .values()
         .filter(|f| f.kind == FuncKind::Func)
         .count();
-    println!(
+    say!(
         "ok: {file}: {} kernel{} ({}), {funcs} func{}",
         kernels.len(),
         if kernels.len() == 1 { "" } else { "s" },
@@ -218,7 +226,7 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
         .cloned()
         .unwrap_or_else(|| Path::new("out").join(&case.name));
     let files = run.write_outputs(&out)?;
-    println!(
+    say!(
         "{}: ran {} launch{} on {}, wrote {} array{} to {}",
         case.name,
         case.launches.len(),
@@ -235,10 +243,10 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
     if !case.check.is_empty() && expected_present {
         let ms = conform::check_case(&case, &run)?;
         if ms.is_empty() {
-            println!("matches expected ({})", case.check.join(", "));
+            say!("matches expected ({})", case.check.join(", "));
         } else {
             for m in &ms {
-                println!("differs from expected: {m}");
+                say!("differs from expected: {m}");
             }
             return Ok(ExitCode::FAILURE);
         }
@@ -251,10 +259,10 @@ fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     let dev = device(a);
     let summary = conform::run_dir(&dir, &dev, &Compiler::new(), |r| {
         if let Some(line) = r.line() {
-            println!("{line}");
+            say!("{line}");
         }
     })?;
-    println!("{summary}");
+    say!("{summary}");
     Ok(if summary.failed == 0 {
         ExitCode::SUCCESS
     } else {
