@@ -20,7 +20,39 @@
 //!
 //! The call graph helpers are in [`callgraph`].
 //!
-//! Passes never panic on malformed input: they return a [`PassError`].
+//! Passes expect verified IR; on IR that breaks an invariant they rely on
+//! they return a [`PassError`] rather than panic.
+//!
+//! ```
+//! use weft_passes::{run_pipeline, PipelineOptions};
+//!
+//! let mut m = weft_ir::text::parse_module(
+//!     "func @twice(v0: i32) -> i32 {
+//!        v1: i32 = add v0, v0
+//!        return v1
+//!      }
+//!      kernel @k(v0: array1<i32>) {
+//!        v1: i32 = thread_id
+//!        v2: i32 = const 21
+//!        v3: i32 = call @twice(v2)
+//!        store v0[v1], v3
+//!        return
+//!      }",
+//! )
+//! .unwrap();
+//! let report = run_pipeline(&mut m, &PipelineOptions::default()).unwrap();
+//! assert!(report.changed());
+//! assert_eq!(
+//!     weft_ir::text::print_module(&m),
+//!     "kernel @k(v0: array1<i32>) {
+//!   v1: i32 = thread_id
+//!   v2: i32 = const 42
+//!   store v0[v1], v2
+//!   return
+//! }
+//! "
+//! );
+//! ```
 
 pub mod callgraph;
 pub mod dce;
