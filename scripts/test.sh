@@ -7,11 +7,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_apt=()
-command -v cc >/dev/null || need_apt+=(build-essential)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
-  else sudo apt-get update -qq && sudo apt-get install -y -qq "${need_apt[@]}"; fi
+# System packages: a C toolchain, LLVM 19 (PTX / llvm-cpu backends), glslang +
+# SPIRV-Tools (HLSL -> SPIR-V, validation), Mesa's lavapipe (a Vulkan device on the CPU).
+pkgs=(build-essential pkg-config llvm-19-dev libpolly-19-dev libzstd-dev glslang-tools spirv-tools
+      mesa-vulkan-drivers libvulkan1 vulkan-tools python3-venv)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+# ptxas and libdevice for the PTX tests, from NVIDIA's wheel, in a project-local venv.
+if [ ! -x .venv/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin/ptxas ] && ! ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas >/dev/null 2>&1; then
+  python3 -m venv .venv
+  .venv/bin/pip install -q nvidia-cuda-nvcc-cu12
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
