@@ -275,7 +275,7 @@ pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Resul
                 got: args.len(),
             });
         };
-        let expected = type_name(p.ty, &sig.structs);
+        let expected = || type_name(p.ty, &sig.structs);
         let (want, got) = match (p.ty, a) {
             (Type::Array(at), Arg::Array(arr)) => {
                 let want = Dtype::with_structs(at.elem, sig.structs.clone());
@@ -292,7 +292,7 @@ pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Resul
             (Type::Array(_), Arg::Value(_)) => {
                 return Err(LaunchError::ArgKind {
                     param: p.name.clone(),
-                    expected: format!("an array {expected}"),
+                    expected: format!("an array {}", expected()),
                     got: describe_arg(a),
                 })
             }
@@ -328,7 +328,7 @@ pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Resul
             };
             return Err(LaunchError::ArgType {
                 param: p.name.clone(),
-                expected,
+                expected: expected(),
                 got,
             });
         }
