@@ -155,6 +155,56 @@ fn flatten(ty: Type, structs: &weft_ir::StructTable, base: u32, out: &mut Vec<Sl
     }
 }
 
+/// Decides where each kernel parameter is loaded: `at_entry[k]` (before
+/// the thread loop) or, keyed by the index of the top-level body
+/// instruction before which they are loaded, once per thread. Unused
+/// parameters are loaded nowhere.
+fn param_placement(f: &weft_ir::Function) -> (Vec<bool>, HashMap<usize, Vec<usize>>) {
+    let params = &f.regions[f.body].params;
+    let index: HashMap<weft_ir::Value, usize> =
+        params.iter().enumerate().map(|(k, &v)| (v, k)).collect();
+    let mut first_use: Vec<Option<usize>> = vec![None; params.len()];
+    let mut first_loop: Option<usize> = None;
+    fn visit(
+        f: &weft_ir::Function,
+        inst: Inst,
+        top: usize,
+        index: &HashMap<weft_ir::Value, usize>,
+        first_use: &mut [Option<usize>],
+        first_loop: &mut Option<usize>,
+    ) {
+        let Some(d) = f.insts.get(inst) else { return };
+        for a in d.kind.args() {
+            if let Some(&k) = index.get(&a) {
+                first_use[k].get_or_insert(top);
+            }
+        }
+        if matches!(d.kind, InstKind::Loop { .. }) {
+            first_loop.get_or_insert(top);
+        }
+        for r in d.kind.regions() {
+            if let Some(rd) = f.regions.get(r) {
+                for &i in &rd.insts {
+                    visit(f, i, top, index, first_use, first_loop);
+                }
+            }
+        }
+    }
+    for (top, &inst) in f.regions[f.body].insts.iter().enumerate() {
+        visit(f, inst, top, &index, &mut first_use, &mut first_loop);
+    }
+    let mut at_entry = vec![false; params.len()];
+    let mut per_thread: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (k, fu) in first_use.iter().enumerate() {
+        match (*fu, first_loop) {
+            (None, _) => {}
+            (Some(u), Some(l)) if u > l => per_thread.entry(u).or_default().push(k),
+            _ => at_entry[k] = true,
+        }
+    }
+    (at_entry, per_thread)
+}
+
 /// Where `return` goes.
 #[derive(Copy, Clone)]
 enum Ret {
@@ -385,20 +435,23 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let (args, start, end) = (p[0], p[1], p[2]);
         self.args_ptr = Some(args);
 
-        // Load every parameter once, before the thread loop.
+        // Parameters are loaded once per launch, before the thread loop,
+        // when the kernel uses them before or inside its first loop: they
+        // are what inner loops need. A parameter first used after that loop
+        // is loaded once per thread, just before the top-level instruction
+        // that first uses it, so it does not occupy a register across the
+        // loop (see `param_placement`).
         let types: Vec<Type> = self.f.params.iter().map(|p| p.ty).collect();
         let al = layout::arg_layout(&types, &self.cx.m.structs);
         let params = self.f.regions[self.f.body].params.clone();
         if params.len() != types.len() {
             return self.invalid("kernel body params do not match its params");
         }
+        let (at_entry, per_thread) = param_placement(self.f);
         for (k, &v) in params.iter().enumerate() {
-            let slots = self.cx.flat(types[k]);
-            let mut leaves = Vec::with_capacity(slots.len());
-            for s in slots.iter() {
-                leaves.push(self.load_slot(*s, args, al.offsets[k] + s.offset, arg_flags())?);
+            if at_entry[k] {
+                self.load_param(v, types[k], args, al.offsets[k], arg_flags())?;
             }
-            self.def(v, &leaves);
         }
 
         let body = self.b.create_block();
@@ -413,7 +466,19 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.switch_to(body);
         self.tid = Some(tid);
         self.ret = Ret::NextThread(latch);
-        self.region(self.f.body, None)?;
+        let thread_flags = MemFlagsData::trusted().with_readonly();
+        for (idx, &inst) in self.f.regions[self.f.body].insts.iter().enumerate() {
+            if self.filled {
+                return self.invalid("instruction after a terminator");
+            }
+            for &k in per_thread.get(&idx).map(|v| v.as_slice()).unwrap_or(&[]) {
+                self.load_param(params[k], types[k], args, al.offsets[k], thread_flags)?;
+            }
+            self.inst(inst, None)?;
+        }
+        if !self.filled {
+            return self.invalid("kernel body does not end in a terminator");
+        }
 
         self.switch_to(latch);
         let next = self.b.ins().iadd_imm_s(tid, 1);
@@ -425,6 +490,23 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.switch_to(exit);
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
+        Ok(())
+    }
+
+    fn load_param(
+        &mut self,
+        v: weft_ir::Value,
+        ty: Type,
+        args: cl::Value,
+        off: u32,
+        flags: MemFlagsData,
+    ) -> Result<()> {
+        let slots = self.cx.flat(ty);
+        let mut leaves = Vec::with_capacity(slots.len());
+        for s in slots.iter() {
+            leaves.push(self.load_slot(*s, args, off + s.offset, flags)?);
+        }
+        self.def(v, &leaves);
         Ok(())
     }
 

@@ -915,3 +915,46 @@ fn errors_not_panics() {
         Err(CpuError::Invalid { .. })
     ));
 }
+
+#[test]
+fn nbody_matches_plain_rust_exactly() {
+    let m = nbody::nbody_module();
+    let art = compile_checked(&m);
+    let k = art.kernel("nbody_step").unwrap();
+    let n = 300usize;
+    let mut pos: Vec<[f32; 3]> = (0..n)
+        .map(|i| {
+            let t = i as f32;
+            [(t * 0.37).sin() * 10.0, (t * 0.11).cos() * 5.0, t * 0.01]
+        })
+        .collect();
+    let mut vel: Vec<[f32; 3]> = (0..n).map(|i| [0.0, i as f32 * 0.001, -0.5]).collect();
+    let mut mass: Vec<f32> = (0..n).map(|i| 1.0 + (i % 7) as f32).collect();
+    let mut np = vec![[0f32; 3]; n];
+    let mut nv = vec![[0f32; 3]; n];
+    let (dt, grav, eps2) = (0.01f32, 0.5f32, 0.01f32);
+    let want: Vec<_> = (0..n)
+        .map(|i| nbody::nbody_ref(i, &pos, &vel, &mass, dt, grav, eps2))
+        .collect();
+    let block = pack(
+        &m,
+        "nbody_step",
+        [n as i32, 1, 1, 1],
+        &[
+            Arg::Array(desc(&mut pos)),
+            Arg::Array(desc(&mut vel)),
+            Arg::Array(desc(&mut mass)),
+            Arg::Array(desc(&mut np)),
+            Arg::Array(desc(&mut nv)),
+            bytes_of(n as i32),
+            bytes_of(dt),
+            bytes_of(grav),
+            bytes_of(eps2),
+        ],
+    );
+    // SAFETY: block matches the kernel; the arrays outlive the call.
+    unsafe { (k.entry)(block.ptr(), 0, n as i64) };
+    for i in 0..n {
+        assert_eq!((np[i], nv[i]), want[i], "body {i}");
+    }
+}

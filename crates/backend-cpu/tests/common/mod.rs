@@ -1,6 +1,8 @@
 //! Helpers for the JIT tests: build kernels, pack argument blocks, run.
 #![allow(dead_code)]
 
+pub mod nbody;
+
 use weft_backend_cpu::{compile, CpuArtifact, CpuOptions};
 use weft_ir::layout::{self, ArrayDesc};
 use weft_ir::{FuncBuilder, FuncKind, Function, Module, Param, Type};
