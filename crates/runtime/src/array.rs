@@ -7,9 +7,10 @@
 //!
 //! Kernels write arrays through shared references (a launch takes `&Array`,
 //! and the same array may be passed to several parameters), so the storage is
-//! interior-mutable. `Array` is therefore `Send` but not `Sync`: a launch runs
-//! to completion on the calling thread before anything else can look at the
-//! array, and the host only ever copies data in and out.
+//! interior-mutable (`UnsafeCell`). `Array` is therefore `Send` but not
+//! `Sync`: a launch runs to completion on the calling thread before anything
+//! else can look at the array, and the host only ever copies data in and
+//! out.
 
 use crate::dtype::{Dtype, Element, ScalarElem};
 use std::cell::UnsafeCell;
@@ -56,10 +57,6 @@ pub struct Array {
     /// Bytes of element data in `storage`.
     len_bytes: usize,
 }
-
-// SAFETY: the storage is plain bytes with no thread affinity; moving the
-// array to another thread moves sole ownership of it.
-unsafe impl Send for Array {}
 
 impl std::fmt::Debug for Array {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -436,6 +433,15 @@ mod tests {
         let z = Array::zeros(d, &[0, 3]).unwrap();
         assert!(z.is_empty());
         assert!(z.to_bytes().is_empty());
+    }
+
+    #[test]
+    fn arrays_move_between_threads() {
+        let a = Array::from_slice(&[1u8, 2, 3], &[3]).unwrap();
+        let b = std::thread::spawn(move || a.to_vec::<u8>().unwrap())
+            .join()
+            .unwrap();
+        assert_eq!(b, vec![1, 2, 3]);
     }
 
     #[test]
