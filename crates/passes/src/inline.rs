@@ -78,36 +78,59 @@ pub fn inline_calls_in(m: &mut Module, caller: FuncId) -> Result<bool, PassError
 }
 
 fn inline_all(m: &Module, func: &mut Function) -> Result<bool, PassError> {
-    // (region holding the call, call inst)
+    // Check every call first, so that a bad one leaves the function as is.
     let mut calls = Vec::new();
     collect_calls(func, func.body, &mut calls);
-    let changed = !calls.is_empty();
-    for (region, call) in calls {
-        let InstKind::Call(callee_id, args) = func.insts[call].kind.clone() else {
+    for &(_, call) in &calls {
+        let InstKind::Call(callee_id, args) = &func.insts[call].kind else {
             continue;
         };
-        let callee = m.funcs.get(callee_id).ok_or_else(|| PassError::Malformed {
+        let malformed = |msg: String| PassError::Malformed {
             pass: "inline".into(),
             func: func.name.clone(),
-            msg: format!("call to a function that does not exist ({callee_id})"),
+            msg,
+        };
+        let callee = m.funcs.get(*callee_id).ok_or_else(|| {
+            malformed(format!(
+                "call to a function that does not exist ({callee_id})"
+            ))
         })?;
-        if args.len() != callee.params.len()
-            || func.insts[call].results.len() != callee.returns.len()
-        {
-            return Err(PassError::Malformed {
-                pass: "inline".into(),
-                func: func.name.clone(),
-                msg: format!(
-                    "call to `{}` does not match its signature ({} args, {} results)",
-                    callee.name,
-                    args.len(),
-                    func.insts[call].results.len()
-                ),
-            });
+        let n_results = func.insts[call].results.len();
+        if args.len() != callee.params.len() || n_results != callee.returns.len() {
+            return Err(malformed(format!(
+                "call to `{}` does not match its signature ({} args, {n_results} results)",
+                callee.name,
+                args.len(),
+            )));
         }
-        inline_call(func, &m.structs, region, call, callee, &args)?;
     }
-    Ok(changed)
+    let mut seen = std::collections::HashSet::new();
+    let regions: Vec<Region> = calls
+        .iter()
+        .map(|&(r, _)| r)
+        .filter(|&r| seen.insert(r))
+        .collect();
+    // Spliced calls' results → the callee's returned values (copies),
+    // substituted once at the end.
+    let mut subst = HashMap::new();
+    for r in regions {
+        let old = std::mem::take(&mut func.regions[r].insts);
+        let mut new = Vec::with_capacity(old.len());
+        for inst in old {
+            let InstKind::Call(callee_id, args) = func.insts[inst].kind.clone() else {
+                new.push(inst);
+                continue;
+            };
+            let callee = &m.funcs[callee_id];
+            match inline_call(func, &m.structs, inst, callee, &args, &mut subst)? {
+                Some(copied) => new.extend(copied),
+                None => new.push(inst),
+            }
+        }
+        func.regions[r].insts = new;
+    }
+    walk::substitute(func, &subst);
+    Ok(!calls.is_empty())
 }
 
 fn collect_calls(func: &Function, r: Region, out: &mut Vec<(Region, Inst)>) {
@@ -205,14 +228,17 @@ fn splice_parts(callee: &Function) -> Option<(&[Value], &[Inst])> {
     }
 }
 
+/// Inlines one call. Spliced: returns the instructions that replace the
+/// call in its region and records its results in `subst`. Wrapped: the call
+/// instruction itself became the wrapper loop (`None`).
 fn inline_call(
     func: &mut Function,
     structs: &StructTable,
-    region: Region,
     call: Inst,
     callee: &Function,
     args: &[Value],
-) -> Result<(), PassError> {
+    subst: &mut HashMap<Value, Value>,
+) -> Result<Option<Vec<Inst>>, PassError> {
     let mut cp = Copier {
         src: callee,
         vmap: callee
@@ -222,31 +248,16 @@ fn inline_call(
             .zip(args.iter().copied())
             .collect(),
     };
-    let body = &callee.regions[callee.body].insts;
     if let Some((rets, rest)) = splice_parts(callee) {
         let copied = cp.copy_insts(func, rest);
-        let subst: HashMap<Value, Value> = func.insts[call]
-            .results
-            .iter()
-            .copied()
-            .zip(rets.iter().map(|&v| cp.value(v)))
-            .collect();
-        let insts = &mut func.regions[region].insts;
-        let pos = insts
-            .iter()
-            .position(|&i| i == call)
-            .ok_or_else(|| PassError::Malformed {
-                pass: "inline".into(),
-                func: String::new(),
-                msg: "call not found in its region".into(),
-            })?;
-        insts.splice(pos..=pos, copied);
+        for (&res, &ret) in func.insts[call].results.iter().zip(rets) {
+            subst.insert(res, cp.value(ret));
+        }
         func.insts[call].results.clear();
-        walk::substitute(func, &subst);
-        return Ok(());
+        return Ok(Some(copied));
     }
     let wrapper = func.regions.push(RegionData::default());
-    let insts = cp.copy_insts(func, body);
+    let insts = cp.copy_insts(func, &callee.regions[callee.body].insts);
     func.regions[wrapper].insts = insts;
     let mut lower = LowerReturns {
         structs,
@@ -258,7 +269,7 @@ fn inline_call(
         init: Vec::new(),
         body: wrapper,
     };
-    Ok(())
+    Ok(None)
 }
 
 /// The callee loop a `return` is nested in, while lowering.
