@@ -54,13 +54,8 @@
 //!   as Cranelift functions taking hidden `(args, thread index)` then the
 //!   flattened params, returning the flattened results.
 
-mod math;
-mod print;
 mod shims;
 mod translate;
-
-pub use math::{erf_f32, erf_f64, erfc_f32, erfc_f64, erfinv_f32, erfinv_f64};
-pub use print::format as format_print;
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;

@@ -3,13 +3,15 @@
 //! conversion, and `print`.
 //!
 //! Each shim calls the same Rust function the reference interpreter uses
-//! (`std`'s `f32::sin` and friends, [`crate::math`] for `erf`/`erfc`/`erfinv`,
-//! `weft_ir::f16` for half precision), so the JIT and the interpreter
-//! produce bit-identical results. [`table`] lists every shim with its
+//! (`std`'s `f32::sin` and friends; `weft_ir::interp::{erf, erfc, erfinv}`,
+//! computed in `f64` and rounded once for `f32`; `weft_ir::f16` for half
+//! precision; `weft_ir::interp::format_printf` for `print`), so the JIT and
+//! the interpreter produce bit-identical results. [`table`] lists every shim with its
 //! Cranelift signature; the JIT registers them as symbols by name.
 
 use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::Type as ClType;
+use weft_ir::{Const, Scalar};
 
 /// A shim the generated code can call.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -72,16 +74,35 @@ pub(crate) struct ShimInfo {
     pub returns: Vec<ClType>,
 }
 
+/// `erf`, `erfc`, `erfinv` as the interpreter computes them.
+mod math {
+    use weft_ir::interp::{erf, erfc, erfinv};
+    pub fn erf_f32(x: f32) -> f32 {
+        erf(x as f64) as f32
+    }
+    pub fn erfc_f32(x: f32) -> f32 {
+        erfc(x as f64) as f32
+    }
+    pub fn erfinv_f32(x: f32) -> f32 {
+        erfinv(x as f64) as f32
+    }
+    pub fn erf_f64(x: f64) -> f64 {
+        erf(x)
+    }
+    pub fn erfc_f64(x: f64) -> f64 {
+        erfc(x)
+    }
+    pub fn erfinv_f64(x: f64) -> f64 {
+        erfinv(x)
+    }
+}
+
 macro_rules! unary_shims {
     ($($name:ident: $f32:expr, $f64:expr;)*) => {
         mod unary32 {
-            #[allow(unused_imports)]
-            use crate::math;
             $(pub extern "C" fn $name(x: f32) -> f32 { ($f32)(x) })*
         }
         mod unary64 {
-            #[allow(unused_imports)]
-            use crate::math;
             $(pub extern "C" fn $name(x: f64) -> f64 { ($f64)(x) })*
         }
     };
@@ -103,9 +124,9 @@ unary_shims! {
     log2: f32::log2, f64::log2;
     log10: f32::log10, f64::log10;
     cbrt: f32::cbrt, f64::cbrt;
-    erf: math::erf_f32, math::erf_f64;
-    erfc: math::erfc_f32, math::erfc_f64;
-    erfinv: math::erfinv_f32, math::erfinv_f64;
+    erf: super::math::erf_f32, super::math::erf_f64;
+    erfc: super::math::erfc_f32, super::math::erfc_f64;
+    erfinv: super::math::erfinv_f32, super::math::erfinv_f64;
 }
 
 extern "C" fn pow_f32(a: f32, b: f32) -> f32 {
@@ -143,28 +164,37 @@ extern "C" fn f16_bits_to_f32(bits: u32) -> f32 {
 /// Prints one `Print` instruction's output.
 ///
 /// # Safety
-/// `fmt` points to `fmt_len` bytes of UTF-8; `kinds` and `values` point to
-/// `n` bytes and `n` 8-byte slots written by the generated code (see
-/// [`crate::print`] for their encoding).
+/// `fmt` points to `fmt_len` bytes of UTF-8; `types` and `values` point to
+/// `n` bytes and `n` 8-byte slots written by the generated code: per scalar
+/// leaf, its type as an index into [`Scalar::ALL`] and its value encoded as
+/// a [`Const`]'s bits.
 unsafe extern "C" fn print(
     fmt: *const u8,
     fmt_len: usize,
-    kinds: *const u8,
+    types: *const u8,
     values: *const u64,
     n: usize,
 ) {
     // SAFETY: the generated code passes pointers to the format string owned
-    // by the artifact and to stack slots of `n` entries it has just written
-    // (contract above).
-    let (fmt, kinds, values) = unsafe {
+    // by the artifact and to `n` entries it has just written (contract
+    // above).
+    let (fmt, types, values) = unsafe {
         (
             std::slice::from_raw_parts(fmt, fmt_len),
-            std::slice::from_raw_parts(kinds, n),
+            std::slice::from_raw_parts(types, n),
             std::slice::from_raw_parts(values, n),
         )
     };
     let fmt = String::from_utf8_lossy(fmt);
-    let line = crate::print::format(&fmt, kinds, values);
+    let args: Vec<Const> = types
+        .iter()
+        .zip(values)
+        .map(|(&t, &bits)| Const {
+            ty: Scalar::ALL.get(t as usize).copied().unwrap_or(Scalar::U64),
+            bits,
+        })
+        .collect();
+    let line = weft_ir::interp::format_printf(&fmt, &args);
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     // Output errors (a closed stdout) are not the kernel's to report.

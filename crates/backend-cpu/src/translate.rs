@@ -834,39 +834,28 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     }
 
     fn print(&mut self, fmt: &str, args: &[weft_ir::Value]) -> Result<()> {
-        use crate::print::{KIND_BOOL, KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED};
+        // Each leaf: its scalar type (index into `Scalar::ALL`) and its
+        // value encoded as a `Const`'s bits (see `shims::print`).
         let mut kinds = Vec::new();
         let mut vals = Vec::new();
         for &a in args {
             let slots = self.cx.flat(self.f.value_type(a));
             let leaves = self.get(a)?;
             for (s, &x) in slots.iter().zip(&leaves) {
-                let (k, v) = match s.kind {
-                    SlotKind::Scalar(Scalar::Bool) => (KIND_BOOL, self.b.ins().uextend(I64, x)),
-                    SlotKind::Scalar(Scalar::F64) => (KIND_FLOAT, x),
-                    SlotKind::Scalar(sc) if sc.is_float() => {
-                        (KIND_FLOAT, self.b.ins().fpromote(F64, x))
-                    }
-                    SlotKind::Scalar(Scalar::I64 | Scalar::U64)
-                    | SlotKind::Data
-                    | SlotKind::Stride(_) => {
-                        let k = if matches!(
-                            s.kind,
-                            SlotKind::Scalar(Scalar::I64) | SlotKind::Stride(_)
-                        ) {
-                            KIND_SIGNED
-                        } else {
-                            KIND_UNSIGNED
-                        };
-                        (k, x)
-                    }
-                    SlotKind::Scalar(sc) if sc.is_signed_int() => {
-                        (KIND_SIGNED, self.b.ins().sextend(I64, x))
-                    }
-                    SlotKind::Shape(_) => (KIND_SIGNED, self.b.ins().sextend(I64, x)),
-                    SlotKind::Scalar(_) => (KIND_UNSIGNED, self.b.ins().uextend(I64, x)),
+                let sc = match s.kind {
+                    SlotKind::Scalar(sc) => sc,
+                    SlotKind::Data => Scalar::U64,
+                    SlotKind::Shape(_) => Scalar::I32,
+                    SlotKind::Stride(_) => Scalar::I64,
                 };
-                kinds.push(k);
+                let v = match sc {
+                    Scalar::F64 | Scalar::I64 | Scalar::U64 => x,
+                    Scalar::F16 | Scalar::F32 => self.b.ins().fpromote(F64, x),
+                    s if s.is_signed_int() => self.b.ins().sextend(I64, x),
+                    _ => self.b.ins().uextend(I64, x),
+                };
+                let idx = Scalar::ALL.iter().position(|&t| t == sc).unwrap_or(0);
+                kinds.push(idx as u8);
                 vals.push(v);
             }
         }
@@ -1131,8 +1120,8 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 };
                 self.b.ins().fcmp(cc, a, inf)
             }
-            IsNan | IsInf if s.is_int() => ins.iconst(I8, 0),
-            IsFinite if s.is_int() => ins.iconst(I8, 1),
+            IsNan | IsInf => ins.iconst(I8, 0),
+            IsFinite => ins.iconst(I8, 1),
             _ => return self.unsupported(format!("{op:?} on {s}")),
         })
     }
