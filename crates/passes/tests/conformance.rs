@@ -1,8 +1,9 @@
 //! The passes on real kernels: every case of the conformance corpus
 //! (`$WEFT_CONFORMANCE_DIR`, default `../shared/conformance` from the
 //! workspace root) is compiled by the frontend, run through the default
-//! pipeline with the verifier after every pass, and launched on the
-//! reference interpreter before and after; the final contents of every
+//! pipeline (with and without inlining) with the verifier after every
+//! pass, and launched on the reference interpreter before and after; the
+//! final contents of every
 //! array must be bit for bit the same (the passes only fold what they can
 //! compute exactly as the interpreter does).
 //!
@@ -326,21 +327,40 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
                 continue;
             }
         };
-        match run_case(&opt, &dir, &case) {
-            Ok(after) if after == before => passed += 1,
-            Ok(after) => {
-                let diff: Vec<&str> = before
-                    .iter()
-                    .zip(&after)
-                    .filter(|(b, a)| b != a)
-                    .map(|(b, _)| b.0.as_str())
-                    .collect();
-                failures.push(format!(
-                    "{name}: arrays differ after the pipeline: {diff:?}"
-                ));
-            }
-            Err(e) => failures.push(format!("{name}: optimized run: {e}")),
+        // The pipeline without inlining (calls kept, funcs simplified too).
+        let mut no_inline = m.clone();
+        let opts_ni = PipelineOptions {
+            inline: false,
+            ..opts.clone()
+        };
+        if let Err(e) = run_pipeline(&mut no_inline, &opts_ni) {
+            failures.push(format!("{name}: pipeline without inlining: {e}"));
+            continue;
         }
+        let mut ok = true;
+        for (what, module) in [
+            ("pipeline", &opt),
+            ("pipeline without inlining", &no_inline),
+        ] {
+            match run_case(module, &dir, &case) {
+                Ok(after) if after == before => {}
+                Ok(after) => {
+                    let diff: Vec<&str> = before
+                        .iter()
+                        .zip(&after)
+                        .filter(|(b, a)| b != a)
+                        .map(|(b, _)| b.0.as_str())
+                        .collect();
+                    failures.push(format!("{name}: arrays differ after the {what}: {diff:?}"));
+                    ok = false;
+                }
+                Err(e) => {
+                    failures.push(format!("{name}: run after the {what}: {e}"));
+                    ok = false;
+                }
+            }
+        }
+        passed += ok as usize;
     }
     println!("{passed} cases identical before/after the pipeline");
     println!(
