@@ -772,7 +772,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                         let Type::Array(at) = b.ty(arr) else {
                             return Ok(None);
                         };
-                        idx.extend(self.indices(b, &s.slice)?);
+                        idx.extend(self.array_indices(b, &s.slice)?);
                         if idx.len() != at.ndim as usize {
                             return Err(self.bad_index_count(s.range(), at.ndim, idx.len()));
                         }
@@ -853,7 +853,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 let Type::Array(at) = b.ty(arr) else {
                     return Ok(None);
                 };
-                idx.extend(self.indices(b, &s.slice)?);
+                idx.extend(self.array_indices(b, &s.slice)?);
                 if idx.len() < at.ndim as usize {
                     return Ok(Some(PlaceBase::Array(arr, idx)));
                 }
@@ -994,7 +994,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
         }
         let is_atomic = matches!(a.op, ast::Operator::Add | ast::Operator::Sub);
         if is_atomic {
-            if let Some((m, ty)) = self.mem_place(b, &a.target)? {
+            let place = self.mem_place(b, &a.target)?;
+            let atomic_ok = |t: Type| t.scalar_of().is_some_and(|s| s != Scalar::Bool);
+            if let Some((m, ty)) = place.filter(|p| atomic_ok(p.1)) {
                 let rhs = self.val(b, &a.value)?;
                 self.at(b, span);
                 let rhs = self.coerce_store(b, rhs, ty, a.value.range())?;
@@ -1114,6 +1116,22 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let has_result = live.iter().any(|&i| outs[i].3.is_some());
         let mut types: Vec<Type> = Vec::new();
         if has_result {
+            let ts: Vec<Type> = live
+                .iter()
+                .filter_map(|&i| outs[i].3)
+                .map(|v| b.ty(v))
+                .collect();
+            if let [a, c] = ts.as_slice() {
+                if a != c {
+                    return Err(err(span, format!(
+                        "the two values of this conditional expression have different types: {} and {}",
+                        self.tyname(*a),
+                        self.tyname(*c)
+                    ))
+                    .with_label("types differ")
+                    .with_help("convert one of them so both have the same type"));
+                }
+            }
             let t = live
                 .iter()
                 .find_map(|&i| outs[i].3)
@@ -1547,6 +1565,30 @@ impl<'a, 'c> FnLower<'a, 'c> {
         self.single(v, e.range())
     }
 
+    /// Indices of an array access: integers.
+    fn array_indices(&mut self, b: &mut FuncBuilder, slice: &Expr) -> Res<Vec<Value>> {
+        let idx = self.indices(b, slice)?;
+        self.check_int_indices(b, &idx, slice.range())?;
+        Ok(idx)
+    }
+
+    fn check_int_indices(&self, b: &FuncBuilder, idx: &[Value], span: Span) -> Res<()> {
+        for &i in idx {
+            if !b.ty(i).as_scalar().is_some_and(Scalar::is_int) {
+                return Err(err(
+                    span,
+                    format!(
+                        "array index must be an integer, found {}",
+                        self.tyname(b.ty(i))
+                    ),
+                )
+                .with_label("bad index")
+                .with_help("convert it with `int(...)`"));
+            }
+        }
+        Ok(())
+    }
+
     fn indices(&mut self, b: &mut FuncBuilder, slice: &Expr) -> Res<Vec<Value>> {
         match slice {
             Expr::Tuple(t) => t.elts.iter().map(|x| self.val(b, x)).collect(),
@@ -1838,19 +1880,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             return Err(err(span, "not an array"));
         };
         prev.extend(idx);
-        for &i in &prev {
-            if !b.ty(i).as_scalar().is_some_and(Scalar::is_int) {
-                return Err(err(
-                    span,
-                    format!(
-                        "array index must be an integer, found {}",
-                        self.tyname(b.ty(i))
-                    ),
-                )
-                .with_label("bad index")
-                .with_help("convert it with `int(...)`"));
-            }
-        }
+        self.check_int_indices(b, &prev, span)?;
         let nd = at.ndim as usize;
         if prev.len() < nd {
             return Ok(Ev::View(arr, prev));
@@ -2140,7 +2170,13 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 }
             }
             for a in args {
-                vals.push(self.val(b, a)?);
+                let v = self.val(b, a)?;
+                if b.ty(v).is_array() {
+                    return Err(err(a.range(), "arrays cannot be printed")
+                        .with_label("an array")
+                        .with_help("print its elements, e.g. `a[i]`"));
+                }
+                vals.push(v);
             }
         } else {
             for (k, a) in args.enumerate() {
@@ -2152,6 +2188,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     continue;
                 }
                 let v = self.val(b, a)?;
+                if b.ty(v).is_array() {
+                    return Err(err(a.range(), "arrays cannot be printed")
+                        .with_label("an array")
+                        .with_help("print its elements, e.g. `print(a[i])`"));
+                }
                 let spec = match b.ty(v).scalar_of() {
                     Some(s) if s.is_float() => "%g",
                     Some(s) if s.is_unsigned_int() => "%u",

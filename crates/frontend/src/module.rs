@@ -296,6 +296,13 @@ fn collect_struct(
                     Ok(t) => t,
                     Err(d) => return Some(d),
                 };
+                if ty.is_array() {
+                    return Some(
+                        Diagnostic::error(a.annotation.range(), "struct fields cannot be arrays")
+                            .with_label("array field")
+                            .with_help("pass the array to the kernel as its own parameter"),
+                    );
+                }
                 if fields.iter().any(|f| f.name == n.id.as_str()) {
                     return Some(Diagnostic::error(
                         n.range,

@@ -23,18 +23,19 @@ fn corpus() -> Option<Vec<(String, String)>> {
     Some(out)
 }
 
-/// Compiles `src`; on failure the diagnostics must exist and render.
+/// Compiles `src`: the result must verify, or the diagnostics must exist and
+/// render.
 fn check(src: &str) -> Result<(), String> {
-    match catch_unwind(AssertUnwindSafe(|| {
+    let r = catch_unwind(AssertUnwindSafe(|| {
         match weft_frontend::compile("k.py", src) {
-            Ok(_) => true,
-            Err(d) => !d.items.is_empty() && !d.render(false).is_empty(),
+            Ok(m) => weft_ir::verify::verify_module(&m).map_err(|e| format!("verifier: {e}")),
+            Err(d) if d.items.is_empty() || d.render(false).is_empty() => {
+                Err("failed without a diagnostic".to_string())
+            }
+            Err(_) => Ok(()),
         }
-    })) {
-        Ok(true) => Ok(()),
-        Ok(false) => Err("failed without a diagnostic".into()),
-        Err(_) => Err("panicked".into()),
-    }
+    }));
+    r.unwrap_or_else(|_| Err("panicked".into()))
 }
 
 #[test]
@@ -78,15 +79,25 @@ fn truncations_and_token_swaps() {
     };
     let swaps = [
         ("float", "wp.float64"),
+        ("float", "int"),
         ("int", "float"),
         ("wp.vec3", "wp.mat33"),
+        ("wp.vec3", "float"),
         ("+", "*"),
+        ("+", " and "),
         ("[i]", "[i, i]"),
+        ("[i]", ""),
         ("(", ""),
+        (")", ""),
         ("range", "wp.range"),
         ("return", "break"),
         ("i", "q"),
         ("0", "0.0"),
+        (".x", "[0]"),
+        ("+=", "="),
+        ("=", "+="),
+        ("if ", "while "),
+        ("wp.tid()", "wp.tid(), 0"),
     ];
     for (name, src) in &cases {
         for _ in 0..8 {
@@ -98,15 +109,13 @@ fn truncations_and_token_swaps() {
                 failures.push(format!("{name} truncated at byte {cut}: {e}"));
             }
         }
+        // Every occurrence of every swap, one at a time.
         for (from, to) in swaps {
-            let positions: Vec<usize> = src.match_indices(from).map(|(i, _)| i).collect();
-            if positions.is_empty() {
-                continue;
-            }
-            let at = positions[next(positions.len())];
-            let mutated = format!("{}{}{}", &src[..at], to, &src[at + from.len()..]);
-            if let Err(e) = check(&mutated) {
-                failures.push(format!("{name} with `{from}` → `{to}` at byte {at}: {e}"));
+            for (at, _) in src.match_indices(from) {
+                let mutated = format!("{}{}{}", &src[..at], to, &src[at + from.len()..]);
+                if let Err(e) = check(&mutated) {
+                    failures.push(format!("{name} with `{from}` → `{to}` at byte {at}: {e}"));
+                }
             }
         }
     }
