@@ -259,13 +259,13 @@ pub(crate) fn call_builtin(
 
     if let Some((_, op)) = FLOAT_UNARY.iter().find(|(n, _)| *n == name) {
         return match tys.as_slice() {
-            [t] if is_float_num(*t) => one(map1(b, args[0], |b, x| b.unary(*op, x))),
+            [Type::Scalar(s)] if s.is_float() => one(b.unary(*op, args[0])),
             _ => Err(no_overload(
                 b,
                 name,
                 args,
                 span,
-                &[&format!("{name}(x: float)")],
+                &[&format!("{name}(x: Float)")],
             )),
         };
     }
@@ -838,21 +838,21 @@ fn atomic(
         }
     }
     let elem = Type::from(at.elem);
-    let val = if b.ty(val) == elem {
-        val
-    } else if let (Type::Scalar(es), Some(_)) = (elem, const_of(b, val)) {
-        // A literal adapts to the element type (`atomic_add(counts, i, 1)`).
-        convert(b, val, es)
-    } else {
+    if b.ty(val) != elem {
         let en = super::type_name(elem, b.structs);
         let vn = super::type_name(b.ty(val), b.structs);
+        let fix = match elem {
+            Type::Scalar(es) => ops::literal_help(b, val, es),
+            _ => None,
+        }
+        .unwrap_or_else(|| format!("wp.{en}(...)"));
         return Err(Diagnostic::error(
             span,
             format!("`wp.{name}` on an array of {en} needs a {en} value, got {vn}"),
         )
         .with_label(vn)
-        .with_help(format!("convert the value: `wp.{en}(...)`")));
-    };
+        .with_help(format!("Warp does not convert the value: write `{fix}`")));
+    }
     let s = elem.scalar_of();
     let valid = match op {
         AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => s.is_some_and(|s| s.is_int()),

@@ -375,6 +375,15 @@ fn wrong_builtin_arguments_list_the_overloads() {
     let src = "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=wp.mat33)):\n    x[0] = wp.mat33(wp.vec3(), wp.vec3(), wp.vec3())\n";
     let msg = compile_err(src);
     assert!(msg.contains("matrix_from_rows"), "{msg}");
+    // Warp 1.19 has no vector overloads of the transcendental functions.
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=wp.vec3)):\n    x[0] = wp.sin(x[0])\n";
+    let msg = compile_err(src);
+    assert!(msg.contains("no overload of `wp.sin` accepts (vec3)"), "{msg}");
+    // Atomics take exactly the element type.
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=wp.float64)):\n    wp.atomic_add(x, 0, 1.0)\n";
+    let msg = compile_err(src);
+    assert!(msg.contains("needs a float64 value, got float32"), "{msg}");
+    assert!(msg.contains("wp.float64(1.0)"), "{msg}");
 }
 
 /// A caller for direct unit tests: records prelude calls, returns nothing.
