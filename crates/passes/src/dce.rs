@@ -1,9 +1,12 @@
 //! `dce`: dead code elimination by mark and sweep.
 //!
 //! *Roots* are the instructions with an effect: stores, atomics, prints,
-//! calls, returns, loops (a loop is kept even when it computes nothing: it
-//! might not terminate) and `if`s that contain an effect or a `break`,
-//! `continue` or `return` (control flow that leaves the `if`). Liveness then
+//! calls of impure funcs, returns, loops (a loop is kept even when it
+//! computes nothing: it might not terminate) and `if`s that contain an
+//! effect or a `break`, `continue` or `return` (control flow that leaves
+//! the `if`). A func is *pure* when it has no store, atomic, print or loop
+//! and calls only pure funcs; a call of a pure func whose results are
+//! unused is dead (this matters when calls are not inlined). Liveness then
 //! flows backwards through operands, with structured values handled per
 //! component:
 //!
@@ -22,7 +25,7 @@
 
 use crate::{walk, Pass, PassError};
 use std::collections::{HashMap, HashSet};
-use weft_ir::{Function, Inst, InstKind, Module, Region, Value, ValueDef};
+use weft_ir::{FuncId, Function, Inst, InstKind, Module, Region, Value, ValueDef};
 
 /// Dead code elimination (see the module docs).
 #[derive(Debug, Default)]
@@ -34,21 +37,58 @@ impl Pass for Dce {
     }
 
     fn run(&mut self, m: &mut Module) -> Result<bool, PassError> {
+        let pure = pure_funcs(m);
         let mut changed = false;
         for f in m.funcs.values_mut() {
-            changed |= dce_func(f);
+            changed |= dce_func(f, &pure);
         }
         Ok(changed)
     }
 }
 
-/// Removes dead code from one function; returns whether it changed.
-pub fn dce_func(f: &mut Function) -> bool {
+/// The pure funcs of a module (see the module docs); none if the call
+/// graph has a cycle.
+pub fn pure_funcs(m: &Module) -> HashSet<FuncId> {
+    let mut pure = HashSet::new();
+    let Ok(order) = crate::callgraph::bottom_up_order(m) else {
+        return pure;
+    };
+    for id in order {
+        let f = &m.funcs[id];
+        let mut ok = f.kind == weft_ir::FuncKind::Func;
+        walk::for_each_inst(f, f.body, &mut |i| {
+            ok &= match &f.insts[i].kind {
+                InstKind::Call(callee, _) => pure.contains(callee),
+                InstKind::Store(..) | InstKind::Atomic(..) | InstKind::Print(..) => false,
+                InstKind::Loop { .. } => false,
+                _ => true,
+            }
+        });
+        if ok {
+            pure.insert(id);
+        }
+    }
+    pure
+}
+
+/// Whether an instruction has an effect of its own (an `if` is judged by
+/// its contents, see [`if_has_effect`]).
+fn has_effect(pure: &HashSet<FuncId>, kind: &InstKind) -> bool {
+    match kind {
+        InstKind::Call(callee, _) => !pure.contains(callee),
+        InstKind::Yield(_) | InstKind::If { .. } => false,
+        k => k.has_side_effects(),
+    }
+}
+
+/// Removes dead code from one function, given the module's pure funcs
+/// ([`pure_funcs`]); returns whether it changed.
+pub fn dce_func(f: &mut Function, pure: &HashSet<FuncId>) -> bool {
     let mut changed = false;
     // Each sweep can expose more dead code only through removed `if`s and
     // loop params; a few rounds reach the fixpoint.
     for _ in 0..16 {
-        let live = mark(f);
+        let live = mark(f, pure);
         if !sweep(f, &live) {
             break;
         }
@@ -65,9 +105,10 @@ struct Info {
     exits: HashMap<Inst, (Vec<Inst>, Vec<Inst>)>,
     /// `if`s that are roots (contain an effect or leave the `if`).
     effectful_ifs: HashSet<Inst>,
+    pure: HashSet<FuncId>,
 }
 
-fn info(f: &Function) -> Info {
+fn info(f: &Function, pure: &HashSet<FuncId>) -> Info {
     let owner = walk::region_owners(f);
     let mut exits = HashMap::new();
     let mut effectful_ifs = HashSet::new();
@@ -76,7 +117,7 @@ fn info(f: &Function) -> Info {
             InstKind::Loop { body, .. } => {
                 exits.insert(inst, walk::loop_exits(f, *body));
             }
-            InstKind::If { .. } if if_has_effect(f, inst) => {
+            InstKind::If { .. } if if_has_effect(f, pure, inst) => {
                 effectful_ifs.insert(inst);
             }
             _ => {}
@@ -86,18 +127,14 @@ fn info(f: &Function) -> Info {
         owner,
         exits,
         effectful_ifs,
+        pure: pure.clone(),
     }
 }
 
-fn if_has_effect(f: &Function, inst: Inst) -> bool {
+fn if_has_effect(f: &Function, pure: &HashSet<FuncId>, inst: Inst) -> bool {
     let mut effect = false;
     for r in f.insts[inst].kind.regions() {
-        walk::for_each_inst(f, r, &mut |i| {
-            effect |= match &f.insts[i].kind {
-                InstKind::Yield(_) | InstKind::If { .. } => false,
-                k => k.has_side_effects(),
-            }
-        });
+        walk::for_each_inst(f, r, &mut |i| effect |= has_effect(pure, &f.insts[i].kind));
     }
     effect
 }
@@ -106,13 +143,13 @@ fn is_root(info: &Info, f: &Function, inst: Inst) -> bool {
     match &f.insts[inst].kind {
         InstKind::If { .. } => info.effectful_ifs.contains(&inst),
         InstKind::Yield(_) | InstKind::Break(_) | InstKind::Continue(_) => false,
-        k => k.has_side_effects(),
+        k => has_effect(&info.pure, k),
     }
 }
 
 /// The set of live values.
-fn mark(f: &Function) -> (HashSet<Value>, Info) {
-    let info = info(f);
+fn mark(f: &Function, pure: &HashSet<FuncId>) -> (HashSet<Value>, Info) {
+    let info = info(f, pure);
     let mut live: HashSet<Value> = HashSet::new();
     let mut work: Vec<Value> = Vec::new();
     let push = |v: Value, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
