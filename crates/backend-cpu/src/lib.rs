@@ -23,10 +23,16 @@
 //!   `bool` is an `i8` (0/1); `f16` is an `f32` holding an `f16` value:
 //!   loads and stores convert, and every rounding operation on `f16` rounds
 //!   its `f32` result to `f16` (as the interpreter does).
-//! * **Kernel frame.** The entry block loads every parameter from the
-//!   argument block once (loads marked read-only and movable), then runs a
+//! * **Kernel frame.** The entry block loads the parameters from the
+//!   argument block (loads marked read-only and movable), then runs a
 //!   rotated loop over the thread index; `ThreadId` is that index as `i32`.
-//!   `Return` in a kernel jumps to the loop latch (next thread).
+//!   `Return` in a kernel jumps to the loop latch (next thread). A parameter
+//!   is loaded once per launch if the kernel uses it before or inside its
+//!   first loop; one first used after that loop is loaded once per thread,
+//!   just before the top-level instruction that first uses it, so that it
+//!   does not hold a register across the loop (in the N-body kernel this
+//!   removes every spill from the inner loop). Unused parameters are never
+//!   loaded.
 //! * **Control flow.** A region is translated into the current block.
 //!   `If` becomes `brif` to two fresh blocks and a merge block whose params
 //!   are the flattened results (`Yield` jumps there). `Loop` becomes a header
@@ -38,13 +44,17 @@
 //!   (`x / 0 = 0`, `x % 0 = 0`, `MIN / -1 = MIN`). Shifts take the amount
 //!   modulo the width (Cranelift's semantics). Float `Min`/`Max` are C
 //!   `fmin`/`fmax`: Cranelift's NaN-propagating `fmin` plus selects that
-//!   ignore a NaN operand. `Round` (half away from zero) is `trunc` plus a
+//!   ignore a NaN operand (the sign of `min(+0, -0)` is unspecified, as in C
+//!   and Rust). `Round` (half away from zero) is `trunc` plus a
 //!   step; `Rint` is `nearest`. Float→int casts saturate with NaN→0
 //!   (`fcvt_to_*_sat`, clamped for 8/16-bit targets). No `a*b+c` is ever
 //!   contracted: only `Fma` becomes `fma`.
 //! * **Shims.** Transcendentals, `pow`, `atan2`, float `%` (fmod), `f16`
 //!   conversions and `Print` call `extern "C"` functions of this crate
-//!   ([`shims`]) that use the same Rust functions as the interpreter.
+//!   (module `shims`) that use the same Rust functions as the interpreter
+//!   (`std`, `weft_ir::interp::{erf, erfc, erfinv, format_printf}`,
+//!   `weft_ir::f16`); the tests compare every operation with the
+//!   interpreter bit for bit.
 //! * **Memory.** The address of `a[i, j, ..]` is `data + Σ idx_k·stride_k`
 //!   (indices sign- or zero-extended to `i64`) plus the byte offset of the
 //!   component path; each leaf is one load or store. Atomics are per scalar

@@ -429,55 +429,173 @@ fn casts_and_bitcasts_match_the_interpreter() {
     }
 }
 
-#[test]
-fn nbody_kernel_matches_the_interpreter() {
-    let m = nbody::nbody_module();
-    let kid = m.func_by_name("nbody_step").unwrap();
-    let n = 64usize;
-    let pos: Vec<[f32; 3]> = (0..n)
-        .map(|i| [(i as f32).sin(), (i as f32 * 0.7).cos(), i as f32 * 0.1])
-        .collect();
-    let vel: Vec<[f32; 3]> = (0..n).map(|i| [0.1, -0.2, i as f32 * 0.01]).collect();
-    let mass: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 0.25).collect();
-    let bytes =
-        |v: &[[f32; 3]]| -> Vec<u8> { v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect() };
-    let mut ib: Vec<Vec<u8>> = vec![
-        bytes(&pos),
-        bytes(&vel),
-        mass.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        vec![0u8; n * 12],
-        vec![0u8; n * 12],
-    ];
+/// Runs kernel `name` of `m` over `0..n` in the JIT and in the
+/// interpreter on copies of the same 1-D array buffers (`(bytes, elem size)`)
+/// and by-value arguments, and asserts that every buffer ends equal.
+fn jit_equals_interp(
+    m: &weft_ir::Module,
+    name: &str,
+    n: usize,
+    arrays: &[(Vec<u8>, u32)],
+    values: &[Vec<u8>],
+) {
+    let kid = m.func_by_name(name).unwrap();
+    let mut ib: Vec<Vec<u8>> = arrays.iter().map(|(b, _)| b.clone()).collect();
     let mut jb = ib.clone();
-    let scalars: Vec<Vec<u8>> = vec![
-        (n as i32).to_le_bytes().to_vec(),
-        0.01f32.to_le_bytes().to_vec(),
-        0.7f32.to_le_bytes().to_vec(),
-        0.05f32.to_le_bytes().to_vec(),
-    ];
-    let elem = [12u32, 12, 4, 12, 12];
     {
         let mut args: Vec<ArgValue> = ib
             .iter_mut()
-            .zip(elem)
-            .map(|(b, e)| ArgValue::Array {
+            .zip(arrays)
+            .map(|(b, (_, e))| ArgValue::Array {
+                shape: [(b.len() / *e as usize) as i32, 1, 1, 1],
                 data: b.as_mut_slice(),
-                shape: [n as i32, 1, 1, 1],
-                strides: [e as i64, 0, 0, 0],
+                strides: [*e as i64, 0, 0, 0],
             })
             .collect();
-        args.extend(scalars.iter().map(|s| ArgValue::Value(s.clone())));
-        run_kernel(&m, kid, &[n as i32], &mut args, &InterpOptions::default()).expect("interp");
+        args.extend(values.iter().map(|s| ArgValue::Value(s.clone())));
+        run_kernel(m, kid, &[n as i32], &mut args, &InterpOptions::default()).expect("interp");
     }
-    let art = compile_checked(&m);
+    let art = compile_checked(m);
     let mut args: Vec<Arg> = jb
         .iter_mut()
-        .zip(elem)
-        .map(|(b, e)| Arg::Array(desc_bytes(b, e)))
+        .zip(arrays)
+        .map(|(b, (_, e))| Arg::Array(desc_bytes(b, *e)))
         .collect();
-    args.extend(scalars.iter().map(|s| Arg::Bytes(s.clone())));
-    let block = pack(&m, "nbody_step", [n as i32, 1, 1, 1], &args);
+    args.extend(values.iter().map(|s| Arg::Bytes(s.clone())));
+    let block = pack(m, name, [n as i32, 1, 1, 1], &args);
     // SAFETY: block matches the kernel; the buffers outlive the call.
-    unsafe { (art.kernel("nbody_step").unwrap().entry)(block.ptr(), 0, n as i64) };
-    assert_eq!(jb, ib);
+    unsafe { (art.kernel(name).unwrap().entry)(block.ptr(), 0, n as i64) };
+    for (k, (j, i)) in jb.iter().zip(&ib).enumerate() {
+        assert_eq!(j, i, "array argument {k} differs");
+    }
+}
+
+#[test]
+fn nbody_kernel_matches_the_interpreter() {
+    let m = nbody::nbody_module();
+    let n = 64usize;
+    let pos: Vec<f32> = (0..n)
+        .flat_map(|i| [(i as f32).sin(), (i as f32 * 0.7).cos(), i as f32 * 0.1])
+        .collect();
+    let vel: Vec<f32> = (0..n).flat_map(|i| [0.1, -0.2, i as f32 * 0.01]).collect();
+    let mass: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 0.25).collect();
+    let b = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    jit_equals_interp(
+        &m,
+        "nbody_step",
+        n,
+        &[
+            (b(&pos), 12),
+            (b(&vel), 12),
+            (b(&mass), 4),
+            (vec![0; n * 12], 12),
+            (vec![0; n * 12], 12),
+        ],
+        &[
+            (n as i32).to_le_bytes().to_vec(),
+            0.01f32.to_le_bytes().to_vec(),
+            0.7f32.to_le_bytes().to_vec(),
+            0.05f32.to_le_bytes().to_vec(),
+        ],
+    );
+}
+
+/// `old[i] = atomic op(a[i % 5], b[i])` for every atomic op and scalar type
+/// the interpreter defines, single-threaded: final memory and old values
+/// agree with the interpreter.
+#[test]
+fn atomics_match_the_interpreter() {
+    use weft_ir::ir::AtomicOp;
+    let ops = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exchange,
+    ];
+    let mut rng = Rng(77);
+    for s in Scalar::ALL {
+        for op in ops {
+            let defined = match op {
+                AtomicOp::Exchange | AtomicOp::Min | AtomicOp::Max => true,
+                AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => !s.is_float(),
+                AtomicOp::Add | AtomicOp::Sub => s != Scalar::Bool,
+            };
+            if !defined {
+                continue;
+            }
+            let m = kernel_module(
+                &[("a", arr1(s)), ("b", arr1(s)), ("old", arr1(s))],
+                |bl, p| {
+                    let i = bl.thread_id();
+                    let five = bl.iconst(Scalar::I32, 5);
+                    let j = bl.binary(BinaryOp::Rem, i, five);
+                    let x = bl.load(at(p[1], i));
+                    let o = bl.atomic(op, at(p[0], j), x);
+                    bl.store(at(p[2], i), o);
+                    bl.return_(vec![]);
+                },
+            );
+            let b = inputs(s, &mut rng, 40);
+            let a = inputs(s, &mut rng, 5);
+            let n = b.len();
+            jit_equals_interp(
+                &m,
+                "k",
+                n,
+                &[
+                    (write_elems(s, &a[..5]), s.size()),
+                    (write_elems(s, &b), s.size()),
+                    (vec![0; n * s.size() as usize], s.size()),
+                ],
+                &[],
+            );
+        }
+    }
+}
+
+#[test]
+fn fma_and_select_match_the_interpreter() {
+    let mut rng = Rng(99);
+    for s in [Scalar::F16, Scalar::F32, Scalar::F64] {
+        let xs = inputs(s, &mut rng, 64);
+        let ys = inputs(s, &mut rng, 64);
+        let zs: Vec<u64> = inputs(s, &mut rng, 64).into_iter().rev().collect();
+        let got = jit_map(&[(s, &xs), (s, &ys), (s, &zs)], s, |b, v| {
+            b.fma(v[0], v[1], v[2])
+        });
+        for k in 0..xs.len() {
+            let want = from_const(
+                weft_ir::interp::eval_fma(
+                    to_const(s, xs[k]),
+                    to_const(s, ys[k]),
+                    to_const(s, zs[k]),
+                )
+                .unwrap(),
+            );
+            assert!(
+                same(s, got[k], want),
+                "fma on {s}: {:#x} {:#x} {:#x}: jit {:#x}, interp {want:#x}",
+                xs[k],
+                ys[k],
+                zs[k],
+                got[k]
+            );
+        }
+    }
+    let c: Vec<u64> = (0..16).map(|k| k & 1).collect();
+    let a: Vec<u64> = (0..16).collect();
+    let b: Vec<u64> = (100..116).collect();
+    let got = jit_map(
+        &[(Scalar::Bool, &c), (Scalar::I64, &a), (Scalar::I64, &b)],
+        Scalar::I64,
+        |bl, v| bl.select(v[0], v[1], v[2]),
+    );
+    let want: Vec<u64> = (0..16)
+        .map(|k| if k & 1 == 1 { k } else { 100 + k })
+        .collect();
+    assert_eq!(got, want);
 }

@@ -958,3 +958,37 @@ fn nbody_matches_plain_rust_exactly() {
         assert_eq!((np[i], nv[i]), want[i], "body {i}");
     }
 }
+
+/// Code after an `if` whose branches both leave (its merge block is
+/// unreachable) and a loop that only returns (its exit is unreachable).
+#[test]
+fn unreachable_merge_and_exit_blocks() {
+    let m = kernel_module(&[("o", arr1(Scalar::I32))], |b, p| {
+        let i = b.thread_id();
+        let three = b.iconst(Scalar::I32, 3);
+        let small = b.binary(BinaryOp::Lt, i, three);
+        let (_, t, e) = b.if_(small, &[Type::I32]);
+        b.switch_to(t);
+        let (_, body, params) = b.loop_(vec![i], &[Type::I32]);
+        b.switch_to(body);
+        let ten = b.iconst(Scalar::I32, 10);
+        let x = b.binary(BinaryOp::Add, params[0], ten);
+        b.store(at(p[0], i), x);
+        b.return_(vec![]);
+        b.switch_to(t);
+        b.return_(vec![]);
+        b.switch_to(e);
+        b.store(at(p[0], i), i);
+        b.return_(vec![]);
+        b.switch_to(b.func.body);
+        let r = b
+            .func
+            .results(b.func.regions[b.func.body].insts[3])
+            .to_vec();
+        b.store(at(p[0], i), r[0]);
+        b.return_(vec![]);
+    });
+    let mut o = vec![0i32; 5];
+    run(&m, 5, &[Arg::Array(desc(&mut o))]);
+    assert_eq!(o, vec![10, 11, 12, 3, 4]);
+}
