@@ -85,7 +85,7 @@ pub fn substitute(func: &mut Function, map: &HashMap<Value, Value>) {
     }
 }
 
-/// Appends `inst` a new result of type `ty`, returning it.
+/// Appends a new result of type `ty` to `inst`, returning it.
 pub fn add_result(func: &mut Function, inst: Inst, ty: Type) -> Value {
     let idx = func.insts[inst].results.len() as u32;
     let v = func.values.push(weft_ir::ValueData {
@@ -153,7 +153,7 @@ fn zero_into(
 }
 
 /// For every region reachable from the body, the instruction that owns it
-/// (`None` for the body).
+/// (the body itself has no owner and is not in the map).
 pub fn region_owners(func: &Function) -> HashMap<Region, Inst> {
     let mut map = HashMap::new();
     for_each_inst(func, func.body, &mut |inst| {
