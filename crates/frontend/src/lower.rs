@@ -1058,6 +1058,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let tr = b.func.new_region();
         let er = b.func.new_region();
         let mut outs: Vec<BranchOut> = Vec::new();
+        let mut branch_maybe: HashMap<String, Span> = HashMap::new();
         for r in [tr, er] {
             b.switch_to(r);
             self.env = env0.clone();
@@ -1069,10 +1070,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
             };
             let dead = self.dead || b.is_terminated();
             outs.push((r, std::mem::take(&mut self.env), dead, res));
+            branch_maybe.extend(self.maybe.drain());
         }
         b.switch_to(outer);
         self.dead = dead0;
         self.maybe = maybe0;
+        self.maybe.extend(branch_maybe);
         let live: Vec<usize> = (0..2).filter(|&i| !outs[i].2).collect();
         // The merged variables: defined on every live branch.
         let mut names: Vec<String> = Vec::new();
@@ -1084,7 +1087,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     self.maybe.insert(n.clone(), span);
                     continue;
                 }
-                let same = live.iter().all(|&i| outs[i].1[n] == v);
+                let same = env0.get(n) == Some(&v) && live.iter().all(|&i| outs[i].1[n] == v);
                 if same {
                     merged.insert(n.clone(), v);
                 } else {
@@ -1186,6 +1189,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
             b.name_value(v, n);
             self.env.insert(n.clone(), v);
         }
+        let env = &self.env;
+        self.maybe.retain(|n, _| !env.contains_key(n));
         if live.is_empty() {
             self.dead = true;
         }

@@ -347,3 +347,150 @@ fn errors_are_collected_per_kernel() {
     assert!(text.contains("unknown name `nope`") && text.contains("unknown name `also_nope`"));
     assert!(text.contains("--> t.py:5:12"), "{text}");
 }
+
+#[test]
+fn control_flow_in_funcs() {
+    let src = r#"import warp as wp
+
+@wp.func
+def first_multiple(n: int, d: int) -> int:
+    j = int(1)
+    while True:
+        if j > 50:
+            return -1
+        if (j * n) % d == 0:
+            break
+        j += 1
+    return j
+
+@wp.func
+def classify(n: int):
+    if n < 3:
+        kind = 0
+        extra = n
+    elif n < 6:
+        kind = 1
+        extra = n * 2
+    else:
+        return 9, -n
+    return kind, extra
+
+@wp.func
+def nested(n: int) -> int:
+    total = int(0)
+    for a in range(n):
+        for b in range(n):
+            if b > a:
+                break
+            if (a + b) % 3 == 0:
+                continue
+            total += a * b
+        if total > 40:
+            return total
+    for c in range(4):
+        if c == n:
+            return total + 1000
+    return total
+
+@wp.kernel
+def k(out: wp.array(dtype=int)):
+    i = wp.tid()
+    kind, extra = classify(i)
+    out[i * 4 + 0] = first_multiple(i + 1, 12)
+    out[i * 4 + 1] = kind
+    out[i * 4 + 2] = extra
+    out[i * 4 + 3] = nested(i)
+"#;
+    fn first_multiple(n: i32, d: i32) -> i32 {
+        let mut j = 1;
+        loop {
+            if j > 50 {
+                return -1;
+            }
+            if (j * n) % d == 0 {
+                return j;
+            }
+            j += 1;
+        }
+    }
+    fn classify(n: i32) -> (i32, i32) {
+        if n < 3 {
+            (0, n)
+        } else if n < 6 {
+            (1, n * 2)
+        } else {
+            (9, -n)
+        }
+    }
+    fn nested(n: i32) -> i32 {
+        let mut total = 0;
+        for a in 0..n {
+            for b in 0..n {
+                if b > a {
+                    break;
+                }
+                if (a + b) % 3 == 0 {
+                    continue;
+                }
+                total += a * b;
+            }
+            if total > 40 {
+                return total;
+            }
+        }
+        for c in 0..4 {
+            if c == n {
+                return total + 1000;
+            }
+        }
+        total
+    }
+    let n = 10;
+    let mut args = [Arg::I32(vec![0; 4 * n])];
+    run(src, "k", &[n as i32], &mut args);
+    let out = ints(&args[0]);
+    for i in 0..n as i32 {
+        let (kind, extra) = classify(i);
+        let expect = [first_multiple(i + 1, 12), kind, extra, nested(i)];
+        assert_eq!(
+            &out[(i * 4) as usize..(i * 4 + 4) as usize],
+            &expect,
+            "thread {i}"
+        );
+    }
+}
+
+#[test]
+fn two_d_arrays_and_views() {
+    let src = r#"import warp as wp
+
+@wp.kernel
+def k(a: wp.array2d(dtype=int), out: wp.array(dtype=int)):
+    i, j = wp.tid()
+    a[i][j] = i * 10 + j
+    a[i, j] += 1
+    out[i * a.shape[1] + j] = a[i][j] + a.shape[0] * 1000
+"#;
+    let m = compile(src);
+    let k = m.func_by_name("k").expect("k");
+    let mut a = vec![0u8; 6 * 4];
+    let mut out = vec![0u8; 6 * 4];
+    let mut args = [
+        ArgValue::Array {
+            data: &mut a,
+            shape: [2, 3, 1, 1],
+            strides: [12, 4, 0, 0],
+        },
+        ArgValue::Array {
+            data: &mut out,
+            shape: [6, 1, 1, 1],
+            strides: [4, 0, 0, 0],
+        },
+    ];
+    run_kernel(&m, k, &[2, 3], &mut args, &InterpOptions::default()).expect("runs");
+    let out: Vec<i32> = out
+        .chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(out, vec![2001, 2002, 2003, 2011, 2012, 2013]);
+}
