@@ -34,7 +34,16 @@ fn fold_cast(c: Const, to: Scalar) -> Option<Const> {
             Const::from_i128(to, c.as_i128())
         });
     }
-    let f = c.as_f64();
+    let f = if c.ty == Scalar::F32 && to != Scalar::F32 && f64::from_bits(c.bits).is_finite() {
+        // A float32 constant is a literal (or a variable still holding one):
+        // Warp keeps the literal's Python value, so `wp.vec3d(0.1)` and
+        // `x = 0.1; wp.float64(x)` give the double nearest 0.1. Recover it
+        // as the shortest decimal that reads back as this float32.
+        let v = f64::from_bits(c.bits) as f32;
+        format!("{v:e}").parse::<f64>().unwrap_or(v as f64)
+    } else {
+        c.as_f64()
+    };
     Some(match to {
         t if t.is_float() => Const::float(t, f),
         Scalar::Bool => Const::bool(f != 0.0),

@@ -94,13 +94,13 @@ pub(crate) fn call_builtin(
 /// `int(x)`, `wp.mat33(...)`, `wp.quat(...)`, `wp.transform(p, q)`, and a
 /// struct `S(...)` (positional or keyword fields, missing fields zero).
 ///
-/// A float literal converted to `float64`/`float16` should be passed as an
-/// `f64` `Const` holding the literal's exact value (`wp.float64(0.1)` is the
-/// double nearest 0.1). If it arrives as an `f32` `Const`, the shortest
-/// decimal that round-trips through `f32` is re-read as a double, which
-/// recovers every literal of up to 7 significant digits. Integer literals
-/// that do not fit `i32` (`wp.uint64(0xBF58...)`) should arrive as an `i64`
-/// or `u64` `Const`; constant arguments are folded.
+/// Scalar conversions of a literal (`wp.float64(1.0e300)`,
+/// `wp.uint64(0xBF58...)`) are folded by the lowerer from the literal's exact
+/// value. Other `Const` arguments are folded here; an `f32` constant
+/// converted to a wider float is taken as the literal it came from, as Warp
+/// does (`wp.vec3d(0.1, 0.2, 0.3)` and `x = 0.1; wp.float64(x)` give the
+/// doubles nearest 0.1, 0.2, 0.3), while a computed `f32` value widens
+/// exactly.
 pub(crate) fn construct(
     b: &mut FuncBuilder,
     c: &mut dyn FuncCaller,

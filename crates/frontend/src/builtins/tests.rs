@@ -99,10 +99,18 @@ fn conversions() {
 
 #[test]
 fn float64_literals_are_exact() {
-    let body = "    out[0] = wp.float64(0.1)\n    x = 0.1\n    out[1] = wp.float64(x)";
-    let r = f64s(&run_out("wp.float64", 2, 8, body));
+    // As Warp 1.19 (checked with warp-lang on CPU): literals keep their
+    // value through vector constructors and plain variables; computed
+    // float32 values widen exactly.
+    let body = "    out[0] = wp.float64(0.1)\n    x = 0.1\n    out[1] = wp.float64(x)\n    v = wp.vec3d(0.1, 0.2, 0.3)\n    out[2] = v[1]\n    out[3] = wp.vec3d(wp.vec3(0.1, 0.2, 0.3))[1]\n    out[4] = wp.float64(wp.float32(0.5) * 0.2)\n    out[5] = wp.mat22d(0.1, 0.2, 0.3, 0.4)[1, 1]\n    out[6] = wp.float64(1.0e300)";
+    let r = f64s(&run_out("wp.float64", 7, 8, body));
     assert_eq!(r[0], 0.1);
-    assert_eq!(r[1], 0.1f32 as f64);
+    assert_eq!(r[1], 0.1);
+    assert_eq!(r[2], 0.2);
+    assert_eq!(r[3], 0.2f32 as f64);
+    assert_eq!(r[4], (0.5f32 * 0.2f32) as f64);
+    assert_eq!(r[5], 0.4);
+    assert_eq!(r[6], 1.0e300);
 }
 
 #[test]
@@ -378,7 +386,10 @@ fn wrong_builtin_arguments_list_the_overloads() {
     // Warp 1.19 has no vector overloads of the transcendental functions.
     let src = "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=wp.vec3)):\n    x[0] = wp.sin(x[0])\n";
     let msg = compile_err(src);
-    assert!(msg.contains("no overload of `wp.sin` accepts (vec3)"), "{msg}");
+    assert!(
+        msg.contains("no overload of `wp.sin` accepts (vec3)"),
+        "{msg}"
+    );
     // Atomics take exactly the element type.
     let src = "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=wp.float64)):\n    wp.atomic_add(x, 0, 1.0)\n";
     let msg = compile_err(src);
