@@ -327,6 +327,13 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
                 continue;
             }
         };
+        // Optimized IR prints and parses back to the same text.
+        let text = weft_ir::text::print_module(&opt);
+        match weft_ir::text::parse_module(&text) {
+            Ok(back) if weft_ir::text::print_module(&back) == text => {}
+            Ok(_) => failures.push(format!("{name}: optimized IR does not round-trip")),
+            Err(e) => failures.push(format!("{name}: optimized IR does not parse: {e:?}")),
+        }
         // The pipeline without inlining (calls kept, funcs simplified too).
         let mut no_inline = m.clone();
         let opts_ni = PipelineOptions {
