@@ -691,6 +691,9 @@ fn prelude_direct(
     overloads: &[&str],
 ) -> Result<Vec<Value>, Diagnostic> {
     let tys: Vec<Type> = args.iter().map(|&v| b.ty(v)).collect();
+    if let Some(v) = generic_length_vector(b, name, args, &tys) {
+        return Ok(vec![v]);
+    }
     let f = |t: &Type| float_of(*t);
     let same = tys
         .windows(2)
@@ -743,6 +746,45 @@ fn prelude_direct(
         return Err(d);
     }
     Ok(vec![prelude1(b, c, name, args, span)?])
+}
+
+/// `dot`, `length`, `length_sq`, `normalize` of float vectors whose length
+/// has no prelude overload (`wp.types.vector(length=N, ...)`, N not 2..4),
+/// emitted directly with Warp's generic formulas: `dot` sums `a[i] * b[i]`
+/// in order, `length = sqrt(dot(a, a))`, `normalize(a) = a / length(a)` or
+/// zero.
+fn generic_length_vector(
+    b: &mut FuncBuilder,
+    name: &str,
+    args: &[Value],
+    tys: &[Type],
+) -> Option<Value> {
+    let (n, s) = match tys.first()? {
+        Type::Vec(n, s) if s.is_float() && !(2..=4).contains(n) => (*n, *s),
+        _ => return None,
+    };
+    let dot = |b: &mut FuncBuilder, x: Value, y: Value| {
+        let p = map2(b, x, y, |b, p, q| b.binary(BinaryOp::Mul, p, q));
+        reduce(b, p, |b, p, q| b.binary(BinaryOp::Add, p, q))
+    };
+    match (name, tys) {
+        ("dot", [_, t2]) if *t2 == tys[0] => Some(dot(b, args[0], args[1])),
+        ("length_sq", [_]) => Some(dot(b, args[0], args[0])),
+        ("length", [_]) => {
+            let d = dot(b, args[0], args[0]);
+            Some(b.unary(UnaryOp::Sqrt, d))
+        }
+        ("normalize", [_]) => {
+            let d = dot(b, args[0], args[0]);
+            let l = b.unary(UnaryOp::Sqrt, d);
+            let zero = num_const(b, s, 0.0);
+            let pos = b.binary(BinaryOp::Gt, l, zero);
+            let q = map1(b, args[0], |b, x| b.binary(BinaryOp::Div, x, l));
+            let z = ops::zero_of(b, Type::Vec(n, s));
+            Some(b.select(pos, q, z))
+        }
+        _ => None,
+    }
 }
 
 /// Random draws: `[result, new_state]`.

@@ -608,3 +608,87 @@ fn matches_warp_on_extra_cases() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Builds a one-thread kernel whose body `build` returns f64 values, stores
+/// them into `out: array(dtype=float64)` and runs it in the interpreter.
+fn eval_f64(
+    build: impl FnOnce(&mut weft_ir::FuncBuilder, &mut NoPrelude) -> Vec<weft_ir::Value>,
+) -> Vec<f64> {
+    use weft_ir::{
+        ArrayType, ElemType, FuncBuilder, FuncKind, Function, MemAccess, Module, Param, Scalar,
+        Type,
+    };
+    let mut m = Module::new();
+    let out_ty = Type::Array(ArrayType {
+        elem: ElemType::Scalar(Scalar::F64),
+        ndim: 1,
+    });
+    let mut f = Function::new(
+        "k",
+        FuncKind::Kernel,
+        vec![Param {
+            name: "out".into(),
+            ty: out_ty,
+        }],
+        vec![],
+    );
+    let out = f.param_values()[0];
+    let structs = m.structs.clone();
+    let mut b = FuncBuilder::new(&mut f, &structs);
+    let mut c = NoPrelude(vec![]);
+    let vals = build(&mut b, &mut c);
+    for (k, &v) in vals.iter().enumerate() {
+        let i = b.iconst(Scalar::I32, k as i64);
+        b.store(
+            MemAccess {
+                array: out,
+                indices: vec![i],
+                path: vec![],
+            },
+            v,
+        );
+    }
+    b.return_(vec![]);
+    let n = vals.len();
+    let kid = m.funcs.push(f);
+    let mut bytes = vec![0u8; 8 * n];
+    let mut args = [ArgValue::Array {
+        data: &mut bytes,
+        shape: [n as i32, 1, 1, 1],
+        strides: [8, 0, 0, 0],
+    }];
+    run_kernel(&m, kid, &[1], &mut args, &InterpOptions::default()).expect("kernel runs");
+    f64s(&bytes)
+}
+
+#[test]
+fn generic_length_vectors_use_warps_formulas() {
+    use weft_ir::{Scalar, Type};
+    let span = crate::Span::default();
+    let r = eval_f64(|b, c| {
+        let xs: Vec<_> = [1.0, -2.0, 3.0, 0.5, 4.0]
+            .iter()
+            .map(|&x| b.fconst(Scalar::F64, x))
+            .collect();
+        let v5 = super::construct(b, c, Type::Vec(5, Scalar::F64), &xs, &[], span).unwrap();
+        let z5 = super::construct(b, c, Type::Vec(5, Scalar::F64), &[], &[], span).unwrap();
+        let mut out = Vec::new();
+        for (name, args) in [
+            ("dot", vec![v5, v5]),
+            ("length", vec![v5]),
+            ("length_sq", vec![v5]),
+        ] {
+            out.push(super::call_builtin(b, c, name, &args, &[], span).unwrap()[0]);
+        }
+        let n = super::call_builtin(b, c, "normalize", &[v5], &[], span).unwrap()[0];
+        let z = super::call_builtin(b, c, "normalize", &[z5], &[], span).unwrap()[0];
+        let i4 = b.iconst(Scalar::I32, 4);
+        out.push(super::get_index(b, n, &[i4], span).unwrap());
+        out.push(super::get_index(b, z, &[i4], span).unwrap());
+        // No prelude call was needed.
+        assert!(c.0.is_empty(), "{:?}", c.0);
+        out
+    });
+    let dot = 1.0 + 4.0 + 9.0 + 0.25 + 16.0;
+    assert_eq!(r, vec![dot, f64::sqrt(dot), dot, 4.0 / f64::sqrt(dot), 0.0]);
+}
