@@ -23,7 +23,8 @@
 //! * `if` with a constant condition is replaced by the taken region (its
 //!   `yield` values replace the `if`'s results; if it ends in `break`,
 //!   `continue` or `return`, the rest of the enclosing region is dead and
-//!   dropped); an `if` whose regions only yield becomes `select`s;
+//!   dropped); `if not c` swaps its regions; an `if` whose regions only
+//!   yield becomes `select`s;
 //! * a loop without `continue` whose only `break` ends its body (the
 //!   inliner's wrapper, once its early returns are folded away) is replaced
 //!   by its body.
@@ -106,6 +107,16 @@ impl Simplifier<'_> {
                         else_region
                     };
                     self.inline_taken(f, r, i, inst, taken);
+                    continue;
+                }
+                if let Some(InstKind::Unary(UnaryOp::Not, c)) = def_kind(f, cond) {
+                    // `if not c { a } else { b }` is `if c { b } else { a }`.
+                    f.insts[inst].kind = InstKind::If {
+                        cond: *c,
+                        then_region: else_region,
+                        else_region: then_region,
+                    };
+                    self.changed = true;
                     continue;
                 }
                 if self.if_to_select(f, r, i, inst) {
