@@ -38,7 +38,7 @@ enum S {
     /// through `Var(VARS + depth)`; `bound` is a constant or the run-time `n`.
     For(usize, Option<i32>, Vec<S>),
     /// `while wK < limit:` with `wK += 1` first in the body.
-    While(usize, i32, Vec<S>),
+    While(i32, Vec<S>),
     Break,
     Continue,
     Return(E),
@@ -192,7 +192,7 @@ fn ps(s: &S, ind: usize, out: &mut String, wcount: &mut usize) {
             out.push_str(&format!("{pad}for j{d} in range({b}):\n"));
             body.iter().for_each(|s| ps(s, ind + 1, out, wcount));
         }
-        S::While(_, limit, body) => {
+        S::While(limit, body) => {
             let w = *wcount;
             *wcount += 1;
             out.push_str(&format!(
@@ -279,7 +279,7 @@ impl Eval {
                     }
                 }
             }
-            S::While(_, limit, body) => {
+            S::While(limit, body) => {
                 for _ in 0..*limit {
                     match self.block(body) {
                         Flow::Break => break,
