@@ -133,11 +133,7 @@ impl Gen {
                 self.in_loop = true;
                 let body = self.block(depth + 1);
                 self.in_loop = l0;
-                S::While(
-                    self.rng.next(1000) as usize,
-                    1 + self.rng.next(4) as i32,
-                    body,
-                )
+                S::While(1 + self.rng.next(4) as i32, body)
             }
         }
     }
