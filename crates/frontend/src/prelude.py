@@ -408,6 +408,32 @@ def __weft_transform_inverse(t: $T):
     return $T(-wp.quat_rotate(q_inv, wp.transform_get_translation(t)), q_inv)
 
 
+@wp.func
+def __weft_transform_to_matrix(t: $T):
+    p = wp.transform_get_translation(t)
+    r = wp.quat_to_matrix(wp.transform_get_rotation(t))
+    return $M44(
+        r[0, 0], r[0, 1], r[0, 2], p[0],
+        r[1, 0], r[1, 1], r[1, 2], p[1],
+        r[2, 0], r[2, 1], r[2, 2], p[2],
+        0.0, 0.0, 0.0, 1.0,
+    )
+
+
+@wp.func
+def __weft_transform_from_matrix(m: $M44):
+    return $T($V3(m[0, 3], m[1, 3], m[2, 3]), wp.quat_from_matrix(m))
+
+
+# inverse of quat_rpy (extrinsic x-y-z); pitch clamped to [-pi/2, pi/2]
+@wp.func
+def __weft_quat_to_rpy(q: $Q):
+    roll = wp.atan2($F(2.0) * (q[3] * q[0] + q[1] * q[2]), $F(1.0) - $F(2.0) * (q[0] * q[0] + q[1] * q[1]))
+    pitch = wp.asin(wp.clamp($F(2.0) * (q[3] * q[1] - q[2] * q[0]), $F(-1.0), $F(1.0)))
+    yaw = wp.atan2($F(2.0) * (q[3] * q[2] + q[0] * q[1]), $F(1.0) - $F(2.0) * (q[1] * q[1] + q[2] * q[2]))
+    return $V3(roll, pitch, yaw)
+
+
 # @once
 
 # ---- random numbers: Warp's PCG hash (rand.h), uint32 arithmetic

@@ -120,6 +120,15 @@ const PRELUDE_DIRECT: &[(&str, &[&str])] = &[
         "transform_inverse",
         &["transform_inverse(xform: transform)"],
     ),
+    (
+        "transform_to_matrix",
+        &["transform_to_matrix(xform: transform) -> mat44"],
+    ),
+    (
+        "transform_from_matrix",
+        &["transform_from_matrix(mat: mat44) -> transform"],
+    ),
+    ("quat_to_rpy", &["quat_to_rpy(q: quat) -> vec3"]),
 ];
 
 /// Whether `name` (without the `wp.` prefix) is a builtin function.
@@ -185,6 +194,8 @@ pub(crate) fn is_builtin(name: &str) -> bool {
                 | "atomic_xor"
                 | "atomic_exch"
                 | "select"
+                | "norm_l1"
+                | "norm_l2"
         )
 }
 
@@ -395,6 +406,21 @@ pub(crate) fn call_builtin(
                 Err(ops::mismatch(b, "`wp.clamp`", args[0], odd, span))
             }
             _ => Err(no_overload(b, name, args, span, &["clamp(x: Scalar, a: Scalar, b: Scalar) (no vector overload in Warp 1.19: clamp each component)"])),
+        },
+        "norm_l1" | "norm_l2" => match tys.as_slice() {
+            [Type::Vec(_, s)] if s.is_float() => {
+                if name == "norm_l2" {
+                    return prelude_direct(b, c, "length", args, span, &["norm_l2(v: vector)"]);
+                }
+                let zero = num_const(b, *s, 0.0);
+                let mut acc = zero;
+                for x in components(b, args[0]) {
+                    let a = b.unary(UnaryOp::Abs, x);
+                    acc = b.binary(BinaryOp::Add, acc, a);
+                }
+                one(acc)
+            }
+            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(v: vector of floats)")])),
         },
         "argmin" | "argmax" => match tys.as_slice() {
             [Type::Vec(_, s)] if *s != Scalar::Bool => one(arg_extremum(b, args[0], name == "argmin")),
@@ -729,7 +755,9 @@ fn prelude_direct(
                 return Ok(vec![b.make(Type::Vec(3, *s), xyz)]);
             }
             ("transform_multiply", [Type::Transform(_), Type::Transform(_)]) => true,
-            ("transform_inverse", [Type::Transform(_)]) => true,
+            ("transform_inverse" | "transform_to_matrix", [Type::Transform(_)]) => true,
+            ("transform_from_matrix", [Type::Mat(4, 4, _)]) => true,
+            ("quat_to_rpy", [Type::Quat(_)]) => true,
             _ => false,
         };
     if !ok {

@@ -273,3 +273,28 @@ def index_misc(rng):
                 args=[Arr("a", "vec4", uniform(rng, -2, 2, (n, 4))), Arr("m", "mat33", uniform(rng, -2, 2, (n, 3, 3))),
                       Arr("o", "float32", fill((n, 11), -9.0)), Arr("ob", "int32", fill((n, 5), -7, np.int32)), Arr("ov", "vec3i", fill((n, 5, 3), -7, np.int32))],
                 check=["o", "ob", "ov"], rtol=1e-6, atol=1e-6, note="indexing etc")
+
+
+@case("x_transform_matrix", tags=["transform"])
+def transform_matrix(rng):
+    n = 32
+    src = '''
+    @wp.kernel
+    def k(p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat), m: wp.array(dtype=wp.mat44), t: wp.array(dtype=wp.transform),
+          rpy: wp.array(dtype=wp.vec3), nrm: wp.array2d(dtype=float), pd: wp.array(dtype=wp.vec3d), md: wp.array(dtype=wp.mat44d)):
+        i = wp.tid()
+        xf = wp.transform(p[i], q[i])
+        m[i] = wp.transform_to_matrix(xf)
+        t[i] = wp.transform_from_matrix(m[i])
+        rpy[i] = wp.quat_to_rpy(q[i])
+        nrm[i, 0] = wp.norm_l1(p[i])
+        nrm[i, 1] = wp.norm_l2(p[i])
+        xd = wp.transformd(pd[i], wp.quatd(wp.float64(0.0), wp.float64(0.6), wp.float64(0.0), wp.float64(0.8)))
+        md[i] = wp.transform_to_matrix(xd)
+    '''
+    return dict(src=src, kernel="k", dim=[n],
+                args=[Arr("p", "vec3", uniform(rng, -2, 2, (n, 3))), Arr("q", "quat", unit_quats(rng, n)),
+                      Arr("m", "mat44", fill((n, 4, 4), -9.0)), Arr("t", "transform", fill((n, 7), -9.0)),
+                      Arr("rpy", "vec3", fill((n, 3), -9.0)), Arr("nrm", "float32", fill((n, 2), -9.0)),
+                      Arr("pd", "vec3d", uniform(rng, -2, 2, (n, 3), np.float64)), Arr("md", "mat44d", fill((n, 4, 4), -9.0, np.float64))],
+                check=["m", "t", "rpy", "nrm", "md"], rtol=1e-5, atol=2e-6, note="transform <-> matrix, quat_to_rpy, norms")
