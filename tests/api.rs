@@ -98,3 +98,32 @@ fn errors_are_typed_and_rendered() {
     assert!(Device::from_name("gpu").is_none());
     assert_eq!(Device::from_name("interp"), Some(Device::interp()));
 }
+
+#[test]
+fn kernels_are_shared_across_threads() {
+    let m = std::sync::Arc::new(Compiler::new().compile("saxpy.py", SAXPY).unwrap());
+    let dev = Device::cpu();
+    let k = dev.load(&m, "saxpy").unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (dev, k) = (&dev, &k);
+            s.spawn(move || {
+                let x = Array::from_slice(&vec![t as f32; 5000], &[5000]).unwrap();
+                let y = Array::from_slice(&vec![1.0f32; 5000], &[5000]).unwrap();
+                dev.launch(k, &[5000], &[Arg::array(&x), Arg::array(&y), Arg::f32(2.0)])
+                    .unwrap();
+                assert!(y
+                    .to_vec::<f32>()
+                    .unwrap()
+                    .iter()
+                    .all(|&v| v == 2.0 * t as f32 + 1.0));
+            });
+        }
+    });
+    // Loading from several threads at once compiles the module once.
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| Device::interp().load(&m, "fill").unwrap());
+        }
+    });
+}
