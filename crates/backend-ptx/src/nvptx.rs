@@ -1,0 +1,330 @@
+//! The NVPTX target: the shared lowering, libdevice, LLVM's O3 pipeline and
+//! the NVPTX code generator; plus `ptxas` discovery for validation.
+
+use crate::host::opt_level;
+use crate::lower::{self, TargetCfg, TargetKind};
+use crate::{PtxError, PtxOptions};
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::{FlagBehavior, Linkage, Module};
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// One kernel of a [`PtxArtifact`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxKernelInfo {
+    /// The kernel's name in the source.
+    pub name: String,
+    /// The `.entry` symbol in the PTX.
+    pub entry_symbol: String,
+    /// Size in bytes of the argument block (the one `.param` array).
+    pub param_size: u32,
+}
+
+/// PTX text of a module and its kernels.
+#[derive(Clone, Debug)]
+pub struct PtxArtifact {
+    pub ptx: String,
+    pub kernels: Vec<PtxKernelInfo>,
+}
+
+const TRIPLE: &str = "nvptx64-nvidia-cuda";
+
+/// The PTX ISA version feature used for an architecture (the lowest that
+/// supports it, so older drivers can JIT it).
+fn ptx_feature(arch: &str) -> Result<&'static str, PtxError> {
+    Ok(match arch {
+        "sm_70" => "+ptx60",
+        "sm_72" => "+ptx61",
+        "sm_75" => "+ptx63",
+        "sm_80" => "+ptx70",
+        "sm_86" => "+ptx71",
+        "sm_87" => "+ptx74",
+        "sm_89" | "sm_90" => "+ptx78",
+        _ => {
+            return Err(PtxError::Option(format!(
+                "architecture {arch:?} (supported: sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90)"
+            )))
+        }
+    })
+}
+
+fn machine(opts: &PtxOptions) -> Result<TargetMachine, PtxError> {
+    static INIT: OnceLock<()> = OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_nvptx(&InitializationConfig::default()));
+    let feat = ptx_feature(&opts.arch)?;
+    let triple = TargetTriple::create(TRIPLE);
+    let target = Target::from_triple(&triple).map_err(|e| PtxError::Llvm(e.to_string()))?;
+    target
+        .create_target_machine(
+            &triple,
+            &opts.arch,
+            feat,
+            opt_level(opts.opt_level)?,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| PtxError::Llvm("cannot create the NVPTX target machine".into()))
+}
+
+/// libdevice bitcode, read once per path.
+fn libdevice_bytes(path: &Path) -> Result<std::sync::Arc<Vec<u8>>, PtxError> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, std::sync::Arc<Vec<u8>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Ok(c) = cache.lock() {
+        if let Some(b) = c.get(path) {
+            return Ok(b.clone());
+        }
+    }
+    let bytes = std::fs::read(path).map_err(|e| PtxError::Libdevice {
+        path: path.to_path_buf(),
+        msg: e.to_string(),
+    })?;
+    let arc = std::sync::Arc::new(bytes);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(path.to_path_buf(), arc.clone());
+    }
+    Ok(arc)
+}
+
+/// Lowers, links libdevice if needed, and optimizes.
+fn build<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    m: &weft_ir::Module,
+    opts: &PtxOptions,
+    tm: &TargetMachine,
+) -> Result<lower::Lowered, PtxError> {
+    module.set_triple(&tm.get_triple());
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    let libdevice = find_libdevice(opts.libdevice.as_deref());
+    let cfg = TargetCfg {
+        kind: TargetKind::Nvptx,
+        fast_math: opts.fast_math,
+        libdevice: libdevice.is_some(),
+        debug: opts.line_info,
+    };
+    let lowered = lower::lower(ctx, module, m, cfg)?;
+    module
+        .verify()
+        .map_err(|e| PtxError::Llvm(format!("invalid LLVM IR: {e}")))?;
+    if lowered.uses_libdevice {
+        if let Some(path) = &libdevice {
+            link_libdevice(ctx, module, path, &lowered)?;
+        }
+    }
+    let passes = if opts.opt_level > 0 {
+        format!("default<O{}>", opts.opt_level)
+    } else {
+        "globaldce".to_string()
+    };
+    module
+        .run_passes(&passes, tm, PassBuilderOptions::create())
+        .map_err(|e| PtxError::Llvm(e.to_string()))?;
+    Ok(lowered)
+}
+
+/// Links libdevice into `module`, makes everything but the kernels
+/// internal (so unused functions are dropped), and sets `__CUDA_FTZ` to 0
+/// for NVVMReflect (denormals are kept, as on the CPU).
+fn link_libdevice<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    path: &Path,
+    lowered: &lower::Lowered,
+) -> Result<(), PtxError> {
+    let bytes = libdevice_bytes(path)?;
+    let err = |msg: String| PtxError::Libdevice {
+        path: path.to_path_buf(),
+        msg,
+    };
+    let buf = MemoryBuffer::create_from_memory_range(&bytes, "libdevice");
+    let lib = Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| err(e.to_string()))?;
+    lib.set_triple(&module.get_triple());
+    lib.set_data_layout(&module.get_data_layout());
+    module.link_in_module(lib).map_err(|e| err(e.to_string()))?;
+    let kernels: Vec<&str> = lowered.kernels.iter().map(|k| k.symbol.as_str()).collect();
+    let mut f = module.get_first_function();
+    while let Some(fv) = f {
+        let name = fv.get_name().to_str().unwrap_or("");
+        if fv.count_basic_blocks() > 0 && !kernels.contains(&name) {
+            fv.set_linkage(Linkage::Internal);
+        }
+        f = fv.get_next_function();
+    }
+    let mut g = module.get_first_global();
+    while let Some(gv) = g {
+        if gv.get_initializer().is_some() {
+            gv.set_linkage(Linkage::Internal);
+        }
+        g = gv.get_next_global();
+    }
+    module.add_basic_value_flag(
+        "nvvm-reflect-ftz",
+        FlagBehavior::Override,
+        ctx.i32_type().const_zero(),
+    );
+    Ok(())
+}
+
+/// Compiles every kernel of `m` to PTX text.
+pub fn emit_ptx(m: &weft_ir::Module, opts: &PtxOptions) -> Result<PtxArtifact, PtxError> {
+    let tm = machine(opts)?;
+    let ctx = Context::create();
+    let module = ctx.create_module("weft");
+    let lowered = build(&ctx, &module, m, opts, &tm)?;
+    let buf = tm
+        .write_to_memory_buffer(&module, FileType::Assembly)
+        .map_err(|e| PtxError::Llvm(e.to_string()))?;
+    let ptx = String::from_utf8_lossy(buf.as_slice())
+        .trim_end_matches('\0')
+        .to_string();
+    Ok(PtxArtifact {
+        ptx,
+        kernels: lowered
+            .kernels
+            .into_iter()
+            .map(|k| PtxKernelInfo {
+                name: k.name,
+                entry_symbol: k.symbol,
+                param_size: k.param_size,
+            })
+            .collect(),
+    })
+}
+
+/// Textual LLVM IR for NVPTX (after optimization and libdevice linking).
+pub(crate) fn llvm_ir(m: &weft_ir::Module, opts: &PtxOptions) -> Result<String, PtxError> {
+    let tm = machine(opts)?;
+    let ctx = Context::create();
+    let module = ctx.create_module("weft");
+    build(&ctx, &module, m, opts, &tm)?;
+    Ok(module.print_to_string().to_string())
+}
+
+// ---- tool discovery ----
+
+/// Directories that may hold the project's `.venv`: the current directory
+/// and its ancestors, and this crate's workspace.
+fn venv_roots() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(cwd) = std::env::current_dir() {
+        out.extend(cwd.ancestors().map(|p| p.join(".venv")));
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    out.extend(here.ancestors().map(|p| p.join(".venv")));
+    out
+}
+
+/// `<venv>/lib/python3*/site-packages/nvidia/cuda_nvcc/<rel>` in any venv.
+fn venv_nvcc(rel: &str) -> Option<PathBuf> {
+    for v in venv_roots() {
+        let Ok(rd) = std::fs::read_dir(v.join("lib")) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e
+                .path()
+                .join("site-packages/nvidia/cuda_nvcc")
+                .join(rel);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+fn cuda_homes() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|k| std::env::var_os(k).map(PathBuf::from))
+        .collect();
+    out.push(PathBuf::from("/usr/local/cuda"));
+    out
+}
+
+/// Finds `libdevice.10.bc`: `explicit`, then `$WEFT_LIBDEVICE`,
+/// `$CUDA_HOME`/`$CUDA_PATH` `/nvvm/libdevice`, the project `.venv`
+/// (`nvidia-cuda-nvcc-cu12`), `/usr/local/cuda`.
+pub fn find_libdevice(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("WEFT_LIBDEVICE").map(PathBuf::from) {
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    let rel = "nvvm/libdevice/libdevice.10.bc";
+    let homes = cuda_homes();
+    let (env_homes, sys) = homes.split_at(homes.len() - 1);
+    env_homes
+        .iter()
+        .map(|h| h.join(rel))
+        .find(|p| p.is_file())
+        .or_else(|| venv_nvcc(rel))
+        .or_else(|| sys.iter().map(|h| h.join(rel)).find(|p| p.is_file()))
+}
+
+/// Finds `ptxas`: `$WEFT_PTXAS`, `PATH`, the project `.venv`
+/// (`nvidia-cuda-nvcc-cu12`), `$CUDA_HOME/bin`, `/usr/local/cuda/bin`.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("WEFT_PTXAS").map(PathBuf::from) {
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for d in std::env::split_paths(&path) {
+            let p = d.join("ptxas");
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    venv_nvcc("bin/ptxas").or_else(|| {
+        cuda_homes()
+            .into_iter()
+            .map(|h| h.join("bin/ptxas"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Assembles `ptx` for `arch` with `ptxas -v` and returns its report
+/// (registers, spills, shared memory per kernel). An error carries ptxas's
+/// diagnostics.
+pub fn ptxas_info(ptx: &str, arch: &str) -> Result<String, PtxError> {
+    ptx_feature(arch)?;
+    let ptxas = find_ptxas().ok_or(PtxError::PtxasNotFound)?;
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir();
+    let stem = format!("weft-ptxas-{}-{n}", std::process::id());
+    let src = dir.join(format!("{stem}.ptx"));
+    let out = dir.join(format!("{stem}.cubin"));
+    std::fs::write(&src, ptx).map_err(|e| PtxError::Ptxas(format!("{}: {e}", src.display())))?;
+    let res = std::process::Command::new(&ptxas)
+        .arg("--gpu-name")
+        .arg(arch)
+        .arg("-v")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output();
+    let _ = std::fs::remove_file(&src);
+    let _ = std::fs::remove_file(&out);
+    let res = res.map_err(|e| PtxError::Ptxas(format!("{}: {e}", ptxas.display())))?;
+    let mut text = String::from_utf8_lossy(&res.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&res.stderr));
+    if res.status.success() {
+        Ok(text)
+    } else {
+        Err(PtxError::Ptxas(text))
+    }
+}

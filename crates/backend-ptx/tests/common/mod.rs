@@ -1,0 +1,102 @@
+//! Shared helpers of the tests: the conformance corpus, compiling sources,
+//! packing argument blocks.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use weft_ir::layout::{self, ArrayDesc};
+use weft_ir::{FuncBuilder, FuncKind, Function, Module, Param, Type};
+
+/// The conformance corpus: `$WEFT_CONFORMANCE_DIR`, else `../shared/conformance`
+/// next to the workspace.
+pub fn conformance_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("WEFT_CONFORMANCE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .map(|p| p.join("shared/conformance"))
+        .find(|p| p.join("cases").is_dir())
+}
+
+/// Every case directory, sorted by name.
+pub fn cases() -> Vec<PathBuf> {
+    let Some(d) = conformance_dir() else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = std::fs::read_dir(d.join("cases"))
+        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.join("kernel.py").is_file()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Compiles a source file through the frontend and the default pipeline.
+pub fn compile_source(file: &str, src: &str) -> Module {
+    let mut m = match weft_frontend::compile(file, src) {
+        Ok(m) => m,
+        Err(d) => panic!("{file}: frontend error: {d:?}"),
+    };
+    weft_passes::run_pipeline(&mut m, &weft_passes::PipelineOptions::default())
+        .unwrap_or_else(|e| panic!("{file}: pipeline error: {e}"));
+    m
+}
+
+/// The IR of a conformance case's kernel.py.
+pub fn case_module(name: &str) -> Option<Module> {
+    let p = conformance_dir()?.join("cases").join(name).join("kernel.py");
+    let src = std::fs::read_to_string(&p).ok()?;
+    Some(compile_source(&p.to_string_lossy(), &src))
+}
+
+pub fn kernel_module(
+    params: &[(&str, Type)],
+    body: impl FnOnce(&mut FuncBuilder, &[weft_ir::Value]),
+) -> Module {
+    let mut m = Module::new();
+    let ps = params
+        .iter()
+        .map(|(n, t)| Param {
+            name: n.to_string(),
+            ty: *t,
+        })
+        .collect();
+    let mut f = Function::new("k", FuncKind::Kernel, ps, vec![]);
+    let vals = f.param_values().to_vec();
+    {
+        let mut b = FuncBuilder::new(&mut f, &m.structs);
+        body(&mut b, &vals);
+    }
+    m.funcs.push(f);
+    m
+}
+
+/// A 1-D descriptor over raw element bytes.
+pub fn raw_desc(v: &mut [u8], elem: u32) -> ArrayDesc {
+    ArrayDesc {
+        data: v.as_mut_ptr(),
+        shape: [(v.len() as u32 / elem) as i32, 1, 1, 1],
+        strides: [elem as i64, 0, 0, 0],
+    }
+}
+
+/// An argument block (8-byte aligned) of array parameters only.
+pub fn pack_arrays(m: &Module, kernel: &str, dims: [i32; 4], arrays: &[ArrayDesc]) -> Vec<u64> {
+    let f = &m.funcs[m.func_by_name(kernel).expect("kernel")];
+    let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
+    let al = layout::arg_layout(&types, &m.structs);
+    let mut buf = vec![0u64; (al.size as usize).div_ceil(8).max(2)];
+    let bytes = buf.as_mut_ptr() as *mut u8;
+    assert_eq!(arrays.len(), types.len());
+    // SAFETY: every write stays inside `buf` (offsets from arg_layout).
+    unsafe {
+        std::ptr::copy_nonoverlapping(dims.as_ptr() as *const u8, bytes, 16);
+        for (d, &off) in arrays.iter().zip(&al.offsets) {
+            std::ptr::copy_nonoverlapping(
+                d as *const ArrayDesc as *const u8,
+                bytes.add(off as usize),
+                layout::ARRAY_DESC_SIZE as usize,
+            );
+        }
+    }
+    buf
+}
