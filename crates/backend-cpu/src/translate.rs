@@ -315,12 +315,29 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
 
     // ---- value map ----
 
-    fn def(&mut self, v: weft_ir::Value, leaves: &[cl::Value]) {
+    /// Binds `v` to its flattened values, checking that their Cranelift
+    /// types are those of `v`'s IR type (malformed IR is an error here, not
+    /// a panic inside Cranelift).
+    fn def(&mut self, v: weft_ir::Value, leaves: &[cl::Value]) -> Result<()> {
+        let Some(vd) = self.f.values.get(v) else {
+            return self.invalid(format!("no value {v}"));
+        };
+        let slots = self.cx.flat(vd.ty);
+        let dfg = &self.b.func.dfg;
+        if slots.len() != leaves.len()
+            || slots
+                .iter()
+                .zip(leaves)
+                .any(|(s, &l)| s.cty() != dfg.value_type(l))
+        {
+            return self.invalid(format!("{v} is defined with values of the wrong type"));
+        }
         let start = self.pool.len() as u32;
         self.pool.extend_from_slice(leaves);
         if let Some(e) = self.map.get_mut(v.as_u32() as usize) {
             *e = (start, leaves.len() as u32);
         }
+        Ok(())
     }
 
     fn get(&self, v: weft_ir::Value) -> Result<Vec<cl::Value>> {
@@ -346,6 +363,14 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         }
     }
 
+    /// A condition: a `bool` (or integer, tested against 0) scalar.
+    fn cond(&self, v: weft_ir::Value) -> Result<cl::Value> {
+        match self.scalar_of(v)? {
+            s if !s.is_float() => self.get1(v),
+            _ => self.invalid("a float used as a condition"),
+        }
+    }
+
     fn block_args(vs: &[cl::Value]) -> Vec<BlockArg> {
         vs.iter().map(|&v| BlockArg::Value(v)).collect()
     }
@@ -355,10 +380,21 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.filled = false;
     }
 
-    fn jump(&mut self, blk: Block, vs: &[cl::Value]) {
+    fn jump(&mut self, blk: Block, vs: &[cl::Value]) -> Result<()> {
+        let dfg = &self.b.func.dfg;
+        let params = dfg.block_params(blk);
+        if params.len() != vs.len()
+            || params
+                .iter()
+                .zip(vs)
+                .any(|(&p, &v)| dfg.value_type(p) != dfg.value_type(v))
+        {
+            return self.invalid("branch values do not match the target's params");
+        }
         let args = Self::block_args(vs);
         self.b.ins().jump(blk, &args);
         self.filled = true;
+        Ok(())
     }
 
     /// A new block with params for the flattened types.
@@ -383,7 +419,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 return self.invalid("value count mismatch");
             };
             let part = part.to_vec();
-            self.def(v, &part);
+            self.def(v, &part)?;
             i += n;
         }
         if i != leaves.len() {
@@ -506,7 +542,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         for s in slots.iter() {
             leaves.push(self.load_slot(*s, args, off + s.offset, flags)?);
         }
-        self.def(v, &leaves);
+        self.def(v, &leaves)?;
         Ok(())
     }
 
@@ -545,6 +581,18 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         }
         if !self.filled {
             return self.invalid(format!("{r} does not end in a terminator"));
+        }
+        // Values of a region are not visible outside it: forget them, so a
+        // malformed use elsewhere is an error rather than a Cranelift value
+        // that does not dominate its use.
+        for &v in rd.params.iter().chain(
+            rd.insts
+                .iter()
+                .flat_map(|&i| self.f.insts[i].results.iter()),
+        ) {
+            if let Some(e) = self.map.get_mut(v.as_u32() as usize) {
+                *e = UNSET;
+            }
         }
         Ok(())
     }
@@ -587,6 +635,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 if !s.is_float() {
                     return self.unsupported("fma on integers");
                 }
+                if self.scalar_of(*b)? != s || self.scalar_of(*c)? != s {
+                    return self.invalid("fma operands of different types");
+                }
                 let (av, bv, cv) = (self.get1(*a)?, self.get1(*b)?, self.get1(*c)?);
                 let v = self.b.ins().fma(av, bv, cv);
                 let v = self.r16(s, v)?;
@@ -605,6 +656,10 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 self.def_result(inst, &[v])
             }
             InstKind::Select(c, a, b) => {
+                self.cond(*c)?;
+                if f.value_type(*a) != f.value_type(*b) {
+                    return self.invalid("select of different types");
+                }
                 let cv = self.get1(*c)?;
                 let (av, bv) = (self.get(*a)?, self.get(*b)?);
                 if av.len() != bv.len() {
@@ -722,7 +777,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 then_region,
                 else_region,
             } => {
-                let c = self.get1(*cond)?;
+                let c = self.cond(*cond)?;
                 let then_b = self.b.create_block();
                 let else_b = self.b.create_block();
                 let rtypes: Vec<Type> = self
@@ -758,7 +813,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     .map(|&r| f.value_type(r))
                     .collect();
                 let (exit, eparams) = self.block_with_params(&rtypes);
-                self.jump(header, &iv);
+                self.jump(header, &iv)?;
                 self.switch_to(header);
                 self.bind(&rd.params, &hparams)?;
                 self.loops.push((header, exit));
@@ -773,7 +828,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     return self.invalid("yield outside an if");
                 };
                 let leaves = self.gather(vs)?;
-                self.jump(to, &leaves);
+                self.jump(to, &leaves)?;
                 Ok(())
             }
             InstKind::Continue(vs) | InstKind::Break(vs) => {
@@ -786,13 +841,17 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     exit
                 };
                 let leaves = self.gather(vs)?;
-                self.jump(to, &leaves);
+                self.jump(to, &leaves)?;
                 Ok(())
             }
             InstKind::Return(vs) => {
                 match self.ret {
-                    Ret::NextThread(latch) => self.jump(latch, &[]),
+                    Ret::NextThread(latch) => self.jump(latch, &[])?,
                     Ret::Func => {
+                        let tys: Vec<Type> = vs.iter().map(|&v| f.value_type(v)).collect();
+                        if tys != f.returns {
+                            return self.invalid("returned values do not match the func's returns");
+                        }
                         let leaves = self.gather(vs)?;
                         self.b.ins().return_(&leaves);
                         self.filled = true;
@@ -823,6 +882,18 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 r
             }
         };
+        let callee_f = &self.cx.m.funcs[callee];
+        if args.len() != callee_f.params.len()
+            || args
+                .iter()
+                .zip(&callee_f.params)
+                .any(|(&a, p)| self.f.value_type(a) != p.ty)
+        {
+            return self.invalid(format!(
+                "call arguments do not match the params of `{}`",
+                callee_f.name
+            ));
+        }
         let (Some(a), Some(t)) = (self.args_ptr, self.tid) else {
             return self.invalid("call without a thread context");
         };
@@ -997,7 +1068,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let lp = self.b.create_block();
         let expected = self.b.append_block_param(lp, it);
         let done = self.b.create_block();
-        self.jump(lp, &[init]);
+        self.jump(lp, &[init])?;
         self.switch_to(lp);
         let old = from_bits(self, expected)?;
         let new = match op {
