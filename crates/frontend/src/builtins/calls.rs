@@ -53,89 +53,38 @@ const RNG_DRAWS: &[&str] = &[
 ];
 
 /// Builtins that are calls of a prelude func of the same name with the
-/// arguments unchanged, with the overloads that exist (for messages).
-const PRELUDE_DIRECT: &[(&str, &[&str])] = &[
-    (
-        "dot",
-        &[
-            "dot(a: vecN, b: vecN) (N = 2, 3, 4)",
-            "dot(a: quat, b: quat)",
-        ],
-    ),
-    (
-        "length",
-        &["length(a: vecN) (N = 2, 3, 4)", "length(q: quat)"],
-    ),
-    (
-        "length_sq",
-        &["length_sq(a: vecN) (N = 2, 3, 4)", "length_sq(q: quat)"],
-    ),
-    (
-        "normalize",
-        &["normalize(a: vecN) (N = 2, 3, 4)", "normalize(q: quat)"],
-    ),
-    ("cross", &["cross(a: vec3, b: vec3)"]),
-    (
-        "smoothstep",
-        &["smoothstep(edge0: float, edge1: float, x: float)"],
-    ),
-    ("determinant", &["determinant(m: matNN) (N = 2, 3, 4)"]),
-    ("inverse", &["inverse(m: matNN) (N = 2, 3, 4)"]),
-    ("quat_inverse", &["quat_inverse(q: quat)"]),
-    ("quat_rotate", &["quat_rotate(q: quat, p: vec3)"]),
-    ("quat_rotate_inv", &["quat_rotate_inv(q: quat, p: vec3)"]),
-    ("quat_to_matrix", &["quat_to_matrix(q: quat)"]),
-    (
-        "quat_from_matrix",
-        &["quat_from_matrix(m: mat33)", "quat_from_matrix(m: mat44)"],
-    ),
-    (
-        "quat_from_axis_angle",
-        &["quat_from_axis_angle(axis: vec3, angle: float)"],
-    ),
-    (
-        "quat_rpy",
-        &["quat_rpy(roll: float, pitch: float, yaw: float)"],
-    ),
-    ("quat_slerp", &["quat_slerp(q0: quat, q1: quat, t: float)"]),
-    (
-        "transform_point",
-        &[
-            "transform_point(xform: transform, point: vec3)",
-            "transform_point(mat: mat44, point: vec3)",
-        ],
-    ),
-    (
-        "transform_vector",
-        &[
-            "transform_vector(xform: transform, vec: vec3)",
-            "transform_vector(mat: mat44, vec: vec3)",
-        ],
-    ),
-    (
-        "transform_multiply",
-        &["transform_multiply(a: transform, b: transform)"],
-    ),
-    (
-        "transform_inverse",
-        &["transform_inverse(xform: transform)"],
-    ),
-    (
-        "transform_to_matrix",
-        &["transform_to_matrix(xform: transform) -> mat44"],
-    ),
-    (
-        "transform_from_matrix",
-        &["transform_from_matrix(mat: mat44) -> transform"],
-    ),
-    ("quat_to_rpy", &["quat_to_rpy(q: quat) -> vec3"]),
+/// arguments unchanged.
+const PRELUDE_DIRECT: &[&str] = &[
+    "dot",
+    "length",
+    "length_sq",
+    "normalize",
+    "cross",
+    "smoothstep",
+    "determinant",
+    "inverse",
+    "quat_inverse",
+    "quat_rotate",
+    "quat_rotate_inv",
+    "quat_to_matrix",
+    "quat_from_matrix",
+    "quat_from_axis_angle",
+    "quat_rpy",
+    "quat_slerp",
+    "quat_to_rpy",
+    "transform_point",
+    "transform_vector",
+    "transform_multiply",
+    "transform_inverse",
+    "transform_to_matrix",
+    "transform_from_matrix",
 ];
 
 /// Whether `name` (without the `wp.` prefix) is a builtin function.
 pub(crate) fn is_builtin(name: &str) -> bool {
     FLOAT_UNARY.iter().any(|(n, _)| *n == name)
         || RNG_DRAWS.contains(&name)
-        || PRELUDE_DIRECT.iter().any(|(n, _)| *n == name)
+        || PRELUDE_DIRECT.contains(&name)
         || matches!(
             name,
             "asin"
@@ -208,13 +157,7 @@ pub(crate) fn advances_rng_state(name: &str) -> bool {
 }
 
 /// "no overload of `wp.name` accepts (types)" with the overloads listed.
-fn no_overload(
-    b: &FuncBuilder,
-    name: &str,
-    args: &[Value],
-    span: Span,
-    overloads: &[&str],
-) -> Diagnostic {
+fn no_overload(b: &FuncBuilder, name: &str, args: &[Value], span: Span) -> Diagnostic {
     let d = Diagnostic::error(
         span,
         format!(
@@ -223,13 +166,111 @@ fn no_overload(
         ),
     )
     .with_label(format!("arguments: ({})", type_list(b, args)));
-    if overloads.is_empty() {
+    let sigs = signatures(name);
+    if sigs.is_empty() {
         d
     } else {
-        d.with_help(format!(
-            "`wp.{name}` is defined as: {}",
-            overloads.join("; ")
-        ))
+        d.with_help(format!("`wp.{name}` is defined as: {}", sigs.join("; ")))
+    }
+}
+
+/// The overloads of builtin `name` that exist, for messages (Warp's
+/// spelling: `Float` is any float type, `Scalar` any number type).
+pub(crate) fn signatures(name: &str) -> Vec<String> {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    match name {
+        n if FLOAT_UNARY.iter().any(|(u, _)| *u == n) || matches!(n, "asin" | "acos" | "frac") => {
+            vec![format!("{n}(x: Float)")]
+        }
+        "abs" | "sign" => vec![format!("{name}(x: Scalar)"), format!("{name}(x: vector)")],
+        "step" | "nonzero" => vec![format!("{name}(x: Scalar)")],
+        "isnan" | "isinf" | "isfinite" => vec![
+            format!("{name}(x: Float) -> bool"),
+            format!("{name}(x: vector | matrix | quat) -> bool"),
+        ],
+        "bit_count" => s(&["bit_count(x: Int) -> int32"]),
+        "degrees" | "radians" => vec![format!("{name}(x: Float)")],
+        "pow" | "atan2" | "copysign" => vec![format!("{name}(x: Float, y: Float)")],
+        "min" | "max" => vec![
+            format!("{name}(a: Scalar, b: Scalar)"),
+            format!("{name}(a: vector, b: vector)"),
+            format!("{name}(a: vector) -> Scalar"),
+        ],
+        "clamp" => s(&["clamp(x: Scalar, a: Scalar, b: Scalar) (no vector overload in Warp 1.19)"]),
+        "argmin" | "argmax" => vec![format!("{name}(a: vector) -> uint32")],
+        "lerp" => s(&[
+            "lerp(a: Float, b: Float, t: Float)",
+            "lerp(a: vector | matrix | quat, b: same, t: Float) (one float type throughout)",
+        ]),
+        "mod" | "div" | "floordiv" | "mul" | "add" | "sub" => vec![format!("{name}(a, b)")],
+        "neg" => s(&["neg(x)"]),
+        "where" => s(&["where(cond: bool or integer, value_if_true: T, value_if_false: T)"]),
+        "outer" => s(&["outer(a: vector, b: vector) -> matrix"]),
+        "cw_mul" | "cw_div" => vec![
+            format!("{name}(a: vector, b: vector)"),
+            format!("{name}(a: matrix, b: matrix)"),
+        ],
+        "transpose" => s(&["transpose(m: matrix)"]),
+        "trace" | "get_diag" => vec![format!("{name}(m: square matrix)")],
+        "diag" => s(&["diag(d: vector) -> matrix"]),
+        "skew" => s(&["skew(vec: vec3)"]),
+        "matrix_from_cols" | "matrix_from_rows" => {
+            vec![format!("{name}(*vectors: vector) (all of the same type)")]
+        }
+        "identity" => s(&["identity(n: int constant, dtype: float type)"]),
+        "quat_identity" | "transform_identity" => {
+            vec![format!("{name}(dtype: float type = float32)")]
+        }
+        "transform_get_translation" | "transform_get_rotation" => {
+            vec![format!("{name}(xform: transform)")]
+        }
+        "rand_init" => s(&[
+            "rand_init(seed: int32) -> uint32",
+            "rand_init(seed: int32, offset: int32) -> uint32",
+        ]),
+        "randi" => s(&[
+            "randi(state: uint32) -> int32",
+            "randi(state: uint32, low: int32, high: int32) -> int32",
+        ]),
+        "randu" => s(&[
+            "randu(state: uint32) -> uint32",
+            "randu(state: uint32, low: uint32, high: uint32) -> uint32",
+        ]),
+        "randf" => s(&[
+            "randf(state: uint32) -> float32",
+            "randf(state: uint32, low: float32, high: float32) -> float32",
+        ]),
+        "randn" => s(&["randn(state: uint32) -> float32"]),
+        n if RNG_DRAWS.contains(&n) => vec![format!("{n}(state: uint32)")],
+        "len" => s(&["len(a: vector | matrix | quat | transform | array)"]),
+        "norm_l1" | "norm_l2" => vec![format!("{name}(v: vector of floats)")],
+        "dot" => s(&["dot(a: vecN, b: vecN) (same type)", "dot(a: quat, b: quat)"]),
+        "length" | "length_sq" | "normalize" => {
+            vec![
+                format!("{name}(a: vecN of floats)"),
+                format!("{name}(q: quat)"),
+            ]
+        }
+        "cross" => s(&["cross(a: vec3, b: vec3)"]),
+        "smoothstep" => s(&["smoothstep(edge0: Float, edge1: Float, x: Float)"]),
+        "determinant" | "inverse" => vec![format!("{name}(m: matNN) (N = 2, 3, 4)")],
+        "quat_inverse" | "quat_to_matrix" | "quat_to_rpy" => vec![format!("{name}(q: quat)")],
+        "quat_rotate" | "quat_rotate_inv" => vec![format!("{name}(q: quat, p: vec3)")],
+        "quat_from_matrix" => s(&["quat_from_matrix(m: mat33)", "quat_from_matrix(m: mat44)"]),
+        "quat_from_axis_angle" => s(&["quat_from_axis_angle(axis: vec3, angle: Float)"]),
+        "quat_rpy" => s(&["quat_rpy(roll: Float, pitch: Float, yaw: Float)"]),
+        "quat_slerp" => s(&["quat_slerp(q0: quat, q1: quat, t: Float)"]),
+        "transform_point" | "transform_vector" => vec![
+            format!("{name}(xform: transform, v: vec3)"),
+            format!("{name}(mat: mat44, v: vec3)"),
+        ],
+        "transform_multiply" => s(&["transform_multiply(a: transform, b: transform)"]),
+        "transform_inverse" | "transform_to_matrix" => vec![format!("{name}(xform: transform)")],
+        "transform_from_matrix" => s(&["transform_from_matrix(mat: mat44) -> transform"]),
+        n if n.starts_with("atomic_") => vec![format!(
+            "{n}(arr: array, i: Int, [j, k, l: Int,] value: element type) -> old value"
+        )],
+        _ => Vec::new(),
     }
 }
 
@@ -271,13 +312,7 @@ pub(crate) fn call_builtin(
     if let Some((_, op)) = FLOAT_UNARY.iter().find(|(n, _)| *n == name) {
         return match tys.as_slice() {
             [Type::Scalar(s)] if s.is_float() => one(b.unary(*op, args[0])),
-            _ => Err(no_overload(
-                b,
-                name,
-                args,
-                span,
-                &[&format!("{name}(x: Float)")],
-            )),
+            _ => Err(no_overload(b, name, args, span)),
         };
     }
     if RNG_DRAWS.contains(&name) {
@@ -291,15 +326,19 @@ pub(crate) fn call_builtin(
             return one(reduce(b, p, |b, x, y| b.binary(BinaryOp::Add, x, y)));
         }
     }
-    if let Some((_, overloads)) = PRELUDE_DIRECT.iter().find(|(n, _)| *n == name) {
-        return prelude_direct(b, c, name, args, span, overloads);
+    if PRELUDE_DIRECT.contains(&name) {
+        return prelude_direct(b, c, name, args, span);
     }
 
     match name {
         "asin" | "acos" => match tys.as_slice() {
             // Warp clamps the argument to [-1, 1].
             [Type::Scalar(s)] if s.is_float() => {
-                let op = if name == "asin" { UnaryOp::Asin } else { UnaryOp::Acos };
+                let op = if name == "asin" {
+                    UnaryOp::Asin
+                } else {
+                    UnaryOp::Acos
+                };
                 one(map1(b, args[0], |b, x| {
                     let s = b.ty(x).as_scalar().unwrap_or(Scalar::F32);
                     let lo = b.fconst(s, -1.0);
@@ -309,31 +348,35 @@ pub(crate) fn call_builtin(
                     b.unary(op, m)
                 }))
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: Float)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "abs" => match tys.as_slice() {
             [t] if is_num(*t) && matches!(t, Type::Scalar(_) | Type::Vec(..)) => {
                 let unsigned = t.scalar_of().is_some_and(|s| s.is_unsigned_int());
-                one(if unsigned { args[0] } else { map1(b, args[0], |b, x| b.unary(UnaryOp::Abs, x)) })
+                one(if unsigned {
+                    args[0]
+                } else {
+                    map1(b, args[0], |b, x| b.unary(UnaryOp::Abs, x))
+                })
             }
-            _ => Err(no_overload(b, name, args, span, &["abs(x: Scalar)", "abs(x: vector)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "sign" => match tys.as_slice() {
             [t] if is_num(*t) && matches!(t, Type::Scalar(_) | Type::Vec(..)) => {
                 one(map1(b, args[0], |b, x| sign_like(b, name, x)))
             }
-            _ => Err(no_overload(b, name, args, span, &["sign(x: Scalar)", "sign(x: vector)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "step" | "nonzero" => match tys.as_slice() {
             [t @ Type::Scalar(_)] if is_num(*t) => one(sign_like(b, name, args[0])),
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: Scalar)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "frac" => match tys.as_slice() {
             [Type::Scalar(s)] if s.is_float() => {
                 let t = b.unary(UnaryOp::Trunc, args[0]);
                 one(b.binary(BinaryOp::Sub, args[0], t))
             }
-            _ => Err(no_overload(b, name, args, span, &["frac(x: float)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "isnan" | "isinf" | "isfinite" => match tys.as_slice() {
             [t] if is_float_num(*t) => {
@@ -344,30 +387,38 @@ pub(crate) fn call_builtin(
                 };
                 let flags = map1(b, args[0], |b, x| b.unary(op, x));
                 // Aggregates: any NaN/inf, all finite.
-                let comb = if op == UnaryOp::IsFinite { BinaryOp::And } else { BinaryOp::Or };
+                let comb = if op == UnaryOp::IsFinite {
+                    BinaryOp::And
+                } else {
+                    BinaryOp::Or
+                };
                 one(reduce(b, flags, |b, p, q| b.binary(comb, p, q)))
             }
             [Type::Scalar(s)] if s.is_int() => one(b.bconst(name == "isfinite")),
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float)"), &format!("{name}(x: vector)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "bit_count" => match tys.as_slice() {
             [Type::Scalar(s)] if s.is_int() => {
                 let p = b.unary(UnaryOp::Popcount, args[0]);
                 one(convert(b, p, Scalar::I32))
             }
-            _ => Err(no_overload(b, name, args, span, &["bit_count(x: Int) -> int32"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "degrees" | "radians" => match tys.as_slice() {
             [Type::Scalar(s)] if s.is_float() => {
                 // Warp multiplies by a double constant: the product is
                 // formed in double and rounded back.
-                let k = if name == "degrees" { 57.295_779_513_082_32 } else { 0.017_453_292_519_943_295 };
+                let k = if name == "degrees" {
+                    57.295_779_513_082_32
+                } else {
+                    0.017_453_292_519_943_295
+                };
                 let x = convert(b, args[0], Scalar::F64);
                 let kc = b.fconst(Scalar::F64, k);
                 let p = b.binary(BinaryOp::Mul, x, kc);
                 one(convert(b, p, *s))
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "pow" | "atan2" | "copysign" => match tys.as_slice() {
             [Type::Scalar(s), Type::Scalar(s2)] if s.is_float() && s == s2 => {
@@ -378,26 +429,44 @@ pub(crate) fn call_builtin(
                 };
                 one(b.binary(op, args[0], args[1]))
             }
-            [Type::Scalar(s), Type::Scalar(s2)] if s != s2 => {
-                Err(ops::mismatch(b, &format!("`wp.{name}`"), args[0], args[1], span))
-            }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(x: float, y: float)")])),
+            [Type::Scalar(s), Type::Scalar(s2)] if s != s2 => Err(ops::mismatch(
+                b,
+                &format!("`wp.{name}`"),
+                args[0],
+                args[1],
+                span,
+            )),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "min" | "max" => {
-            let op = if name == "min" { BinaryOp::Min } else { BinaryOp::Max };
+            let op = if name == "min" {
+                BinaryOp::Min
+            } else {
+                BinaryOp::Max
+            };
             match tys.as_slice() {
-                [t, t2] if t == t2 && is_num(*t) && matches!(t, Type::Scalar(_) | Type::Vec(..)) => {
+                [t, t2]
+                    if t == t2 && is_num(*t) && matches!(t, Type::Scalar(_) | Type::Vec(..)) =>
+                {
                     one(map2(b, args[0], args[1], |b, x, y| b.binary(op, x, y)))
                 }
-                [Type::Scalar(_), Type::Scalar(_)] => {
-                    Err(ops::mismatch(b, &format!("`wp.{name}`"), args[0], args[1], span))
+                [Type::Scalar(_), Type::Scalar(_)] => Err(ops::mismatch(
+                    b,
+                    &format!("`wp.{name}`"),
+                    args[0],
+                    args[1],
+                    span,
+                )),
+                [Type::Vec(..)] if is_num(tys[0]) => {
+                    one(reduce(b, args[0], |b, x, y| b.binary(op, x, y)))
                 }
-                [Type::Vec(..)] if is_num(tys[0]) => one(reduce(b, args[0], |b, x, y| b.binary(op, x, y))),
-                _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a: Scalar, b: Scalar)"), &format!("{name}(a: vector, b: vector)"), &format!("{name}(a: vector) -> Scalar")])),
+                _ => Err(no_overload(b, name, args, span)),
             }
         }
         "clamp" => match tys.as_slice() {
-            [Type::Scalar(s), Type::Scalar(s1), Type::Scalar(s2)] if s == s1 && s == s2 && *s != Scalar::Bool => {
+            [Type::Scalar(s), Type::Scalar(s1), Type::Scalar(s2)]
+                if s == s1 && s == s2 && *s != Scalar::Bool =>
+            {
                 let m = b.binary(BinaryOp::Max, args[1], args[0]);
                 one(b.binary(BinaryOp::Min, m, args[2]))
             }
@@ -405,12 +474,12 @@ pub(crate) fn call_builtin(
                 let odd = if tys[1] != tys[0] { args[1] } else { args[2] };
                 Err(ops::mismatch(b, "`wp.clamp`", args[0], odd, span))
             }
-            _ => Err(no_overload(b, name, args, span, &["clamp(x: Scalar, a: Scalar, b: Scalar) (no vector overload in Warp 1.19: clamp each component)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "norm_l1" | "norm_l2" => match tys.as_slice() {
             [Type::Vec(_, s)] if s.is_float() => {
                 if name == "norm_l2" {
-                    return prelude_direct(b, c, "length", args, span, &["norm_l2(v: vector)"]);
+                    return prelude_direct(b, c, "length", args, span);
                 }
                 let zero = num_const(b, *s, 0.0);
                 let mut acc = zero;
@@ -420,14 +489,18 @@ pub(crate) fn call_builtin(
                 }
                 one(acc)
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(v: vector of floats)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "argmin" | "argmax" => match tys.as_slice() {
-            [Type::Vec(_, s)] if *s != Scalar::Bool => one(arg_extremum(b, args[0], name == "argmin")),
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a: vector) -> uint32")])),
+            [Type::Vec(_, s)] if *s != Scalar::Bool => {
+                one(arg_extremum(b, args[0], name == "argmin"))
+            }
+            _ => Err(no_overload(b, name, args, span)),
         },
         "lerp" => match tys.as_slice() {
-            [ta, tb, Type::Scalar(s)] if ta == tb && is_float_num(*ta) && float_of(*ta) == Some(*s) => {
+            [ta, tb, Type::Scalar(s)]
+                if ta == tb && is_float_num(*ta) && float_of(*ta) == Some(*s) =>
+            {
                 let t = args[2];
                 let one_c = num_const(b, *s, 1.0);
                 let omt = b.binary(BinaryOp::Sub, one_c, t);
@@ -438,7 +511,7 @@ pub(crate) fn call_builtin(
                 });
                 one(v)
             }
-            _ => Err(no_overload(b, name, args, span, &["lerp(a: Float, b: Float, t: Float)", "lerp(a: vector, b: vector, t: Float) (same float type throughout)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "mod" | "div" | "floordiv" | "mul" | "add" | "sub" => match args {
             [x, y] => {
@@ -452,21 +525,25 @@ pub(crate) fn call_builtin(
                 };
                 one(ops::binary(b, c, op, *x, *y, span)?)
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a, b)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "neg" => match args {
             [x] => one(ops::unary(b, c, ast::UnaryOp::USub, *x, span)?),
-            _ => Err(no_overload(b, name, args, span, &["neg(x)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "where" => match tys.as_slice() {
             [Type::Scalar(cs), ta, tb] if ta == tb && !ta.is_array() && !cs.is_float() => {
-                let cond = if *cs == Scalar::Bool { args[0] } else { convert(b, args[0], Scalar::Bool) };
+                let cond = if *cs == Scalar::Bool {
+                    args[0]
+                } else {
+                    convert(b, args[0], Scalar::Bool)
+                };
                 one(b.select(cond, args[1], args[2]))
             }
             [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)] => {
                 Err(ops::mismatch(b, "`wp.where`", args[1], args[2], span))
             }
-            _ => Err(no_overload(b, name, args, span, &["where(cond: bool or integer, value_if_true: T, value_if_false: T)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "outer" => match tys.as_slice() {
             [Type::Vec(n, s), Type::Vec(m, s2)] if s == s2 && *s != Scalar::Bool => {
@@ -480,14 +557,18 @@ pub(crate) fn call_builtin(
                 }
                 one(ops::assemble(b, Type::Mat(*n, *m, *s), parts))
             }
-            _ => Err(no_overload(b, name, args, span, &["outer(a: vector, b: vector) -> matrix"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "cw_mul" | "cw_div" => match tys.as_slice() {
             [t, t2] if t == t2 && matches!(t, Type::Vec(..) | Type::Mat(..)) && is_num(*t) => {
-                let op = if name == "cw_mul" { BinaryOp::Mul } else { BinaryOp::Div };
+                let op = if name == "cw_mul" {
+                    BinaryOp::Mul
+                } else {
+                    BinaryOp::Div
+                };
                 one(map2(b, args[0], args[1], |b, x, y| b.binary(op, x, y)))
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(a: vector, b: vector)"), &format!("{name}(a: matrix, b: matrix)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "transpose" => match tys.as_slice() {
             [Type::Mat(r, cc, s)] => {
@@ -500,11 +581,13 @@ pub(crate) fn call_builtin(
                 }
                 one(ops::assemble(b, Type::Mat(*cc, *r, *s), parts))
             }
-            _ => Err(no_overload(b, name, args, span, &["transpose(m: matrix)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "trace" | "get_diag" => match tys.as_slice() {
             [Type::Mat(r, cc, s)] if r == cc => {
-                let d: Vec<Value> = (0..*r as u32).map(|i| b.extract(args[0], vec![i, i])).collect();
+                let d: Vec<Value> = (0..*r as u32)
+                    .map(|i| b.extract(args[0], vec![i, i]))
+                    .collect();
                 if name == "get_diag" {
                     return one(b.make(Type::Vec(*r, *s), d));
                 }
@@ -514,17 +597,19 @@ pub(crate) fn call_builtin(
                 }
                 one(acc)
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(m: square matrix)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "diag" => match tys.as_slice() {
             [Type::Vec(n, s)] => {
                 let xs = components(b, args[0]);
                 let z = num_const(b, *s, 0.0);
                 let n = *n as usize;
-                let parts = (0..n * n).map(|k| if k / n == k % n { xs[k / n] } else { z }).collect();
+                let parts = (0..n * n)
+                    .map(|k| if k / n == k % n { xs[k / n] } else { z })
+                    .collect();
                 one(ops::assemble(b, Type::Mat(n as u8, n as u8, *s), parts))
             }
-            _ => Err(no_overload(b, name, args, span, &["diag(d: vector) -> matrix"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "skew" => match tys.as_slice() {
             [Type::Vec(3, s)] if s.is_float() => {
@@ -534,7 +619,7 @@ pub(crate) fn call_builtin(
                 let parts = vec![z, n[2], a[1], a[2], z, n[0], n[1], a[0], z];
                 one(ops::assemble(b, Type::Mat(3, 3, *s), parts))
             }
-            _ => Err(no_overload(b, name, args, span, &["skew(vec: vec3)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "matrix_from_cols" | "matrix_from_rows" => {
             let ok = match tys.first() {
@@ -542,10 +627,10 @@ pub(crate) fn call_builtin(
                 _ => false,
             };
             if !ok || args.len() > 16 {
-                return Err(no_overload(b, name, args, span, &[&format!("{name}(*vectors: vector) (all of the same type)")]));
+                return Err(no_overload(b, name, args, span));
             }
             let Type::Vec(n, s) = tys[0] else {
-                return Err(no_overload(b, name, args, span, &[]));
+                return Err(no_overload(b, name, args, span));
             };
             if name == "matrix_from_rows" {
                 one(b.make(Type::Mat(args.len() as u8, n, s), args.to_vec()))
@@ -574,10 +659,12 @@ pub(crate) fn call_builtin(
                     let n = n as usize;
                     let zero = num_const(b, s, 0.0);
                     let onev = num_const(b, s, 1.0);
-                    let parts = (0..n * n).map(|k| if k / n == k % n { onev } else { zero }).collect();
+                    let parts = (0..n * n)
+                        .map(|k| if k / n == k % n { onev } else { zero })
+                        .collect();
                     one(ops::assemble(b, Type::Mat(n as u8, n as u8, s), parts))
                 }
-                _ => Err(no_overload(b, name, args, span, &["identity(n: int constant, dtype: float type)"])
+                _ => Err(no_overload(b, name, args, span)
                     .with_help("write e.g. `wp.identity(n=3, dtype=float)`")),
             }
         }
@@ -597,20 +684,24 @@ pub(crate) fn call_builtin(
                         b.make(Type::Transform(s), vec![z, z, z, z, z, z, o])
                     })
                 }
-                _ => Err(no_overload(b, name, args, span, &[&format!("{name}(dtype: float type = float32)")])),
+                _ => Err(no_overload(b, name, args, span)),
             }
         }
         "transform_get_translation" | "transform_get_rotation" => match tys.as_slice() {
             [Type::Transform(_)] => {
-                let attr = if name == "transform_get_translation" { "p" } else { "q" };
+                let attr = if name == "transform_get_translation" {
+                    "p"
+                } else {
+                    "q"
+                };
                 one(super::access::get_attr(b, args[0], attr, span)?)
             }
-            _ => Err(no_overload(b, name, args, span, &[&format!("{name}(xform: transform)")])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         "rand_init" => {
             let ok = !args.is_empty() && args.len() <= 2 && tys.iter().all(|t| *t == Type::I32);
             if !ok {
-                return Err(no_overload(b, name, args, span, &["rand_init(seed: int32) -> uint32", "rand_init(seed: int32, offset: int32) -> uint32"]));
+                return Err(no_overload(b, name, args, span));
             }
             let full = format!("{PRELUDE_PREFIX}rand_init");
             c.call_prelude(b, &full, args, span)
@@ -621,14 +712,20 @@ pub(crate) fn call_builtin(
                 let n = t.arity(b.structs) as i64;
                 one(b.iconst(Scalar::I32, n))
             }
-            _ => Err(no_overload(b, name, args, span, &["len(a: vector | matrix | quat | transform | array)"])),
+            _ => Err(no_overload(b, name, args, span)),
         },
         n if n.starts_with("atomic_") => atomic(b, name, args, span),
-        "select" => Err(Diagnostic::error(span, "`wp.select` was removed in Warp 1.19")
-            .with_label("removed builtin")
-            .with_help("use `wp.where(cond, value_if_true, value_if_false)` (note the argument order)")),
-        _ => Err(Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
-            .with_help("see the language reference (docs/) for the builtins Weft supports")),
+        "select" => Err(
+            Diagnostic::error(span, "`wp.select` was removed in Warp 1.19")
+                .with_label("removed builtin")
+                .with_help(
+                    "use `wp.where(cond, value_if_true, value_if_false)` (note the argument order)",
+                ),
+        ),
+        _ => Err(
+            Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
+                .with_help("see the language reference (docs/) for the builtins Weft supports"),
+        ),
     }
 }
 
@@ -714,7 +811,6 @@ fn prelude_direct(
     name: &str,
     args: &[Value],
     span: Span,
-    overloads: &[&str],
 ) -> Result<Vec<Value>, Diagnostic> {
     let tys: Vec<Type> = args.iter().map(|&v| b.ty(v)).collect();
     if let Some(v) = generic_length_vector(b, name, args, &tys) {
@@ -761,7 +857,7 @@ fn prelude_direct(
             _ => false,
         };
     if !ok {
-        let mut d = no_overload(b, name, args, span, overloads);
+        let mut d = no_overload(b, name, args, span);
         if tys
             .iter()
             .filter_map(|t| t.scalar_of())
@@ -769,7 +865,10 @@ fn prelude_direct(
         {
             d = d.with_help("these builtins take float types (float16, float32, float64)");
         } else if !same && tys.len() > 1 {
-            d = d.with_help("all arguments must have the same float type; convert with e.g. `wp.float64(x)` or `wp.vec3d(v)`");
+            d = d.with_help(concat!(
+                "all arguments must have the same float type; ",
+                "convert with e.g. `wp.float64(x)` or `wp.vec3d(v)`"
+            ));
         }
         return Err(d);
     }
@@ -833,23 +932,7 @@ fn rng_draw(
         _ => false,
     };
     if !ok {
-        let forms: Vec<String> = match name {
-            "randi" => vec![
-                "randi(state: uint32) -> int32".into(),
-                "randi(state: uint32, low: int32, high: int32) -> int32".into(),
-            ],
-            "randu" => vec![
-                "randu(state: uint32) -> uint32".into(),
-                "randu(state: uint32, low: uint32, high: uint32) -> uint32".into(),
-            ],
-            "randf" => vec![
-                "randf(state: uint32) -> float32".into(),
-                "randf(state: uint32, low: float32, high: float32) -> float32".into(),
-            ],
-            _ => vec![format!("{name}(state: uint32)")],
-        };
-        let forms: Vec<&str> = forms.iter().map(|s| s.as_str()).collect();
-        return Err(no_overload(b, name, args, span, &forms)
+        return Err(no_overload(b, name, args, span)
             .with_help("the state comes from `wp.rand_init(seed)` and is a `uint32` variable"));
     }
     let full = format!("{PRELUDE_PREFIX}{name}");
@@ -880,31 +963,28 @@ fn atomic(
         "atomic_xor" => AtomicOp::Xor,
         "atomic_exch" => AtomicOp::Exchange,
         _ => {
-            return Err(Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
-                .with_help("atomics: atomic_add, atomic_sub, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor, atomic_exch"))
+            return Err(
+                Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
+                    .with_help("the atomics are atomic_{add, sub, min, max, and, or, xor, exch}"),
+            )
         }
     };
-    let form = format!("{name}(arr: array, i: int, [j, k, l: int,] value: dtype)");
     let (Some(&arr), Some(&val)) = (args.first(), args.last()) else {
-        return Err(no_overload(b, name, args, span, &[&form]));
+        return Err(no_overload(b, name, args, span));
     };
     let Type::Array(at) = b.ty(arr) else {
-        return Err(no_overload(b, name, args, span, &[&form]));
+        return Err(no_overload(b, name, args, span));
     };
     let indices = &args[1..args.len().saturating_sub(1)];
     if args.len() < 2 || indices.len() != at.ndim as usize {
-        return Err(
-            no_overload(b, name, args, span, &[&form]).with_help(format!(
-                "the array has {} dimension(s): pass {} index(es) and then the value",
-                at.ndim, at.ndim
-            )),
-        );
+        return Err(no_overload(b, name, args, span).with_help(format!(
+            "the array has {} dimension(s): pass {} index(es) and then the value",
+            at.ndim, at.ndim
+        )));
     }
     for &i in indices {
         if !b.ty(i).as_scalar().is_some_and(|s| s.is_int()) {
-            return Err(
-                no_overload(b, name, args, span, &[&form]).with_help("indices must be integers")
-            );
+            return Err(no_overload(b, name, args, span).with_help("indices must be integers"));
         }
     }
     let elem = Type::from(at.elem);
@@ -930,14 +1010,10 @@ fn atomic(
         _ => s.is_some_and(|s| s != Scalar::Bool),
     };
     if !valid {
-        return Err(
-            no_overload(b, name, args, span, &[&form]).with_help(match op {
-                AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => {
-                    "bitwise atomics take integer arrays"
-                }
-                _ => "atomics take arrays of numbers, vectors or matrices",
-            }),
-        );
+        return Err(no_overload(b, name, args, span).with_help(match op {
+            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => "bitwise atomics take integer arrays",
+            _ => "atomics take arrays of numbers, vectors or matrices",
+        }));
     }
     let m = MemAccess {
         array: arr,
@@ -950,7 +1026,7 @@ fn atomic(
 /// Names (without the prefix) of every prelude func the builtins call.
 #[cfg(test)]
 pub(crate) fn prelude_names() -> Vec<&'static str> {
-    let mut v: Vec<&str> = PRELUDE_DIRECT.iter().map(|(n, _)| *n).collect();
+    let mut v: Vec<&str> = PRELUDE_DIRECT.to_vec();
     v.extend_from_slice(RNG_DRAWS);
     v.extend(["rand_init", "quat_mul", "transform_multiply"]);
     v

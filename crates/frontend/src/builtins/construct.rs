@@ -156,9 +156,15 @@ pub(crate) fn construct(
                     let parts = parts.into_iter().map(|v| convert(b, v, s)).collect();
                     Ok(b.make(ty, parts))
                 }
-                _ if matches!(ty, Type::Mat(..)) && tys.iter().all(|t| matches!(t, Type::Vec(..))) => {
-                    Err(bad_args(b, ty, &args, span, &["R*C scalars in row-major order"])
-                        .with_help("passing vectors to a matrix constructor isn't supported: use `wp.matrix_from_rows(...)` or `wp.matrix_from_cols(...)`"))
+                _ if matches!(ty, Type::Mat(..))
+                    && tys.iter().all(|t| matches!(t, Type::Vec(..))) =>
+                {
+                    const HELP: &str = concat!(
+                        "passing vectors to a matrix constructor isn't supported: ",
+                        "use `wp.matrix_from_rows(...)` or `wp.matrix_from_cols(...)`"
+                    );
+                    let forms = ["R*C scalars in row-major order"];
+                    Err(bad_args(b, ty, &args, span, &forms).with_help(HELP))
                 }
                 _ => Err(bad_args(b, ty, &args, span, &forms(ty))),
             }

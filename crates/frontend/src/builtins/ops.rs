@@ -256,7 +256,10 @@ fn scalar_op(op: ast::Operator, s: Scalar) -> Result<Option<BinaryOp>, &'static 
         O::FloorDiv if numeric => return Ok(None),
         O::Pow if s.is_float() => BinaryOp::Pow,
         O::Pow if numeric => {
-            return Err("`**` is defined for floats only in Warp 1.19: convert the operands, e.g. `float(x) ** 2.0`")
+            return Err(concat!(
+                "`**` is defined for floats only in Warp 1.19: ",
+                "convert the operands, e.g. `float(x) ** 2.0`"
+            ))
         }
         O::BitAnd if s.is_int() => BinaryOp::And,
         O::BitOr if s.is_int() => BinaryOp::Or,
@@ -265,7 +268,10 @@ fn scalar_op(op: ast::Operator, s: Scalar) -> Result<Option<BinaryOp>, &'static 
         O::RShift if s.is_int() => BinaryOp::Shr,
         O::MatMult => return Err("use `*` for matrix products"),
         _ if s == Scalar::Bool => {
-            return Err("bool has no arithmetic or bitwise operators: convert with `int(x)`, or use `and`/`or`/`not`")
+            return Err(concat!(
+                "bool has no arithmetic or bitwise operators: ",
+                "convert with `int(x)`, or use `and`/`or`/`not`"
+            ))
         }
         _ => return Err("bitwise operators take integers"),
     }))
