@@ -112,7 +112,7 @@ fn main() {
     let t = Instant::now();
     for _ in 0..reps {
         for (yi, xi) in y.iter_mut().zip(&x) {
-            *yi = 2.0 * xi + *yi;
+            *yi += 2.0 * xi;
         }
         std::hint::black_box(&mut y);
     }
@@ -147,7 +147,7 @@ fn main() {
             for (yc, xc) in y.chunks_mut(chunk).zip(x.chunks(chunk)) {
                 s.spawn(move || {
                     for (yi, xi) in yc.iter_mut().zip(xc) {
-                        *yi = 2.0 * xi + *yi;
+                        *yi += 2.0 * xi;
                     }
                 });
             }
