@@ -1,0 +1,57 @@
+//! Every conformance kernel through the NVPTX path: PTX for sm_80 and
+//! sm_90, assembled by `ptxas` when it is available.
+
+mod common;
+
+use weft_backend_ptx::{emit_ptx, find_ptxas, ptxas_info, PtxOptions};
+
+#[test]
+fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
+    let cases = common::cases();
+    if cases.is_empty() {
+        println!("SKIP: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
+        return;
+    }
+    let ptxas = find_ptxas();
+    if ptxas.is_none() {
+        println!("SKIP (ptxas part): ptxas not found (WEFT_PTXAS, PATH or .venv); PTX is still generated");
+    }
+    let mut failures = Vec::new();
+    let mut kernels = 0;
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(case.join("kernel.py")).unwrap();
+        let m = common::compile_source(&case.join("kernel.py").to_string_lossy(), &src);
+        for arch in ["sm_80", "sm_90"] {
+            let opts = PtxOptions {
+                arch: arch.into(),
+                ..PtxOptions::default()
+            };
+            let art = match emit_ptx(&m, &opts) {
+                Ok(a) => a,
+                Err(e) => {
+                    failures.push(format!("{name} {arch}: emit: {e}"));
+                    continue;
+                }
+            };
+            assert!(art.ptx.contains(&format!(".target {arch}")), "{name}");
+            for k in &art.kernels {
+                assert!(
+                    art.ptx.contains(&format!(".entry {}(", k.entry_symbol)),
+                    "{name}: no .entry for {}",
+                    k.entry_symbol
+                );
+            }
+            if arch == "sm_80" {
+                kernels += art.kernels.len();
+            }
+            if ptxas.is_some() {
+                if let Err(e) = ptxas_info(&art.ptx, arch) {
+                    failures.push(format!("{name} {arch}: {e}"));
+                }
+            }
+        }
+    }
+    println!("{} cases, {kernels} kernels", cases.len());
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
