@@ -2096,11 +2096,33 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 }
                 self.at(b, span);
                 let t = b.thread_id();
-                if arity <= 1 {
-                    return Ok(Ev::V(t));
-                }
-                let mut out = vec![t; arity];
+                // Warp returns the first `arity` indices of the row-major
+                // decomposition of the launch: drop the trailing axes first
+                // (a division by their product, skipped when it is 1, which it
+                // is whenever the launch has at most `arity` dimensions).
                 let mut rest = t;
+                if arity < 4 {
+                    let mut p = b.launch_dim(arity as u8);
+                    for axis in arity + 1..4 {
+                        let d = b.launch_dim(axis as u8);
+                        p = b.binary(BinaryOp::Mul, p, d);
+                    }
+                    let one = b.iconst(Scalar::I32, 1);
+                    let trivial = b.binary(BinaryOp::Eq, p, one);
+                    let (inst, tr, er) = b.if_(trivial, &[Type::I32]);
+                    let outer = b.region();
+                    b.switch_to(tr);
+                    b.yield_(vec![t]);
+                    b.switch_to(er);
+                    let q = b.binary(BinaryOp::Div, t, p);
+                    b.yield_(vec![q]);
+                    b.switch_to(outer);
+                    rest = b.func.results(inst)[0];
+                }
+                if arity <= 1 {
+                    return Ok(Ev::V(rest));
+                }
+                let mut out = vec![rest; arity];
                 for axis in (1..arity).rev() {
                     let d = b.launch_dim(axis as u8);
                     out[axis] = b.binary(BinaryOp::Rem, rest, d);

@@ -494,3 +494,25 @@ def k(a: wp.array2d(dtype=int), out: wp.array(dtype=int)):
         .collect();
     assert_eq!(out, vec![2001, 2002, 2003, 2011, 2012, 2013]);
 }
+
+#[test]
+fn tid_with_fewer_targets_than_launch_dims() {
+    // As Warp: the first k indices of the launch; missing axes read 0.
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    i, j = wp.tid()\n    out[i * 10 + j] += 1\n";
+    let mut args = [Arg::I32(vec![0; 40])];
+    run(src, "k", &[2, 3, 4], &mut args);
+    let out = ints(&args[0]);
+    for (x, &n) in out.iter().enumerate() {
+        let expect = if x % 10 < 3 && x / 10 < 2 { 4 } else { 0 };
+        assert_eq!(n, expect, "index {x}");
+    }
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    i = wp.tid()\n    out[i] += 1\n";
+    let mut args = [Arg::I32(vec![0; 3])];
+    run(src, "k", &[2, 3], &mut args);
+    assert_eq!(ints(&args[0]), &[3, 3, 0]);
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    i, j, l = wp.tid()\n    out[i * 100 + j * 10 + l] += 1\n";
+    let mut args = [Arg::I32(vec![0; 200])];
+    run(src, "k", &[2, 3], &mut args);
+    let hits: Vec<usize> = (0..200).filter(|&x| ints(&args[0])[x] == 1).collect();
+    assert_eq!(hits, vec![0, 10, 20, 100, 110, 120]);
+}
