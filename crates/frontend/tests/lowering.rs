@@ -516,3 +516,53 @@ fn tid_with_fewer_targets_than_launch_dims() {
     let hits: Vec<usize> = (0..200).filter(|&x| ints(&args[0])[x] == 1).collect();
     assert_eq!(hits, vec![0, 10, 20, 100, 110, 120]);
 }
+
+#[test]
+fn annotation_spellings() {
+    let src = r#"import warp as warp_alias
+import numpy as np
+
+C = warp_alias.constant(warp_alias.vec2i(4, 7))
+S = warp_alias.constant(float(np.sqrt(4.0)))
+
+@warp_alias.struct
+class P:
+    q: warp_alias.quatd
+    m: warp_alias.mat22h
+
+@warp_alias.kernel
+def k(a: warp_alias.array(dtype=float, ndim=2), b: warp_alias.array2d(dtype=warp_alias.vec3),
+      c: warp_alias.array3d[float], d: warp_alias.array4d(dtype=warp_alias.uint8), e: warp_alias.array(dtype=P),
+      f: warp_alias.float64, g: int, h: bool, t: warp_alias.transformd, v: warp_alias.vec3ui):
+    i = warp_alias.tid()
+"#;
+    let m = compile(src);
+    let f = &m.funcs[m.func_by_name("k").expect("k")];
+    let shown: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| weft_ir::DisplayType(p.ty, &m.structs).to_string())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "array2<f32>",
+            "array2<vec3<f32>>",
+            "array3<f32>",
+            "array4<u8>",
+            "array1<%P>",
+            "f64",
+            "i32",
+            "bool",
+            "transform<f64>",
+            "vec3<u32>"
+        ]
+    );
+    let p = &m.structs[m.structs.keys().next().expect("struct P")];
+    let fields: Vec<String> = p
+        .fields
+        .iter()
+        .map(|f| weft_ir::DisplayType(f.ty, &m.structs).to_string())
+        .collect();
+    assert_eq!(fields, ["quat<f64>", "mat2x2<f16>"]);
+}
