@@ -1,0 +1,53 @@
+//! Shared helpers of the tests: the conformance corpus and its kernels.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use weft_backend_hlsl::{emit_hlsl, HlslArtifact, HlslError, HlslOptions};
+
+/// The corpus: `$WEFT_CONFORMANCE_DIR`, default `/work/shared/conformance`.
+pub fn corpus_dir() -> PathBuf {
+    std::env::var_os("WEFT_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/conformance"))
+}
+
+/// Names of every case, sorted.
+pub fn case_names() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(corpus_dir().join("cases"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().join("case.json").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The `"kernel"` entry of a case.json.
+fn kernel_name(case_json: &str) -> Option<String> {
+    let i = case_json.find("\"kernel\"")?;
+    let rest = &case_json[i + 8..];
+    let start = rest.find('"')? + 1;
+    let end = start + rest[start..].find('"')?;
+    Some(rest[start..end].to_string())
+}
+
+/// Compiles a case's kernel through the frontend, the pass pipeline and the
+/// HLSL backend. The source is named `kernel.py` so that output does not
+/// depend on where the corpus lives.
+pub fn emit_case(
+    case: &str,
+    opts: &HlslOptions,
+) -> Result<Result<HlslArtifact, HlslError>, String> {
+    let dir = corpus_dir().join("cases").join(case);
+    let src = std::fs::read_to_string(dir.join("kernel.py")).map_err(|e| e.to_string())?;
+    let json = std::fs::read_to_string(dir.join("case.json")).map_err(|e| e.to_string())?;
+    let kernel = kernel_name(&json).ok_or("case.json without a kernel")?;
+    let mut m = weft_frontend::compile("kernel.py", &src).map_err(|d| format!("{d:?}"))?;
+    weft_passes::run_pipeline(&mut m, &weft_passes::PipelineOptions::default())
+        .map_err(|e| e.to_string())?;
+    Ok(emit_hlsl(&m, &kernel, opts))
+}
