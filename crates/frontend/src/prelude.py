@@ -5,10 +5,11 @@
 #
 # Template scheme (expanded by builtins/prelude.rs before parsing):
 #   a line `# @float` starts a block instantiated once per float type
-#   (float16, float32, float64); `# @once` starts a block emitted as is.
-#   In @float blocks: $F is the scalar type (wp.float32), $V2 $V3 $V4 the
-#   vectors, $M22 $M33 $M44 the matrices, $Q the quaternion and $T the
-#   transform of that scalar type.
+#   (float16, float32, float64), `# @float3264` one for float32 and float64
+#   only; `# @once` starts a block emitted as is.
+#   In templated blocks: $F is the scalar type (wp.float32), $V2 $V3 $V4 the
+#   vectors, $M22 $M33 $M44 the matrices, $Q the quaternion, $T the
+#   transform and $S the spatial vector of that scalar type.
 #
 # Every func is named __weft_<builtin>; user code cannot use that prefix.
 # Formulas follow Warp 1.19's native code (vec.h, mat.h, quat.h, spatial.h,
@@ -432,6 +433,55 @@ def __weft_quat_to_rpy(q: $Q):
     pitch = wp.asin(wp.clamp($F(2.0) * (q[3] * q[1] - q[2] * q[0]), $F(-1.0), $F(1.0)))
     yaw = wp.atan2($F(2.0) * (q[3] * q[2] + q[0] * q[1]), $F(1.0) - $F(2.0) * (q[1] * q[1] + q[2] * q[2]))
     return $V3(roll, pitch, yaw)
+
+
+# @float3264
+
+# ---- spatial vectors (top = angular w, bottom = linear v)
+
+@wp.func
+def __weft_spatial_cross(a: $S, b: $S):
+    aw = $V3(a[0], a[1], a[2])
+    av = $V3(a[3], a[4], a[5])
+    bw = $V3(b[0], b[1], b[2])
+    bv = $V3(b[3], b[4], b[5])
+    w = wp.cross(aw, bw)
+    v = wp.cross(av, bw) + wp.cross(aw, bv)
+    return $S(w[0], w[1], w[2], v[0], v[1], v[2])
+
+
+@wp.func
+def __weft_spatial_cross_dual(a: $S, b: $S):
+    aw = $V3(a[0], a[1], a[2])
+    av = $V3(a[3], a[4], a[5])
+    bw = $V3(b[0], b[1], b[2])
+    bv = $V3(b[3], b[4], b[5])
+    w = wp.cross(aw, bw) + wp.cross(av, bv)
+    v = wp.cross(aw, bv)
+    return $S(w[0], w[1], w[2], v[0], v[1], v[2])
+
+
+@wp.func
+def __weft_velocity_at_point(qd: $S, r: $V3):
+    return $V3(qd[3], qd[4], qd[5]) + wp.cross($V3(qd[0], qd[1], qd[2]), r)
+
+
+# twist (w, v) into the frame of t: w' = R w, v' = R v + p x w'
+@wp.func
+def __weft_transform_twist(t: $T, x: $S):
+    q = wp.transform_get_rotation(t)
+    w = wp.quat_rotate(q, $V3(x[0], x[1], x[2]))
+    v = wp.quat_rotate(q, $V3(x[3], x[4], x[5])) + wp.cross(wp.transform_get_translation(t), w)
+    return $S(w[0], w[1], w[2], v[0], v[1], v[2])
+
+
+# wrench (tau, f) into the frame of t: f' = R f, tau' = R tau + p x f'
+@wp.func
+def __weft_transform_wrench(t: $T, x: $S):
+    q = wp.transform_get_rotation(t)
+    f = wp.quat_rotate(q, $V3(x[3], x[4], x[5]))
+    tau = wp.quat_rotate(q, $V3(x[0], x[1], x[2])) + wp.cross(wp.transform_get_translation(t), f)
+    return $S(tau[0], tau[1], tau[2], f[0], f[1], f[2])
 
 
 # @once

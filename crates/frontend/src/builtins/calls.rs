@@ -78,6 +78,11 @@ const PRELUDE_DIRECT: &[&str] = &[
     "transform_inverse",
     "transform_to_matrix",
     "transform_from_matrix",
+    "spatial_cross",
+    "spatial_cross_dual",
+    "velocity_at_point",
+    "transform_twist",
+    "transform_wrench",
 ];
 
 /// Whether `name` (without the `wp.` prefix) is a builtin function.
@@ -145,6 +150,9 @@ pub(crate) fn is_builtin(name: &str) -> bool {
                 | "select"
                 | "norm_l1"
                 | "norm_l2"
+                | "spatial_top"
+                | "spatial_bottom"
+                | "spatial_dot"
         )
 }
 
@@ -267,6 +275,17 @@ pub(crate) fn signatures(name: &str) -> Vec<String> {
         "transform_multiply" => s(&["transform_multiply(a: transform, b: transform)"]),
         "transform_inverse" | "transform_to_matrix" => vec![format!("{name}(xform: transform)")],
         "transform_from_matrix" => s(&["transform_from_matrix(mat: mat44) -> transform"]),
+        "spatial_top" | "spatial_bottom" => vec![format!("{name}(a: spatial_vector) -> vec3")],
+        "spatial_dot" => s(&["spatial_dot(a: spatial_vector, b: spatial_vector)"]),
+        "spatial_cross" | "spatial_cross_dual" => {
+            vec![format!("{name}(a: spatial_vector, b: spatial_vector)")]
+        }
+        "velocity_at_point" => s(&["velocity_at_point(qd: spatial_vector, r: vec3) -> vec3"]),
+        "transform_twist" | "transform_wrench" => {
+            vec![format!(
+                "{name}(t: transform, x: spatial_vector) -> spatial_vector"
+            )]
+        }
         n if n.starts_with("atomic_") => vec![format!(
             "{n}(arr: array, i: Int, [j, k, l: Int,] value: element type) -> old value"
         )],
@@ -488,6 +507,22 @@ pub(crate) fn call_builtin(
                     acc = b.binary(BinaryOp::Add, acc, a);
                 }
                 one(acc)
+            }
+            _ => Err(no_overload(b, name, args, span)),
+        },
+        "spatial_top" | "spatial_bottom" => match tys.as_slice() {
+            [Type::Vec(6, s)] => {
+                let start = if name == "spatial_top" { 0 } else { 3 };
+                let parts = (start..start + 3)
+                    .map(|i| b.extract(args[0], vec![i]))
+                    .collect();
+                one(b.make(Type::Vec(3, *s), parts))
+            }
+            _ => Err(no_overload(b, name, args, span)),
+        },
+        "spatial_dot" => match tys.as_slice() {
+            [Type::Vec(6, s), t2] if s.is_float() && *t2 == tys[0] => {
+                prelude_direct(b, c, "dot", args, span)
             }
             _ => Err(no_overload(b, name, args, span)),
         },
@@ -854,6 +889,13 @@ fn prelude_direct(
             ("transform_inverse" | "transform_to_matrix", [Type::Transform(_)]) => true,
             ("transform_from_matrix", [Type::Mat(4, 4, _)]) => true,
             ("quat_to_rpy", [Type::Quat(_)]) => true,
+            ("spatial_cross" | "spatial_cross_dual", [Type::Vec(6, s), Type::Vec(6, _)]) => {
+                *s != Scalar::F16
+            }
+            ("velocity_at_point", [Type::Vec(6, s), Type::Vec(3, _)]) => *s != Scalar::F16,
+            ("transform_twist" | "transform_wrench", [Type::Transform(s), Type::Vec(6, _)]) => {
+                *s != Scalar::F16
+            }
             _ => false,
         };
     if !ok {

@@ -150,6 +150,13 @@ pub(crate) fn construct(
                     parts.push(convert(b, args[1], s));
                     Ok(b.make(ty, parts))
                 }
+                // spatial_vector(w, v)
+                [Type::Vec(3, _), Type::Vec(3, _)] if matches!(ty, Type::Vec(6, _)) => {
+                    let mut parts = components(b, args[0]);
+                    parts.extend(components(b, args[1]));
+                    let parts = parts.into_iter().map(|v| convert(b, v, s)).collect();
+                    Ok(b.make(ty, parts))
+                }
                 [Type::Vec(3, _), Type::Quat(_)] if matches!(ty, Type::Transform(_)) => {
                     let mut parts = components(b, args[0]);
                     parts.extend(components(b, args[1]));

@@ -42,6 +42,7 @@ fn instantiate(block: &str, t: &FloatNames) -> String {
         ("$V4", format!("wp.vec4{s}")),
         ("$Q", format!("wp.quat{s}")),
         ("$T", format!("wp.transform{s}")),
+        ("$S", format!("wp.spatial_vector{s}")),
         ("$F", t.f.to_string()),
     ];
     let mut out = block.to_string();
@@ -51,27 +52,46 @@ fn instantiate(block: &str, t: &FloatNames) -> String {
     out
 }
 
-/// Expands the template: `# @float` blocks once per float type, `# @once`
-/// blocks as they are.
+/// How a block of the template is emitted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Once,
+    /// Once per float type.
+    Float,
+    /// For float32 and float64 only (types Warp has no half version of).
+    Float3264,
+}
+
+/// Expands the template: `# @float` blocks once per float type,
+/// `# @float3264` blocks for float32 and float64, `# @once` blocks as they
+/// are.
 fn expand(template: &str) -> String {
     let mut out = String::with_capacity(template.len() * 3);
     let mut block = String::new();
-    let mut templated = false;
-    let flush = |block: &mut String, templated: bool, out: &mut String| {
-        if templated {
-            for t in &FLOATS {
-                out.push_str(&instantiate(block, t));
-            }
-        } else {
-            out.push_str(block);
+    let mut kind = Block::Once;
+    let flush = |block: &mut String, kind: Block, out: &mut String| {
+        match kind {
+            Block::Once => out.push_str(block),
+            Block::Float => FLOATS
+                .iter()
+                .for_each(|t| out.push_str(&instantiate(block, t))),
+            Block::Float3264 => FLOATS[1..]
+                .iter()
+                .for_each(|t| out.push_str(&instantiate(block, t))),
         }
         block.clear();
     };
     for line in template.lines() {
-        match line.trim() {
-            "# @float" | "# @once" => {
-                flush(&mut block, templated, &mut out);
-                templated = line.trim() == "# @float";
+        let marker = match line.trim() {
+            "# @float" => Some(Block::Float),
+            "# @float3264" => Some(Block::Float3264),
+            "# @once" => Some(Block::Once),
+            _ => None,
+        };
+        match marker {
+            Some(k) => {
+                flush(&mut block, kind, &mut out);
+                kind = k;
             }
             _ => {
                 block.push_str(line);
@@ -79,7 +99,7 @@ fn expand(template: &str) -> String {
             }
         }
     }
-    flush(&mut block, templated, &mut out);
+    flush(&mut block, kind, &mut out);
     out
 }
 

@@ -340,6 +340,8 @@ fn prelude_expands_per_float_type() {
     );
     assert_eq!(src.matches("def __weft_cross(").count(), 3);
     assert_eq!(src.matches("def __weft_pcg(").count(), 1);
+    assert_eq!(src.matches("def __weft_spatial_cross(").count(), 2);
+    assert!(!src.contains("spatial_vectorh"));
     assert!(ruff_python_parser::parse_module(src).is_ok());
 }
 

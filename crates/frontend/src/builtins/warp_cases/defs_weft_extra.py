@@ -298,3 +298,35 @@ def transform_matrix(rng):
                       Arr("rpy", "vec3", fill((n, 3), -9.0)), Arr("nrm", "float32", fill((n, 2), -9.0)),
                       Arr("pd", "vec3d", uniform(rng, -2, 2, (n, 3), np.float64)), Arr("md", "mat44d", fill((n, 4, 4), -9.0, np.float64))],
                 check=["m", "t", "rpy", "nrm", "md"], rtol=1e-5, atol=2e-6, note="transform <-> matrix, quat_to_rpy, norms")
+
+
+@case("x_spatial", tags=["spatial"])
+def spatial(rng):
+    n = 32
+    src = '''
+    @wp.kernel
+    def k(a: wp.array(dtype=wp.spatial_vector), b: wp.array(dtype=wp.spatial_vector), q: wp.array(dtype=wp.quat), r: wp.array(dtype=wp.vec3),
+          o: wp.array2d(dtype=wp.spatial_vector), v: wp.array2d(dtype=wp.vec3), s: wp.array(dtype=float), od: wp.array(dtype=wp.spatial_vectord)):
+        i = wp.tid()
+        x = a[i]
+        y = b[i]
+        t = wp.transform(r[i], q[i])
+        o[i, 0] = wp.spatial_cross(x, y)
+        o[i, 1] = wp.spatial_cross_dual(x, y)
+        o[i, 2] = wp.transform_twist(t, x)
+        o[i, 3] = wp.transform_wrench(t, y)
+        o[i, 4] = wp.spatial_vector(wp.spatial_bottom(x), wp.spatial_top(y))
+        o[i, 5] = x * 2.0 + y
+        v[i, 0] = wp.velocity_at_point(x, r[i])
+        v[i, 1] = wp.spatial_top(x) - wp.spatial_bottom(y)
+        s[i] = wp.spatial_dot(x, y)
+        xd = wp.spatial_vectord(wp.float64(1.0), wp.float64(2.0), wp.float64(3.0), wp.float64(4.0), wp.float64(5.0), wp.float64(6.0))
+        od[i] = wp.spatial_cross(xd, xd * wp.float64(s[i]))
+    '''
+    q = rng.normal(size=(n, 4)); q /= np.linalg.norm(q, axis=1, keepdims=True)
+    return dict(src=src, kernel="k", dim=[n],
+                args=[Arr("a", "spatial_vector", uniform(rng, -2, 2, (n, 6))), Arr("b", "spatial_vector", uniform(rng, -2, 2, (n, 6))),
+                      Arr("q", "quat", q.astype(np.float32)), Arr("r", "vec3", uniform(rng, -2, 2, (n, 3))),
+                      Arr("o", "spatial_vector", fill((n, 6, 6), -9.0)), Arr("v", "vec3", fill((n, 2, 3), -9.0)),
+                      Arr("s", "float32", fill((n,), -9.0)), Arr("od", "spatial_vectord", fill((n, 6), -9.0, np.float64))],
+                check=["o", "v", "s", "od"], rtol=1e-5, atol=2e-6, note="spatial vectors")
