@@ -21,7 +21,30 @@
 //!
 //! Operand types must match exactly (Warp never widens implicitly), and every
 //! type error is a [`Diagnostic`] that names the operation, the types given
-//! and what to write instead.
+//! and what to write instead (`calls::signatures` lists every builtin's
+//! overloads for those messages).
+//!
+//! # Where each builtin lives
+//!
+//! * `ops`: operators. Integer `/` truncates, `//` floors (emitted as
+//!   quotient, remainder and a sign fix-up), `%` is the C remainder; float
+//!   `//` is `floor(a / b)` and `%` is `fmod`; `**` is float-only. Matrix
+//!   products follow Warp's evaluation order (`m * v` sums columns, `m * m`
+//!   accumulates with `fma` from zero). `q * q` and `t * t` call the prelude.
+//! * `construct`: scalar conversions (folded for constants), vectors,
+//!   matrices (row-major scalars; vectors are rejected as in Warp 1.19),
+//!   quaternions, transforms, spatial vectors, structs.
+//! * `access`: components, with `Select` chains for runtime indices.
+//! * `calls`: elementwise math (`sin` ... `erfinv`, `abs`, `sign`, `step`,
+//!   `min`/`max`, `clamp`, `lerp`, `degrees` ...), `where`, `argmin`/`argmax`,
+//!   matrix shaping (`transpose`, `outer`, `diag`, `skew`, `identity`,
+//!   `matrix_from_rows`/`cols`), atomics, and dispatch to the prelude for
+//!   `dot cross length length_sq normalize smoothstep determinant inverse`,
+//!   the `quat_*`/`transform_*`/`spatial_*` algebra and the random
+//!   generator.
+//! * `prelude` + `prelude.py`: the prelude template; `# @float` blocks are
+//!   instantiated per float type (`$F`, `$V3`, `$M33`, `$Q`, `$T`, `$S`
+//!   placeholders), so one definition serves float16/32/64.
 
 mod access;
 mod calls;
