@@ -32,7 +32,10 @@
 //!   just before the top-level instruction that first uses it, so that it
 //!   does not hold a register across the loop (in the N-body kernel this
 //!   removes every spill from the inner loop). Unused parameters are never
-//!   loaded.
+//!   loaded. Non-zero float constants inside a loop (the thread loop
+//!   included) are read-only loads from a constant pool the artifact owns,
+//!   which Cranelift hoists; an `f32const` would be rebuilt through a
+//!   general register on every iteration.
 //! * **Control flow.** A region is translated into the current block.
 //!   `If` becomes `brif` to two fresh blocks and a merge block whose params
 //!   are the flattened results (`Yield` jumps there). `Loop` becomes a header

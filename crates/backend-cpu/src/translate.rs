@@ -1092,6 +1092,25 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
 
     fn konst(&mut self, c: weft_ir::Const) -> cl::Value {
         match c.ty {
+            Scalar::F16 | Scalar::F32 | Scalar::F64
+                if (matches!(self.ret, Ret::NextThread(_)) || !self.loops.is_empty())
+                    && f64::from_bits(c.bits) != 0.0 =>
+            {
+                // Inside a loop (a kernel body is inside the thread loop), a
+                // non-zero float constant is a read-only load from the
+                // artifact's constant pool: Cranelift hoists the load out of
+                // the loop, where an `f32const` would be rematerialized
+                // (through a general register) on every iteration.
+                let v = f64::from_bits(c.bits);
+                let (bytes, ty): (Box<[u8]>, _) = if c.ty == Scalar::F64 {
+                    (v.to_le_bytes().into(), F64)
+                } else {
+                    ((v as f32).to_le_bytes().into(), F32)
+                };
+                let addr = self.b.ins().iconst(I64, bytes.as_ptr() as i64);
+                self.cx.data.push(bytes);
+                self.b.ins().load(ty, arg_flags(), addr, 0)
+            }
             Scalar::F16 | Scalar::F32 => self.b.ins().f32const(f64::from_bits(c.bits) as f32),
             Scalar::F64 => self.b.ins().f64const(f64::from_bits(c.bits)),
             Scalar::I64 | Scalar::U64 => self.b.ins().iconst(I64, c.bits as i64),
