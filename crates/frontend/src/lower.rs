@@ -1160,7 +1160,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             }
             let mut vs = Vec::new();
             if has_result {
-                vs.push(res.ok_or_else(|| err(span, "branch has no value"))?);
+                vs.push(res.ok_or_else(|| err(span, "internal error: a branch has no value"))?);
             }
             for n in &names {
                 vs.push(env[n]);
@@ -1633,7 +1633,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 Ok(Ev::V(b.bconst(x.value)))
             }
             Expr::Name(n) => self.name_ref(b, n),
-            Expr::Attribute(a) => self.attribute(b, a),
+            Expr::Attribute(a) => self.attribute(b, e, a),
             Expr::Subscript(s) => self.subscript(b, s),
             Expr::Call(c) => self.call(b, c, arity),
             Expr::Tuple(t) => {
@@ -1682,12 +1682,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     span,
                     &mut |l, b| l.val(b, &x.body).map(Some),
                     &mut |l, b| l.val(b, &x.orelse).map(Some),
-                );
-                let r = match r {
-                    Ok(v) => v,
-                    Err(d) if d.message == "branch has no value" => None,
-                    Err(d) => return Err(d),
-                };
+                )?;
                 r.map(Ev::V)
                     .ok_or_else(|| err(span, "conditional expression has no value"))
             }
@@ -1769,10 +1764,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
         Err(self.unknown_name(n.range, name))
     }
 
-    fn attribute(&mut self, b: &mut FuncBuilder, a: &ast::ExprAttribute) -> Res<Ev> {
+    fn attribute(&mut self, b: &mut FuncBuilder, e: &Expr, a: &ast::ExprAttribute) -> Res<Ev> {
         let span = a.range();
         let attr = a.attr.id.as_str();
-        if let Some((m, _)) = dotted(&Expr::Attribute(a.clone())) {
+        if let Some((m, _)) = dotted(e) {
             if !self.env.contains_key(m) {
                 let imp = &self.m.imports;
                 if imp.is_wp(m) || imp.is_np(m) || imp.is_math(m) {
@@ -1780,7 +1775,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                         imports: imp,
                         consts: &self.m.consts,
                     };
-                    return match ev.eval(&Expr::Attribute(a.clone())) {
+                    return match ev.eval(e) {
                         Ok(c) => {
                             self.at(b, span);
                             Ok(Ev::V(materialize(b, &c)))
