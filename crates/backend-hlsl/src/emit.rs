@@ -509,13 +509,7 @@ impl<'a> Emitter<'a> {
             }
         }
         self.region(f.body, RegionKind::Body)?;
-        // Trim a final `return;` of the body.
-        let body = self.out.clone();
-        let body = body
-            .strip_suffix("    return;\n")
-            .map(str::to_string)
-            .unwrap_or(body);
-
+        let body = std::mem::take(&mut self.out);
         let mut s = String::new();
         let src = self.file_of(f.loc);
         let _ = writeln!(
@@ -631,6 +625,10 @@ impl<'a> Emitter<'a> {
                 if let Some(v) = one {
                     self.val.insert(v, format!("{base}{suf}"));
                 }
+                return Ok(());
+            }
+            // The body's final `return` is the end of `main`.
+            InstKind::Return(vs) if vs.is_empty() && last && *kind == RegionKind::Body => {
                 return Ok(());
             }
             _ => {}
