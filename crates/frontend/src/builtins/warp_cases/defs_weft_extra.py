@@ -330,3 +330,34 @@ def spatial(rng):
                       Arr("o", "spatial_vector", fill((n, 6, 6), -9.0)), Arr("v", "vec3", fill((n, 2, 3), -9.0)),
                       Arr("s", "float32", fill((n,), -9.0)), Arr("od", "spatial_vectord", fill((n, 6), -9.0, np.float64))],
                 check=["o", "v", "s", "od"], rtol=1e-5, atol=2e-6, note="spatial vectors")
+
+
+@case("x_degenerate", tags=["special_values"])
+def degenerate(rng):
+    n = 8
+    src = '''
+    @wp.kernel
+    def k(s: wp.array(dtype=float), m3: wp.array(dtype=wp.mat33), m2: wp.array(dtype=wp.mat22), m4: wp.array(dtype=wp.mat44),
+          q: wp.array(dtype=wp.quat), v: wp.array(dtype=wp.vec3), f: wp.array2d(dtype=float)):
+        i = wp.tid()
+        x = s[i]
+        m3[i] = wp.inverse(wp.mat33(x, 2.0 * x, 3.0, x, 2.0 * x, 3.0, 1.0, 0.0, 1.0))
+        m2[i] = wp.inverse(wp.mat22(x, x, x, x))
+        m4[i] = wp.inverse(wp.mat44(x, 0.0, 0.0, 0.0, 0.0, x, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, x))
+        q[i] = wp.normalize(wp.quat(x, 0.0, 0.0, 0.0) * 0.0)
+        v[i] = wp.normalize(wp.vec3(x, x, 0.0))
+        f[i, 0] = wp.smoothstep(1.0, 1.0, x)
+        f[i, 1] = wp.clamp(x, -1.0, 1.0)
+        f[i, 2] = wp.sign(x)
+        f[i, 3] = wp.min(x, 0.5)
+        f[i, 4] = wp.frac(x)
+        f[i, 5] = x // 0.5
+        f[i, 6] = x % 0.75
+        f[i, 7] = wp.acos(x)
+    '''
+    s = np.array([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e-30], dtype=np.float32)
+    return dict(src=src, kernel="k", dim=[n],
+                args=[Arr("s", "float32", s), Arr("m3", "mat33", fill((n, 3, 3), -9.0)), Arr("m2", "mat22", fill((n, 2, 2), -9.0)),
+                      Arr("m4", "mat44", fill((n, 4, 4), -9.0)), Arr("q", "quat", fill((n, 4), -9.0)), Arr("v", "vec3", fill((n, 3), -9.0)),
+                      Arr("f", "float32", fill((n, 8), -9.0))],
+                check=["m3", "m2", "m4", "q", "v", "f"], rtol=1e-6, atol=1e-6, note="degenerate inputs")
