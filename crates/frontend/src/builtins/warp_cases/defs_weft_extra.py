@@ -202,7 +202,7 @@ def f16_math(rng):
     return dict(src=src, kernel="k", dim=[n],
                 args=[Arr("a", "float16", uniform(rng, -4, 4, n, np.float16)), Arr("b", "float16", uniform(rng, 0.5, 3, n, np.float16)),
                       Arr("o", "float16", fill((n, 10), -9.0, np.float16))],
-                check=["o"], rtol=2e-3, atol=2e-3, note="f16")
+                check=["o"], rtol=0.0, atol=0.0, note="f16 (bit-exact)")
 
 
 @case("x_random_more", tags=["random"])
