@@ -1,0 +1,227 @@
+//! Properties of the emitted PTX: math policy (no silent approximations),
+//! fast math, line info, the kernel entry, and typed errors.
+
+mod common;
+
+use common::kernel_module;
+use weft_backend_ptx::{emit_ptx, find_libdevice, PtxError, PtxOptions};
+use weft_ir::ir::{BinaryOp, MemAccess, UnaryOp};
+use weft_ir::{ElemType, Scalar, Type, Value};
+
+fn arr1(s: Scalar) -> Type {
+    Type::Array(weft_ir::ArrayType {
+        elem: ElemType::Scalar(s),
+        ndim: 1,
+    })
+}
+
+fn at(array: Value, i: Value) -> MemAccess {
+    MemAccess {
+        array,
+        indices: vec![i],
+        path: vec![],
+    }
+}
+
+/// `o[i] = f(a[i])` over scalar type `s`.
+fn map_kernel(s: Scalar, f: impl FnOnce(&mut weft_ir::FuncBuilder, Value) -> Value) -> weft_ir::Module {
+    kernel_module(&[("a", arr1(s)), ("o", arr1(s))], |b, p| {
+        let i = b.thread_id();
+        let x = b.load(at(p[0], i));
+        let y = f(b, x);
+        b.store(at(p[1], i), y);
+        b.return_(vec![]);
+    })
+}
+
+fn approx_ops(ptx: &str) -> Vec<String> {
+    let mut v: Vec<String> = ptx
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|op| op.contains(".approx"))
+        .map(|s| s.to_string())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[test]
+fn arithmetic_without_fast_math_is_correctly_rounded() {
+    for s in [Scalar::F32, Scalar::F64] {
+        let m = map_kernel(s, |b, x| {
+            let r = b.unary(UnaryOp::Sqrt, x);
+            let q = b.binary(BinaryOp::Div, x, r);
+            let one = b.konst(weft_ir::Const::float(s, 1.0));
+            let inv = b.binary(BinaryOp::Div, one, r);
+            let m = b.binary(BinaryOp::Min, q, inv);
+            b.binary(BinaryOp::Max, m, x)
+        });
+        let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+        assert!(approx_ops(&ptx).is_empty(), "{s}: {:?}", approx_ops(&ptx));
+        let t = if s == Scalar::F32 { "f32" } else { "f64" };
+        assert!(ptx.contains(&format!("sqrt.rn.{t}")), "{ptx}");
+        assert!(ptx.contains(&format!("div.rn.{t}")) || ptx.contains(&format!("rcp.rn.{t}")), "{ptx}");
+    }
+}
+
+/// Without fast math, transcendentals call libdevice. The only `.approx`
+/// instructions in the result are those libdevice's own accurate algorithms
+/// use internally (`ex2.approx` on a reduced argument, `rcp.approx` seeds
+/// refined by Newton steps); Weft itself emits none (see
+/// `arithmetic_without_fast_math_is_correctly_rounded`), and never the
+/// `sin`/`cos`/`lg2`/`rsqrt` approximations.
+#[test]
+fn transcendentals_without_fast_math_use_libdevice() {
+    if find_libdevice(None).is_none() {
+        println!("SKIP: libdevice.10.bc not found (WEFT_LIBDEVICE, CUDA_HOME or .venv)");
+        return;
+    }
+    let allowed = [
+        "ex2.approx.ftz.f32",
+        "ex2.approx.f32",
+        "rcp.approx.ftz.f32",
+        "rcp.approx.ftz.f64",
+        "lg2.approx.ftz.f32",
+        "lg2.approx.f32",
+    ];
+    for s in [Scalar::F32, Scalar::F64] {
+        for op in [
+            UnaryOp::Sin,
+            UnaryOp::Cos,
+            UnaryOp::Tan,
+            UnaryOp::Exp,
+            UnaryOp::Log,
+            UnaryOp::Atan,
+            UnaryOp::Tanh,
+            UnaryOp::Erf,
+            UnaryOp::Cbrt,
+        ] {
+            let m = map_kernel(s, |b, x| b.unary(op, x));
+            let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+            for a in approx_ops(&ptx) {
+                assert!(allowed.contains(&a.as_str()), "{op:?} {s}: unexpected {a}");
+            }
+            for bad in ["sin.approx", "cos.approx", "rsqrt.approx", "sqrt.approx", "div.approx"] {
+                assert!(!ptx.contains(bad), "{op:?} {s}: {bad}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_math_uses_approximate_instructions() {
+    let m = map_kernel(Scalar::F32, |b, x| {
+        let s = b.unary(UnaryOp::Sin, x);
+        let c = b.unary(UnaryOp::Cos, x);
+        let e = b.unary(UnaryOp::Exp, s);
+        let l = b.unary(UnaryOp::Log, c);
+        let r = b.unary(UnaryOp::Sqrt, x);
+        let one = b.konst(weft_ir::Const::float(Scalar::F32, 1.0));
+        let inv = b.binary(BinaryOp::Div, one, r);
+        let t = b.binary(BinaryOp::Add, e, l);
+        b.binary(BinaryOp::Mul, t, inv)
+    });
+    let opts = PtxOptions {
+        fast_math: true,
+        ..PtxOptions::default()
+    };
+    let ptx = emit_ptx(&m, &opts).unwrap().ptx;
+    for op in ["sin.approx", "cos.approx", "ex2.approx", "lg2.approx", "rsqrt.approx"] {
+        assert!(ptx.contains(op), "{op} missing:\n{ptx}");
+    }
+}
+
+#[test]
+fn missing_libdevice_is_an_error_not_an_approximation() {
+    let m = map_kernel(Scalar::F32, |b, x| b.unary(UnaryOp::Sin, x));
+    let opts = PtxOptions {
+        libdevice: Some("/nonexistent/libdevice.10.bc".into()),
+        ..PtxOptions::default()
+    };
+    match emit_ptx(&m, &opts) {
+        Err(PtxError::NoLibdevice { what, .. }) => assert!(what.contains("sin"), "{what}"),
+        other => panic!("expected NoLibdevice, got {other:?}"),
+    }
+    // Arithmetic alone needs no libdevice.
+    let m = map_kernel(Scalar::F32, |b, x| b.unary(UnaryOp::Sqrt, x));
+    assert!(emit_ptx(&m, &opts).is_ok());
+}
+
+#[test]
+fn kernel_entry_takes_the_block_by_value_and_strides_over_the_grid() {
+    let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::Add, x, x));
+    let art = emit_ptx(&m, &PtxOptions::default()).unwrap();
+    assert_eq!(art.kernels.len(), 1);
+    let k = &art.kernels[0];
+    assert_eq!(k.name, "k");
+    // 16 bytes of launch dims + two array descriptors of 56 bytes.
+    assert_eq!(k.param_size, 16 + 2 * 56);
+    let ptx = &art.ptx;
+    assert!(ptx.contains(&format!(".visible .entry {}(", k.entry_symbol)), "{ptx}");
+    assert!(ptx.contains(".param .align 8 .b8 k_param_0[128]"), "{ptx}");
+    for sreg in ["%ctaid.x", "%ntid.x", "%tid.x", "%nctaid.x"] {
+        assert!(ptx.contains(sreg), "{sreg} missing");
+    }
+    assert!(ptx.contains("ld.global.f32") && ptx.contains("st.global.f32"));
+}
+
+#[test]
+fn line_info_points_into_the_kernel_source() {
+    let src = "import warp as wp\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n    i = wp.tid()\n    y[i] = 3.0 * x[i]\n";
+    let m = common::compile_source("dir/scale.py", src);
+    let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    assert!(ptx.contains(".file\t1 \"dir/scale.py\""), "{ptx}");
+    assert!(ptx.contains(".loc\t1 7 "), "no .loc for line 7:\n{ptx}");
+    let off = PtxOptions {
+        line_info: false,
+        ..PtxOptions::default()
+    };
+    let ptx = emit_ptx(&m, &off).unwrap().ptx;
+    assert!(!ptx.contains(".loc"));
+}
+
+#[test]
+fn atomics_are_native_where_ptx_has_them() {
+    let m = kernel_module(&[("a", arr1(Scalar::F32)), ("h", arr1(Scalar::I32)), ("d", arr1(Scalar::F64))], |b, p| {
+        let i = b.thread_id();
+        let x = b.load(at(p[0], i));
+        let zero = b.konst(weft_ir::Const::int(Scalar::I32, 0));
+        b.atomic(weft_ir::ir::AtomicOp::Add, at(p[0], zero), x);
+        b.atomic(weft_ir::ir::AtomicOp::Max, at(p[0], zero), x);
+        b.atomic(weft_ir::ir::AtomicOp::Add, at(p[1], zero), i);
+        b.atomic(weft_ir::ir::AtomicOp::Min, at(p[1], zero), i);
+        let xd = b.cast(x, Scalar::F64);
+        b.atomic(weft_ir::ir::AtomicOp::Add, at(p[2], zero), xd);
+        b.return_(vec![]);
+    });
+    let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    assert!(ptx.contains("atom.global.add.f32"), "{ptx}");
+    assert!(ptx.contains("atom.global.add.f64"), "{ptx}");
+    assert!(ptx.contains("atom.global.add.u32") || ptx.contains("red.global.add.u32"), "{ptx}");
+    assert!(ptx.contains("atom.global.min.s32") || ptx.contains("red.global.min.s32"), "{ptx}");
+    // Float max has no PTX instruction: a compare-and-swap loop.
+    assert!(ptx.contains("atom.global.cas.b32"), "{ptx}");
+}
+
+#[test]
+fn bad_options_and_unsupported_ir_are_typed_errors() {
+    let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::Add, x, x));
+    let bad = PtxOptions {
+        arch: "sm_20".into(),
+        ..PtxOptions::default()
+    };
+    assert!(matches!(emit_ptx(&m, &bad), Err(PtxError::Option(_))));
+    let bad = PtxOptions {
+        opt_level: 9,
+        ..PtxOptions::default()
+    };
+    assert!(matches!(emit_ptx(&m, &bad), Err(PtxError::Option(_))));
+    // Bitwise `and` on floats is not an operation of the IR's float types.
+    let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::And, x, x));
+    assert!(matches!(emit_ptx(&m, &PtxOptions::default()), Err(PtxError::Unsupported { .. })));
+    assert!(matches!(
+        weft_backend_ptx::compile_host(&m, &Default::default()),
+        Err(PtxError::Unsupported { .. })
+    ));
+}
