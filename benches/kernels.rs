@@ -1,1 +1,241 @@
-fn main() {}
+//! Weft's CPU JIT against hand-written Rust + rayon loops of the same
+//! computation, and the cold compile time of the N-body module.
+//!
+//! - `saxpy/*`: `y[i] = a * x[i] + y[i]` over 2^24 float32.
+//! - `nbody/*`: one `nbody_step` of `examples/nbody.py` at N = 4096; the
+//!   hand-written loop performs the same f32 operations in the same order
+//!   (`1.0 / sqrt(r2)`, no fused multiply-add), so both give bitwise the
+//!   same result, which the setup checks and prints.
+//! - `compile_nbody`: source text → runnable CPU kernel (`Compiler::compile`
+//!   and `Device::load`), from scratch each iteration.
+//!
+//! Both sides split the work like the runtime does (4 contiguous chunks per
+//! rayon thread). Run with `cargo bench --bench kernels`; sample counts are
+//! small so the whole run takes a few minutes on two cores.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::time::Duration;
+use weft::{Arg, Array, Compiler, Device, Kernel};
+
+const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
+
+const SAXPY_SOURCE: &str = r#"
+import warp as wp
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+"#;
+
+const SAXPY_N: usize = 1 << 24;
+const NBODY_N: usize = 4096;
+const DT: f32 = 1e-3;
+const GRAV: f32 = 1.0;
+const EPS2: f32 = 0.0025;
+
+/// Chunk length splitting `n` items into 4 chunks per rayon thread, as the
+/// runtime's CPU launch does.
+fn chunk_len(n: usize) -> usize {
+    n.div_ceil(rayon::current_num_threads() * 4).max(1)
+}
+
+fn load(source: &str, name: &str) -> Kernel {
+    let module = Compiler::new()
+        .compile("bench.py", source)
+        .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    Device::cpu()
+        .load(&module, name)
+        .unwrap_or_else(|e| panic!("{}", e.render(false)))
+}
+
+fn saxpy_rayon(a: f32, x: &[f32], y: &mut [f32]) {
+    let c = chunk_len(y.len());
+    y.par_chunks_mut(c).zip(x.par_chunks(c)).for_each(|(y, x)| {
+        for (y, &x) in y.iter_mut().zip(x) {
+            *y = a * x + *y;
+        }
+    });
+}
+
+fn bench_saxpy(c: &mut Criterion) {
+    let a = 0.5f32;
+    let xs: Vec<f32> = (0..SAXPY_N).map(|i| (i % 1000) as f32 * 1e-3).collect();
+    let ys: Vec<f32> = (0..SAXPY_N).map(|i| (i % 77) as f32).collect();
+
+    let cpu = Device::cpu();
+    let kernel = load(SAXPY_SOURCE, "saxpy");
+    let x = Array::from_slice(&xs, &[SAXPY_N]).expect("x");
+    let y = Array::from_slice(&ys, &[SAXPY_N]).expect("y");
+
+    // Same result from both sides after one launch.
+    let mut y_ref = ys.clone();
+    saxpy_rayon(a, &xs, &mut y_ref);
+    cpu.launch(
+        &kernel,
+        &[SAXPY_N],
+        &[Arg::array(&x), Arg::array(&y), Arg::f32(a)],
+    )
+    .expect("saxpy launch");
+    let y_weft = y.to_vec::<f32>().expect("y");
+    let same = y_weft
+        .iter()
+        .zip(&y_ref)
+        .all(|(p, q)| p.to_bits() == q.to_bits());
+    println!("saxpy: weft and hand-written results are bitwise equal: {same}");
+
+    let mut g = c.benchmark_group("saxpy");
+    g.throughput(Throughput::Elements(SAXPY_N as u64));
+    g.bench_function("weft_cpu", |b| {
+        b.iter(|| {
+            cpu.launch(
+                &kernel,
+                &[SAXPY_N],
+                &[Arg::array(&x), Arg::array(&y), Arg::f32(black_box(a))],
+            )
+            .expect("saxpy launch")
+        })
+    });
+    let mut y_hand = ys.clone();
+    g.bench_function("rust_rayon", |b| {
+        b.iter(|| saxpy_rayon(black_box(a), &xs, &mut y_hand))
+    });
+    g.finish();
+}
+
+type V3 = [f32; 3];
+
+/// One `nbody_step` of `examples/nbody.py`, by hand: the same f32
+/// operations in the same order as the kernel.
+fn nbody_rayon(
+    pos: &[V3],
+    vel: &[V3],
+    mass: &[f32],
+    new_pos: &mut [V3],
+    new_vel: &mut [V3],
+    (dt, grav, eps2): (f32, f32, f32),
+) {
+    let c = chunk_len(pos.len());
+    new_pos
+        .par_chunks_mut(c)
+        .zip(new_vel.par_chunks_mut(c))
+        .enumerate()
+        .for_each(|(k, (np, nv))| {
+            for (off, (np, nv)) in np.iter_mut().zip(nv.iter_mut()).enumerate() {
+                let i = k * c + off;
+                let p = pos[i];
+                let mut acc = [0.0f32; 3];
+                for (q, &m) in pos.iter().zip(mass) {
+                    let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
+                    let inv_r = 1.0 / r2.sqrt();
+                    let s = grav * m * inv_r * inv_r * inv_r;
+                    acc = [acc[0] + d[0] * s, acc[1] + d[1] * s, acc[2] + d[2] * s];
+                }
+                let v = [
+                    vel[i][0] + acc[0] * dt,
+                    vel[i][1] + acc[1] * dt,
+                    vel[i][2] + acc[2] * dt,
+                ];
+                *nv = v;
+                *np = [p[0] + v[0] * dt, p[1] + v[1] * dt, p[2] + v[2] * dt];
+            }
+        });
+}
+
+/// Deterministic bodies in the unit cube, masses 1/N.
+fn bodies(n: usize) -> (Vec<V3>, Vec<V3>, Vec<f32>) {
+    let mut s = 0x2545_f491_u32;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        (s >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+    };
+    let pos = (0..n).map(|_| [next(), next(), next()]).collect();
+    let vel = (0..n).map(|_| [next(), next(), next()]).collect();
+    (pos, vel, vec![1.0 / n as f32; n])
+}
+
+fn bench_nbody(c: &mut Criterion) {
+    let n = NBODY_N;
+    let (pos, vel, mass) = bodies(n);
+
+    let cpu = Device::cpu();
+    let kernel = load(NBODY_SOURCE, "nbody_step");
+    let pos_a = Array::from_slice(&pos, &[n]).expect("pos");
+    let vel_a = Array::from_slice(&vel, &[n]).expect("vel");
+    let mass_a = Array::from_slice(&mass, &[n]).expect("mass");
+    let new_pos_a = Array::zeros(pos_a.dtype().clone(), &[n]).expect("new_pos");
+    let new_vel_a = Array::zeros(pos_a.dtype().clone(), &[n]).expect("new_vel");
+    let step = || {
+        cpu.launch(
+            &kernel,
+            &[n],
+            &[
+                Arg::array(&pos_a),
+                Arg::array(&vel_a),
+                Arg::array(&mass_a),
+                Arg::array(&new_pos_a),
+                Arg::array(&new_vel_a),
+                Arg::i32(n as i32),
+                Arg::f32(black_box(DT)),
+                Arg::f32(GRAV),
+                Arg::f32(EPS2),
+            ],
+        )
+        .expect("nbody launch")
+    };
+
+    let mut new_pos = vec![[0.0f32; 3]; n];
+    let mut new_vel = vec![[0.0f32; 3]; n];
+    let consts = (DT, GRAV, EPS2);
+    nbody_rayon(&pos, &vel, &mass, &mut new_pos, &mut new_vel, consts);
+    step();
+    let weft_pos = new_pos_a.to_vec::<V3>().expect("new_pos");
+    let weft_vel = new_vel_a.to_vec::<V3>().expect("new_vel");
+    let bits = |v: &[V3]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let same = bits(&weft_pos) == bits(&new_pos) && bits(&weft_vel) == bits(&new_vel);
+    println!("nbody: weft and hand-written results are bitwise equal: {same}");
+
+    let mut g = c.benchmark_group("nbody");
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.measurement_time(Duration::from_secs(8));
+    g.bench_function("weft_cpu", |b| b.iter(step));
+    g.bench_function("rust_rayon", |b| {
+        b.iter(|| {
+            nbody_rayon(
+                &pos,
+                &vel,
+                &mass,
+                &mut new_pos,
+                &mut new_vel,
+                black_box(consts),
+            )
+        })
+    });
+    g.finish();
+}
+
+fn bench_compile(c: &mut Criterion) {
+    c.bench_function("compile_nbody", |b| {
+        b.iter(|| {
+            let module = Compiler::new()
+                .compile("examples/nbody.py", black_box(NBODY_SOURCE))
+                .expect("compile");
+            Device::cpu().load(&module, "nbody_step").expect("load")
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = bench_saxpy, bench_nbody, bench_compile
+}
+criterion_main!(benches);
