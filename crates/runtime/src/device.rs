@@ -8,10 +8,12 @@
 //! thread range `0..product(dim)` is cut into contiguous chunks run in
 //! parallel by `rayon`; the interpreter runs all threads in order.
 
-use crate::array::{Arg, Array};
+use crate::array::{Arg, Array, Value};
 use crate::backend::{self, ArgValue, CpuProgram, KernelEntry};
+use crate::cuda::{CudaDevice, CudaKernel, CudaProgram};
 use crate::dtype::{type_name, Dtype};
 use crate::error::{LaunchError, RuntimeError};
+use crate::llvm_cpu::LlvmCpuProgram;
 use crate::sig::KernelSig;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -26,6 +28,10 @@ pub enum DeviceKind {
     Cpu,
     /// The reference interpreter, one thread.
     Interp,
+    /// LLVM's host JIT (the PTX backend's lowering), all cores.
+    LlvmCpu,
+    /// An NVIDIA GPU through the CUDA driver API (PTX from LLVM NVPTX).
+    Cuda,
 }
 
 impl DeviceKind {
@@ -33,13 +39,17 @@ impl DeviceKind {
         match self {
             DeviceKind::Cpu => "cpu",
             DeviceKind::Interp => "interp",
+            DeviceKind::LlvmCpu => "llvm-cpu",
+            DeviceKind::Cuda => "cuda",
         }
     }
-    /// Parses `cpu` or `interp`.
+    /// Parses a device name (`cpu`, `interp`, `llvm-cpu`, `cuda`, ...).
     pub fn from_name(s: &str) -> Option<DeviceKind> {
         match s {
             "cpu" => Some(DeviceKind::Cpu),
             "interp" => Some(DeviceKind::Interp),
+            "llvm-cpu" => Some(DeviceKind::LlvmCpu),
+            "cuda" => Some(DeviceKind::Cuda),
             _ => None,
         }
     }
@@ -49,6 +59,9 @@ impl DeviceKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Device {
     kind: DeviceKind,
+    /// The opened GPU of a `cuda` device (`None` if it could not be opened:
+    /// compiling for it then reports why).
+    cuda: Option<Arc<CudaDevice>>,
 }
 
 /// A module compiled for one device.
@@ -57,6 +70,8 @@ pub struct Program {
     module: Arc<Module>,
     structs: Arc<StructTable>,
     cpu: Option<Arc<CpuProgram>>,
+    llvm: Option<Arc<LlvmCpuProgram>>,
+    cuda: Option<Arc<CudaProgram>>,
 }
 
 #[derive(Clone)]
@@ -70,6 +85,12 @@ enum Exec {
         module: Arc<Module>,
         func: FuncId,
     },
+    LlvmCpu {
+        entry: KernelEntry,
+        /// Keeps the machine code alive.
+        _program: Arc<LlvmCpuProgram>,
+    },
+    Cuda(CudaKernel),
 }
 
 /// A kernel ready to launch on the device that loaded it.
@@ -99,6 +120,13 @@ impl Kernel {
     pub fn device(&self) -> DeviceKind {
         self.device
     }
+    /// The GPU code of a kernel loaded for `cuda`.
+    pub(crate) fn cuda_exec(&self) -> Option<&CudaKernel> {
+        match &self.exec {
+            Exec::Cuda(k) => Some(k),
+            _ => None,
+        }
+    }
 }
 
 impl Program {
@@ -121,15 +149,23 @@ impl Program {
             func,
             self.structs.clone(),
         ));
-        let exec = match &self.cpu {
-            Some(p) => Exec::Cpu {
+        let exec = if let Some(p) = &self.cpu {
+            Exec::Cpu {
                 entry: p.entry(name).ok_or_else(|| self.no_kernel(name))?,
                 _program: p.clone(),
-            },
-            None => Exec::Interp {
+            }
+        } else if let Some(p) = &self.llvm {
+            Exec::LlvmCpu {
+                entry: p.entry(name).ok_or_else(|| self.no_kernel(name))?,
+                _program: p.clone(),
+            }
+        } else if let Some(p) = &self.cuda {
+            Exec::Cuda(p.kernel(name).ok_or_else(|| self.no_kernel(name))?)
+        } else {
+            Exec::Interp {
                 module: self.module.clone(),
                 func,
-            },
+            }
         };
         Ok(Kernel {
             sig,
@@ -157,18 +193,36 @@ impl Program {
 impl Device {
     /// The CPU JIT device.
     pub fn cpu() -> Device {
-        Device {
-            kind: DeviceKind::Cpu,
-        }
+        Device::new(DeviceKind::Cpu)
     }
     /// The reference interpreter as a device.
     pub fn interp() -> Device {
-        Device {
-            kind: DeviceKind::Interp,
-        }
+        Device::new(DeviceKind::Interp)
     }
+    /// LLVM's host JIT as a device.
+    pub fn llvm_cpu() -> Device {
+        Device::new(DeviceKind::LlvmCpu)
+    }
+    /// CUDA GPU `ordinal`; an error (never a panic) when there is no CUDA
+    /// driver or no such GPU.
+    pub fn cuda(ordinal: usize) -> Result<Device, RuntimeError> {
+        Ok(Device {
+            kind: DeviceKind::Cuda,
+            cuda: Some(CudaDevice::open(ordinal)?),
+        })
+    }
+    /// A device of `kind`; for `cuda`, GPU 0 (if it cannot be opened,
+    /// [`Device::compile`] reports why; [`Device::cuda`] reports it here).
     pub fn new(kind: DeviceKind) -> Device {
-        Device { kind }
+        let cuda = match kind {
+            DeviceKind::Cuda => CudaDevice::open(0).ok(),
+            _ => None,
+        };
+        Device { kind, cuda }
+    }
+    /// The GPU of a `cuda` device: device arrays, streams, events.
+    pub fn cuda_device(&self) -> Option<&Arc<CudaDevice>> {
+        self.cuda.as_ref()
     }
     pub fn kind(&self) -> DeviceKind {
         self.kind
@@ -179,20 +233,40 @@ impl Device {
 
     /// Compiles a (verified, pipeline-processed) module for this device.
     pub fn compile(&self, module: Arc<Module>) -> Result<Program, RuntimeError> {
-        let cpu = match self.kind {
-            DeviceKind::Cpu => Some(Arc::new(backend::cpu_compile(&module).map_err(
-                |source| RuntimeError::Compile {
-                    device: self.name(),
-                    source,
-                },
-            )?)),
-            DeviceKind::Interp => None,
+        let compile_err = |source| RuntimeError::Compile {
+            device: self.name(),
+            source,
         };
+        let (mut cpu, mut llvm, mut cuda) = (None, None, None);
+        match self.kind {
+            DeviceKind::Cpu => {
+                cpu = Some(Arc::new(
+                    backend::cpu_compile(&module).map_err(compile_err)?,
+                ))
+            }
+            DeviceKind::LlvmCpu => {
+                llvm = Some(Arc::new(
+                    crate::llvm_cpu::compile(&module).map_err(compile_err)?,
+                ))
+            }
+            DeviceKind::Cuda => {
+                let dev = match &self.cuda {
+                    Some(d) => d.clone(),
+                    None => CudaDevice::open(0)?,
+                };
+                cuda = Some(Arc::new(
+                    crate::cuda::compile(&dev, &module).map_err(compile_err)?,
+                ))
+            }
+            DeviceKind::Interp => {}
+        }
         Ok(Program {
             kind: self.kind,
             structs: Arc::new(module.structs.clone()),
             module,
             cpu,
+            llvm,
+            cuda,
         })
     }
 
@@ -218,17 +292,18 @@ impl Device {
             return Ok(());
         }
         match &kernel.exec {
-            Exec::Cpu { entry, .. } => {
+            Exec::Cpu { entry, .. } | Exec::LlvmCpu { entry, .. } => {
                 run_cpu(*entry, &pack_args(&kernel.sig, &dims, args), total);
                 Ok(())
             }
+            Exec::Cuda(k) => k.launch_host_args(&kernel.sig, &dims, total, args),
             Exec::Interp { module, func } => run_interp(kernel, module, *func, dim, args),
         }
     }
 }
 
 /// Launch dims padded with 1s, and the thread count.
-fn check_dim(dim: &[usize]) -> Result<([i32; 4], usize), LaunchError> {
+pub(crate) fn check_dim(dim: &[usize]) -> Result<([i32; 4], usize), LaunchError> {
     if dim.is_empty() || dim.len() > MAX_DIMS {
         return Err(LaunchError::DimRank(dim.len()));
     }
@@ -244,16 +319,53 @@ fn check_dim(dim: &[usize]) -> Result<([i32; 4], usize), LaunchError> {
     Ok((dims, total))
 }
 
-fn describe_arg(a: &Arg<'_>) -> String {
+/// A launch argument as checking and packing see it: an array's type,
+/// shape, byte strides and data address (host or device), or a value.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum ArgView<'a> {
+    Array {
+        dtype: &'a Dtype,
+        shape: &'a [usize],
+        strides: &'a [i64],
+        data: u64,
+    },
+    Value(&'a Value),
+}
+
+impl<'a> ArgView<'a> {
+    pub(crate) fn of(a: &'a Arg<'_>) -> ArgView<'a> {
+        match a {
+            Arg::Array(arr) => ArgView::Array {
+                dtype: arr.dtype(),
+                shape: arr.shape(),
+                strides: arr.strides(),
+                data: arr.data_ptr() as usize as u64,
+            },
+            Arg::Value(v) => ArgView::Value(v),
+        }
+    }
+}
+
+fn describe_arg(a: &ArgView<'_>) -> String {
     match a {
-        Arg::Array(arr) => format!("array{}<{}>", arr.ndim(), arr.dtype()),
-        Arg::Value(v) => format!("a value of type {}", v.dtype()),
+        ArgView::Array { dtype, shape, .. } => format!("array{}<{}>", shape.len(), dtype),
+        ArgView::Value(v) => format!("a value of type {}", v.dtype()),
     }
 }
 
 /// Checks `args` against the signature for a launch over `dims` (padded
 /// with 1s); see the crate docs for the rules.
 pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Result<(), LaunchError> {
+    let views: Vec<_> = args.iter().map(ArgView::of).collect();
+    check_views(sig, &views, dims)
+}
+
+/// [`check_args`] on argument views (host or device arrays alike).
+pub(crate) fn check_views(
+    sig: &KernelSig,
+    args: &[ArgView<'_>],
+    dims: &[usize; 4],
+) -> Result<(), LaunchError> {
     let threads: usize = dims.iter().product();
     if args.len() > sig.params.len() {
         return Err(LaunchError::ExtraArgs {
@@ -277,33 +389,33 @@ pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Resul
         };
         let expected = || type_name(p.ty, &sig.structs);
         let (want, got) = match (p.ty, a) {
-            (Type::Array(at), Arg::Array(arr)) => {
+            (Type::Array(at), ArgView::Array { dtype, shape, .. }) => {
                 let want = Dtype::with_structs(at.elem, sig.structs.clone());
-                if want.same_as(arr.dtype()) && arr.ndim() != at.ndim as usize {
+                if want.same_as(dtype) && shape.len() != at.ndim as usize {
                     return Err(LaunchError::ArgNdim {
                         param: p.name.clone(),
                         expected: at.ndim as usize,
-                        got: arr.ndim(),
+                        got: shape.len(),
                         got_type: describe_arg(a),
                     });
                 }
-                (want, arr.dtype())
+                (want, *dtype)
             }
-            (Type::Array(_), Arg::Value(_)) => {
+            (Type::Array(_), ArgView::Value(_)) => {
                 return Err(LaunchError::ArgKind {
                     param: p.name.clone(),
                     expected: format!("an array {}", expected()),
                     got: describe_arg(a),
                 })
             }
-            (ty, Arg::Array(_)) => {
+            (ty, ArgView::Array { .. }) => {
                 return Err(LaunchError::ArgKind {
                     param: p.name.clone(),
                     expected: format!("a value of type {}", type_name(ty, &sig.structs)),
                     got: describe_arg(a),
                 })
             }
-            (ty, Arg::Value(v)) => {
+            (ty, ArgView::Value(v)) => {
                 let elem = ty
                     .as_elem()
                     .unwrap_or(weft_ir::ElemType::Scalar(weft_ir::Scalar::Bool));
@@ -323,8 +435,8 @@ pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Resul
                 });
             }
             let got = match a {
-                Arg::Array(arr) => format!("array{}<{}>", arr.ndim(), got),
-                Arg::Value(_) => got.to_string(),
+                ArgView::Array { shape, .. } => format!("array{}<{}>", shape.len(), got),
+                ArgView::Value(_) => got.to_string(),
             };
             return Err(LaunchError::ArgType {
                 param: p.name.clone(),
@@ -334,8 +446,8 @@ pub fn check_args(sig: &KernelSig, args: &[Arg<'_>], dims: &[usize; 4]) -> Resul
         }
     }
     for rule in &sig.length_rules {
-        if let Some(Arg::Array(arr)) = args.get(rule.param) {
-            let len = arr.shape().get(rule.axis as usize).copied().unwrap_or(1);
+        if let Some(ArgView::Array { shape, .. }) = args.get(rule.param) {
+            let len = shape.get(rule.axis as usize).copied().unwrap_or(1);
             let required = rule.range.size(dims);
             if threads > 0 && len < required {
                 return Err(LaunchError::ArrayTooShort {
@@ -370,11 +482,18 @@ fn struct_fields(d: &Dtype) -> String {
 /// A 16-byte aligned argument block.
 #[derive(Copy, Clone, Default)]
 #[repr(C, align(16))]
-struct Block([u8; 16]);
+pub(crate) struct Block([u8; 16]);
 
 /// Packs the argument block: launch bounds, then each parameter at its
 /// offset (arrays as `ArrayDesc`).
 fn pack_args(sig: &KernelSig, dims: &[i32; 4], args: &[Arg<'_>]) -> Vec<Block> {
+    let views: Vec<_> = args.iter().map(ArgView::of).collect();
+    pack_views(sig, dims, &views)
+}
+
+/// [`pack_args`] on argument views: an array's `ArrayDesc.data` is the
+/// view's address (a device pointer for a device array).
+pub(crate) fn pack_views(sig: &KernelSig, dims: &[i32; 4], args: &[ArgView<'_>]) -> Vec<Block> {
     let mut bytes = vec![0u8; sig.layout.size as usize];
     for (k, d) in dims.iter().enumerate() {
         bytes[k * 4..k * 4 + 4].copy_from_slice(&d.to_le_bytes());
@@ -382,10 +501,14 @@ fn pack_args(sig: &KernelSig, dims: &[i32; 4], args: &[Arg<'_>]) -> Vec<Block> {
     for (a, &off) in args.iter().zip(&sig.layout.offsets) {
         let off = off as usize;
         match a {
-            Arg::Array(arr) => {
-                let (shape, strides) = abi_shape(arr);
-                let ptr = arr.data_ptr() as usize as u64;
-                bytes[off..off + 8].copy_from_slice(&ptr.to_le_bytes());
+            ArgView::Array {
+                shape,
+                strides,
+                data,
+                ..
+            } => {
+                let (shape, strides) = abi_shape_of(shape, strides);
+                bytes[off..off + 8].copy_from_slice(&data.to_le_bytes());
                 for k in 0..4 {
                     let s = off + ARRAY_DESC_SHAPE as usize + 4 * k;
                     bytes[s..s + 4].copy_from_slice(&shape[k].to_le_bytes());
@@ -393,7 +516,7 @@ fn pack_args(sig: &KernelSig, dims: &[i32; 4], args: &[Arg<'_>]) -> Vec<Block> {
                     bytes[s..s + 8].copy_from_slice(&strides[k].to_le_bytes());
                 }
             }
-            Arg::Value(v) => bytes[off..off + v.bytes().len()].copy_from_slice(v.bytes()),
+            ArgView::Value(v) => bytes[off..off + v.bytes().len()].copy_from_slice(v.bytes()),
         }
     }
     let mut block = vec![Block::default(); bytes.len().div_ceil(16)];
@@ -405,9 +528,13 @@ fn pack_args(sig: &KernelSig, dims: &[i32; 4], args: &[Arg<'_>]) -> Vec<Block> {
 
 /// Shape and strides as the ABI has them: unused axes shape 1, stride 0.
 fn abi_shape(arr: &Array) -> ([i32; 4], [i64; 4]) {
+    abi_shape_of(arr.shape(), arr.strides())
+}
+
+fn abi_shape_of(shape_in: &[usize], strides_in: &[i64]) -> ([i32; 4], [i64; 4]) {
     let mut shape = [1i32; 4];
     let mut strides = [0i64; 4];
-    for (k, (&n, &s)) in arr.shape().iter().zip(arr.strides()).enumerate() {
+    for (k, (&n, &s)) in shape_in.iter().zip(strides_in).enumerate() {
         shape[k] = n as i32;
         strides[k] = s;
     }

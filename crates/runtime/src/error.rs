@@ -115,4 +115,11 @@ pub enum RuntimeError {
     Launch(#[from] LaunchError),
     #[error(transparent)]
     Array(#[from] ArrayError),
+    /// A device could not be opened or used (e.g. no CUDA driver).
+    #[error("{device} device: {source}")]
+    Device {
+        device: &'static str,
+        #[source]
+        source: BackendError,
+    },
 }

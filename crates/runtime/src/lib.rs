@@ -7,8 +7,10 @@
 //! * [`Array`]: typed, shaped (1–4 axes), strided, 16-byte aligned storage
 //!   in the C layout of [`weft_ir::layout`]; [`Value`]: a by-value argument;
 //! * [`Device`]: `cpu` (Cranelift JIT, launches split over all cores with
-//!   rayon) or `interp` (the reference interpreter, the oracle); both go
-//!   through one launch path;
+//!   rayon), `llvm-cpu` (LLVM's host JIT, launched exactly like `cpu`),
+//!   `interp` (the reference interpreter, the oracle) or `cuda` (PTX on an
+//!   NVIDIA GPU, see [`cuda`]); all go through one launch path;
+//! * [`Cache`]: the on-disk compile cache (PTX), see [`cache`];
 //! * [`Program`] (a module compiled for a device) and [`Kernel`].
 //!
 //! # Launch checks
@@ -29,12 +31,17 @@
 
 pub mod array;
 mod backend;
+pub mod cache;
+pub mod cuda;
 pub mod device;
 pub mod dtype;
 pub mod error;
+mod llvm_cpu;
 pub mod sig;
 
 pub use array::{Arg, Array, ArrayError, Value};
+pub use cache::{Cache, CacheError, CacheKey};
+pub use cuda::{CudaArg, CudaArray, CudaDevice, CudaError, CudaEvent};
 pub use device::{check_args, Device, DeviceKind, Kernel, Program};
 pub use dtype::{Dtype, Element, ScalarElem};
 pub use error::{BackendError, LaunchError, RuntimeError};

@@ -1,0 +1,630 @@
+//! The `cuda` device: PTX from the LLVM backend, loaded and launched through
+//! the CUDA driver API (`cudarc`, driver library loaded at run time).
+//!
+//! # Data model
+//!
+//! * [`CudaDevice`]: one GPU (by ordinal), opened once per process and
+//!   shared: its CUDA context and **one stream** on which every copy,
+//!   allocation, free and launch of the device is ordered. Launches are
+//!   asynchronous; [`CudaDevice::synchronize`] waits; [`CudaEvent`]s time
+//!   work on the stream.
+//! * [`CudaArray`]: device-resident storage with the same type, shape and
+//!   byte strides as a host [`Array`] (C layout, contiguous in C order), made
+//!   by [`CudaDevice::upload`] or [`CudaDevice::zeros`] and read back with
+//!   [`CudaArray::to_host`]. The host `Array` stays host memory; a device
+//!   array is its own type, so no host accessor can touch device memory by
+//!   accident.
+//! * Launch: [`Device::launch_async`] takes [`CudaArg`]s (device arrays and
+//!   values), checks them exactly as the CPU device does (the same
+//!   `check_args` rules on the same views) and packs the same argument block
+//!   (`weft_ir::layout`), with device pointers in `ArrayDesc.data`. The
+//!   kernel takes the block by value as one `.param` byte array and
+//!   grid-strides over `0..product(dim)`. [`Device::launch`] with host
+//!   arrays also works on `cuda`: each distinct array is copied to the
+//!   device, the kernel runs, and the arrays are copied back (this is how
+//!   `weft run`/`weft conform` use the GPU).
+//!
+//! Without a CUDA driver, [`CudaDevice::open`] returns
+//! [`CudaError::NoDriver`] ("no CUDA driver found"); nothing panics.
+
+use crate::array::{Arg, Array, ArrayError, Value};
+use crate::cache;
+use crate::device::{check_dim, check_views, pack_views, ArgView, Device};
+use crate::dtype::Dtype;
+use crate::error::{BackendError, LaunchError, RuntimeError};
+use crate::sig::KernelSig;
+use cudarc::driver::{self as cu, DevicePtr};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use weft_ir::Module;
+
+/// Threads per block of a launch.
+const BLOCK_THREADS: u32 = 256;
+
+/// Errors of the CUDA device.
+#[derive(Debug, thiserror::Error)]
+pub enum CudaError {
+    #[error("no CUDA driver found (libcuda could not be loaded)")]
+    NoDriver,
+    #[error("no CUDA device {ordinal} (this machine has {count})")]
+    NoDevice { ordinal: usize, count: usize },
+    #[error("CUDA driver: {0}")]
+    Driver(#[from] cu::DriverError),
+    #[error("array of CUDA device {array} used with CUDA device {device}")]
+    OtherDevice { array: usize, device: usize },
+    #[error("copy between arrays of different type or shape: {dst} vs {src}")]
+    Mismatch { dst: String, src: String },
+    #[error(transparent)]
+    Array(#[from] ArrayError),
+}
+
+impl From<CudaError> for RuntimeError {
+    fn from(e: CudaError) -> Self {
+        RuntimeError::Device {
+            device: "cuda",
+            source: Box::new(e),
+        }
+    }
+}
+
+/// One GPU; see the module docs.
+pub struct CudaDevice {
+    ordinal: usize,
+    ctx: Arc<cu::CudaContext>,
+    stream: Arc<cu::CudaStream>,
+    name: String,
+    cc: (i32, i32),
+}
+
+impl std::fmt::Debug for CudaDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CudaDevice")
+            .field("ordinal", &self.ordinal)
+            .field("name", &self.name)
+            .field("compute_capability", &self.cc)
+            .finish()
+    }
+}
+
+impl PartialEq for CudaDevice {
+    fn eq(&self, other: &Self) -> bool {
+        self.ordinal == other.ordinal
+    }
+}
+impl Eq for CudaDevice {}
+
+/// Whether the CUDA driver library can be loaded here.
+pub fn driver_present() -> bool {
+    // SAFETY: tries to load libcuda with `dlopen` and drops it again; this
+    // runs the library's initialisers, which the CUDA driver allows from
+    // any thread at any time.
+    unsafe { cu::sys::is_culib_present() }
+}
+
+/// Number of CUDA devices (0 without a driver).
+pub fn device_count() -> usize {
+    if !driver_present() {
+        return 0;
+    }
+    cu::CudaContext::device_count().map_or(0, |n| n.max(0) as usize)
+}
+
+/// The PTX architectures the backend supports, lowest first.
+const ARCHS: [(i32, &str); 8] = [
+    (70, "sm_70"),
+    (72, "sm_72"),
+    (75, "sm_75"),
+    (80, "sm_80"),
+    (86, "sm_86"),
+    (87, "sm_87"),
+    (89, "sm_89"),
+    (90, "sm_90"),
+];
+
+/// The PTX target for compute capability `cc`: the newest supported
+/// architecture not above it (PTX is forward compatible: a newer GPU JITs
+/// it), `sm_70` below that.
+pub fn arch_for(cc: (i32, i32)) -> &'static str {
+    let v = cc.0 * 10 + cc.1;
+    ARCHS
+        .iter()
+        .rev()
+        .find(|(n, _)| *n <= v)
+        .map_or(ARCHS[0].1, |(_, a)| a)
+}
+
+impl CudaDevice {
+    /// GPU `ordinal`, opened on first use and shared by the whole process.
+    pub fn open(ordinal: usize) -> Result<Arc<CudaDevice>, CudaError> {
+        static OPEN: OnceLock<Mutex<HashMap<usize, Arc<CudaDevice>>>> = OnceLock::new();
+        if !driver_present() {
+            return Err(CudaError::NoDriver);
+        }
+        let mut open = OPEN
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = open.get(&ordinal) {
+            return Ok(d.clone());
+        }
+        cu::result::init()?;
+        let count = cu::CudaContext::device_count()?.max(0) as usize;
+        if ordinal >= count {
+            return Err(CudaError::NoDevice { ordinal, count });
+        }
+        let ctx = cu::CudaContext::new(ordinal)?;
+        // SAFETY: no slice of this context exists yet. Every allocation,
+        // copy and launch of the device goes to its one stream, so stream
+        // order is the synchronisation and cudarc's per-slice events are
+        // not needed.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream()?;
+        let dev = Arc::new(CudaDevice {
+            ordinal,
+            name: ctx.name()?,
+            cc: ctx.compute_capability()?,
+            ctx,
+            stream,
+        });
+        open.insert(ordinal, dev.clone());
+        Ok(dev)
+    }
+
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+    /// The GPU's name, as the driver reports it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Compute capability (major, minor).
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.cc
+    }
+    /// The PTX architecture kernels are compiled for (see [`arch_for`]).
+    pub fn arch(&self) -> &'static str {
+        arch_for(self.cc)
+    }
+    /// Waits for all work queued on the device's stream.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        Ok(self.stream.synchronize()?)
+    }
+    /// Records an event (with timing) after the work queued so far.
+    pub fn record_event(&self) -> Result<CudaEvent, CudaError> {
+        let e = self
+            .stream
+            .record_event(Some(cu::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        Ok(CudaEvent(e))
+    }
+
+    /// Allocates `bytes` (at least 1: CUDA has no empty allocations).
+    fn alloc(&self, bytes: usize) -> Result<cu::CudaSlice<u8>, CudaError> {
+        Ok(self.stream.alloc_zeros::<u8>(bytes.max(1))?)
+    }
+
+    /// A zero-filled device array (contiguous, C order).
+    pub fn zeros(self: &Arc<Self>, dtype: Dtype, shape: &[usize]) -> Result<CudaArray, CudaError> {
+        let (strides, bytes) = c_layout(&dtype, shape)?;
+        Ok(CudaArray {
+            buf: self.alloc(bytes)?,
+            dtype,
+            shape: shape.to_vec(),
+            strides,
+            len_bytes: bytes,
+            dev: self.clone(),
+        })
+    }
+
+    /// A device copy of a host array (same type, shape and strides).
+    pub fn upload(self: &Arc<Self>, a: &Array) -> Result<CudaArray, CudaError> {
+        let n = a.byte_len();
+        let mut buf = self.alloc(n)?;
+        self.stream.memcpy_htod(host_bytes(a), &mut buf)?;
+        Ok(CudaArray {
+            dtype: a.dtype().clone(),
+            shape: a.shape().to_vec(),
+            strides: a.strides().to_vec(),
+            len_bytes: n,
+            buf,
+            dev: self.clone(),
+        })
+    }
+}
+
+/// C-order byte strides and byte size of an array, with the checks of
+/// [`Array::zeros`].
+fn c_layout(dtype: &Dtype, shape: &[usize]) -> Result<(Vec<i64>, usize), ArrayError> {
+    if shape.is_empty() || shape.len() > weft_ir::types::MAX_DIMS {
+        return Err(ArrayError::Rank(shape.len()));
+    }
+    if let Some((axis, &len)) = shape
+        .iter()
+        .enumerate()
+        .find(|(_, &n)| n > i32::MAX as usize)
+    {
+        return Err(ArrayError::AxisTooLong { axis, len });
+    }
+    let bytes = shape
+        .iter()
+        .try_fold(dtype.size(), |acc, &n| acc.checked_mul(n))
+        .filter(|&b| b <= isize::MAX as usize / 2)
+        .ok_or_else(|| ArrayError::TooLarge {
+            shape: shape.to_vec(),
+            dtype: dtype.to_string(),
+        })?;
+    let mut strides = vec![0i64; shape.len()];
+    let mut s = dtype.size() as i64;
+    for k in (0..shape.len()).rev() {
+        strides[k] = s;
+        s *= shape[k] as i64;
+    }
+    Ok((strides, bytes))
+}
+
+/// The storage bytes of a host array.
+fn host_bytes(a: &Array) -> &[u8] {
+    // SAFETY: `Array` is not `Sync`, so nothing writes its storage while
+    // this shared borrow lives; the storage holds `byte_len` bytes.
+    unsafe { std::slice::from_raw_parts(a.data_ptr().cast_const(), a.byte_len()) }
+}
+
+/// A point on a device's stream; see [`CudaDevice::record_event`].
+pub struct CudaEvent(cu::CudaEvent);
+
+impl CudaEvent {
+    /// Milliseconds from `self` to `end` (waits for both).
+    pub fn elapsed_ms(&self, end: &CudaEvent) -> Result<f32, CudaError> {
+        Ok(self.0.elapsed_ms(&end.0)?)
+    }
+    /// Waits until the work before the event has finished.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        Ok(self.0.synchronize()?)
+    }
+}
+
+/// A device-resident array; see the module docs.
+pub struct CudaArray {
+    dtype: Dtype,
+    shape: Vec<usize>,
+    strides: Vec<i64>,
+    len_bytes: usize,
+    buf: cu::CudaSlice<u8>,
+    dev: Arc<CudaDevice>,
+}
+
+impl std::fmt::Debug for CudaArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CudaArray")
+            .field("dtype", &self.dtype.to_string())
+            .field("shape", &self.shape)
+            .field("device", &self.dev.ordinal)
+            .finish()
+    }
+}
+
+impl CudaArray {
+    pub fn dtype(&self) -> &Dtype {
+        &self.dtype
+    }
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// Byte strides, one per axis.
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn device(&self) -> &Arc<CudaDevice> {
+        &self.dev
+    }
+
+    fn check_like(&self, a: &Array) -> Result<(), CudaError> {
+        if !self.dtype.same_as(a.dtype()) || self.shape != a.shape() || self.strides != a.strides()
+        {
+            return Err(CudaError::Mismatch {
+                dst: format!("{}{:?}", self.dtype, self.shape),
+                src: format!("{}{:?}", a.dtype(), a.shape()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Copies a host array of the same type and shape in (queued on the
+    /// stream; the host data is read before this returns).
+    pub fn copy_from_host(&mut self, a: &Array) -> Result<(), CudaError> {
+        self.check_like(a)?;
+        let stream = self.dev.stream.clone();
+        stream.memcpy_htod(host_bytes(a), &mut self.buf)?;
+        Ok(())
+    }
+
+    /// Copies into a host array of the same type and shape, after the work
+    /// queued so far (waits for it).
+    pub fn copy_to_host(&self, a: &mut Array) -> Result<(), CudaError> {
+        self.check_like(a)?;
+        self.download_into(a)
+    }
+
+    /// Device → host into the storage of `a` (same layout, checked by the
+    /// caller); waits for the stream.
+    fn download_into(&self, a: &Array) -> Result<(), CudaError> {
+        let n = self.len_bytes;
+        let mut tmp = vec![0u8; self.buf.len()];
+        self.dev.stream.memcpy_dtoh(&self.buf, &mut tmp)?;
+        self.dev.stream.synchronize()?;
+        // SAFETY: the caller holds the only live use of `a`'s storage for
+        // this call (a `&mut Array`, or a host array lent to a synchronous
+        // launch that has finished on the device); `n` is its byte length.
+        unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), a.data_ptr(), n) };
+        Ok(())
+    }
+
+    /// A host copy (waits for the work queued so far).
+    pub fn to_host(&self) -> Result<Array, CudaError> {
+        let a = Array::zeros(self.dtype.clone(), &self.shape)?;
+        self.download_into(&a)?;
+        Ok(a)
+    }
+
+    /// The device address of the data.
+    fn device_ptr(&self) -> u64 {
+        let (ptr, _sync) = self.buf.device_ptr(&self.dev.stream);
+        ptr
+    }
+}
+
+/// One argument of [`Device::launch_async`].
+#[derive(Clone, Debug)]
+pub enum CudaArg<'a> {
+    Array(&'a CudaArray),
+    Value(Value),
+}
+
+impl<'a> CudaArg<'a> {
+    pub fn array(a: &'a CudaArray) -> CudaArg<'a> {
+        CudaArg::Array(a)
+    }
+    /// Any [`crate::Element`] by value.
+    pub fn of<T: crate::Element>(v: T) -> CudaArg<'a> {
+        CudaArg::Value(Value::new(v))
+    }
+}
+
+impl From<Value> for CudaArg<'_> {
+    fn from(v: Value) -> Self {
+        CudaArg::Value(v)
+    }
+}
+
+/// A module's PTX loaded on a GPU.
+pub struct CudaProgram {
+    dev: Arc<CudaDevice>,
+    kernels: HashMap<String, (cu::CudaFunction, u32)>,
+    _module: Arc<cu::CudaModule>,
+}
+
+/// A kernel of a [`CudaProgram`].
+#[derive(Clone)]
+pub struct CudaKernel {
+    dev: Arc<CudaDevice>,
+    func: cu::CudaFunction,
+    param_size: u32,
+}
+
+impl CudaProgram {
+    pub(crate) fn kernel(&self, name: &str) -> Option<CudaKernel> {
+        self.kernels.get(name).map(|(f, size)| CudaKernel {
+            dev: self.dev.clone(),
+            func: f.clone(),
+            param_size: *size,
+        })
+    }
+}
+
+/// Compiles `m` to PTX for the device's architecture (through the on-disk
+/// cache) and loads it.
+pub(crate) fn compile(dev: &Arc<CudaDevice>, m: &Module) -> Result<CudaProgram, BackendError> {
+    let opts = weft_backend_ptx::PtxOptions {
+        arch: dev.arch().to_string(),
+        ..Default::default()
+    };
+    let (art, _hit) = cache::ptx_cached(m, &opts)?;
+    let module = dev
+        .ctx
+        .load_module(cudarc::nvrtc::Ptx::from_src(art.ptx))
+        .map_err(CudaError::from)?;
+    let mut kernels = HashMap::new();
+    for k in &art.kernels {
+        let f = module
+            .load_function(&k.entry_symbol)
+            .map_err(CudaError::from)?;
+        kernels.insert(k.name.clone(), (f, k.param_size));
+    }
+    Ok(CudaProgram {
+        dev: dev.clone(),
+        kernels,
+        _module: module,
+    })
+}
+
+impl CudaKernel {
+    /// Queues the kernel over `total` threads with the packed `block`.
+    fn enqueue(&self, block: &[crate::device::Block], total: usize) -> Result<(), CudaError> {
+        debug_assert!(std::mem::size_of_val(block) >= self.param_size as usize);
+        let blocks = (total as u64).div_ceil(BLOCK_THREADS as u64).max(1) as u32;
+        let mut params = [block.as_ptr() as *mut std::ffi::c_void];
+        self.dev.ctx.bind_to_thread()?;
+        // SAFETY: the kernel takes one by-value `.param` byte array of
+        // `param_size` bytes; `params[0]` points to the packed argument
+        // block, at least that long, which the driver copies before
+        // `cuLaunchKernel` returns. The block was checked against the
+        // kernel's signature, and its array pointers are live device
+        // allocations of this context that the caller keeps alive until the
+        // stream has passed the launch (device arrays are borrowed by the
+        // launch and freed in stream order).
+        unsafe {
+            cu::result::launch_kernel(
+                self.func.cu_function(),
+                (blocks, 1, 1),
+                (BLOCK_THREADS, 1, 1),
+                0,
+                self.dev.stream.cu_stream(),
+                &mut params,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// [`Device::launch`] with host arrays: copy in, run, copy back.
+    pub(crate) fn launch_host_args(
+        &self,
+        sig: &KernelSig,
+        dims: &[i32; 4],
+        total: usize,
+        args: &[Arg<'_>],
+    ) -> Result<(), LaunchError> {
+        let exec = |e: CudaError| LaunchError::Exec {
+            kernel: sig.name.clone(),
+            device: "cuda",
+            source: Box::new(e),
+        };
+        // One device copy per distinct host array (an array passed twice
+        // is one buffer, as on the CPU).
+        let mut staged: Vec<(&Array, CudaArray)> = Vec::new();
+        let mut slot = Vec::with_capacity(args.len());
+        for a in args {
+            if let Arg::Array(arr) = a {
+                let i = match staged.iter().position(|(h, _)| std::ptr::eq(*h, *arr)) {
+                    Some(i) => i,
+                    None => {
+                        staged.push((arr, self.dev.upload(arr).map_err(exec)?));
+                        staged.len() - 1
+                    }
+                };
+                slot.push(Some(i));
+            } else {
+                slot.push(None);
+            }
+        }
+        let views: Vec<ArgView<'_>> = args
+            .iter()
+            .zip(&slot)
+            .map(|(a, s)| match (a, s) {
+                (_, Some(i)) => device_view(&staged[*i].1),
+                (a, None) => ArgView::of(a),
+            })
+            .collect();
+        let block = pack_views(sig, dims, &views);
+        self.enqueue(&block, total).map_err(exec)?;
+        for (host, dev) in &staged {
+            dev.download_into(host).map_err(exec)?;
+        }
+        Ok(())
+    }
+}
+
+fn device_view(a: &CudaArray) -> ArgView<'_> {
+    ArgView::Array {
+        dtype: &a.dtype,
+        shape: &a.shape,
+        strides: &a.strides,
+        data: a.device_ptr(),
+    }
+}
+
+impl Device {
+    /// Queues `kernel` over `dim` on the device's stream with device arrays
+    /// and values, after checking them exactly as [`Device::launch`] does;
+    /// returns without waiting (see [`CudaDevice::synchronize`]).
+    pub fn launch_async(
+        &self,
+        kernel: &crate::Kernel,
+        dim: &[usize],
+        args: &[CudaArg<'_>],
+    ) -> Result<(), LaunchError> {
+        let sig = kernel.signature();
+        let Some(k) = kernel.cuda_exec() else {
+            return Err(LaunchError::WrongDevice {
+                kernel: sig.name.clone(),
+                loaded: kernel.device().name(),
+                device: "cuda",
+            });
+        };
+        if self.kind() != crate::DeviceKind::Cuda {
+            return Err(LaunchError::WrongDevice {
+                kernel: sig.name.clone(),
+                loaded: "cuda",
+                device: self.name(),
+            });
+        }
+        let (dims, total) = check_dim(dim)?;
+        let views: Vec<ArgView<'_>> = args
+            .iter()
+            .map(|a| match a {
+                CudaArg::Array(arr) => device_view(arr),
+                CudaArg::Value(v) => ArgView::Value(v),
+            })
+            .collect();
+        check_views(sig, &views, &dims.map(|d| d as usize))?;
+        let exec = |e: CudaError| LaunchError::Exec {
+            kernel: sig.name.clone(),
+            device: "cuda",
+            source: Box::new(e),
+        };
+        for a in args {
+            if let CudaArg::Array(arr) = a {
+                if arr.dev.ordinal != k.dev.ordinal {
+                    return Err(exec(CudaError::OtherDevice {
+                        array: arr.dev.ordinal,
+                        device: k.dev.ordinal,
+                    }));
+                }
+            }
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        k.enqueue(&pack_views(sig, &dims, &views), total)
+            .map_err(exec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_follows_compute_capability() {
+        assert_eq!(arch_for((9, 0)), "sm_90");
+        assert_eq!(arch_for((8, 6)), "sm_86");
+        assert_eq!(arch_for((8, 9)), "sm_89");
+        assert_eq!(arch_for((12, 0)), "sm_90");
+        assert_eq!(arch_for((7, 0)), "sm_70");
+        assert_eq!(arch_for((6, 1)), "sm_70");
+    }
+
+    #[test]
+    fn opening_without_a_driver_is_an_error() {
+        if driver_present() {
+            eprintln!("SKIP: a CUDA driver is present here");
+            return;
+        }
+        let e = CudaDevice::open(0).unwrap_err();
+        assert!(matches!(e, CudaError::NoDriver));
+        assert_eq!(
+            e.to_string(),
+            "no CUDA driver found (libcuda could not be loaded)"
+        );
+        assert_eq!(device_count(), 0);
+        let e = Device::cuda(0).unwrap_err();
+        assert!(e.to_string().contains("no CUDA driver found"), "{e}");
+    }
+}
