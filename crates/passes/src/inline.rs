@@ -144,14 +144,16 @@ fn collect_calls(func: &Function, r: Region, out: &mut Vec<(Region, Inst)>) {
     }
 }
 
-/// Copies instructions of one function into another with fresh entities.
-struct Copier<'a> {
-    src: &'a Function,
-    vmap: HashMap<Value, Value>,
+/// Copies instructions of one function into another with fresh entities
+/// (also used by `unroll`, copying from a snapshot of the same function).
+pub(crate) struct Copier<'a> {
+    pub(crate) src: &'a Function,
+    /// Source value → copied value (seed it with the params' images).
+    pub(crate) vmap: HashMap<Value, Value>,
 }
 
 impl Copier<'_> {
-    fn value(&self, v: Value) -> Value {
+    pub(crate) fn value(&self, v: Value) -> Value {
         // Every operand is defined before its use in program order, so it is
         // mapped by now; an unmapped one is left as is for the verifier.
         self.vmap.get(&v).copied().unwrap_or(v)
@@ -181,7 +183,7 @@ impl Copier<'_> {
         nr
     }
 
-    fn copy_insts(&mut self, dst: &mut Function, insts: &[Inst]) -> Vec<Inst> {
+    pub(crate) fn copy_insts(&mut self, dst: &mut Function, insts: &[Inst]) -> Vec<Inst> {
         insts.iter().map(|&i| self.copy_inst(dst, i)).collect()
     }
 

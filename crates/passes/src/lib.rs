@@ -55,10 +55,14 @@
 //! ```
 
 pub mod callgraph;
+pub mod cse;
 pub mod dce;
 pub mod fold;
 pub mod inline;
+pub mod licm;
+pub mod reduce;
 pub mod simplify;
+pub mod unroll;
 pub mod walk;
 
 pub use callgraph::{bottom_up_order, call_graph};
@@ -89,12 +93,70 @@ impl Default for VerifyMode {
     }
 }
 
-/// Options of [`run_pipeline`].
+/// Optimization level of [`pipeline`] (`-O0`, `-O1`, `-O2`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum OptLevel {
+    /// No pass at all (calls kept): for the debugger. See
+    /// [`PipelineOptions::force_inline`] for backends that need calls inlined.
+    O0,
+    /// `inline`, then `simplify` and `dce` to a fixpoint.
+    O1,
+    /// O1, then `unroll`, `simplify`, `strength-reduce`, `cse`, `licm` and
+    /// `dce` to a fixpoint. The default.
+    #[default]
+    O2,
+}
+
+impl OptLevel {
+    pub const ALL: [OptLevel; 3] = [OptLevel::O0, OptLevel::O1, OptLevel::O2];
+
+    /// `"O0"`, `"O1"` or `"O2"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            OptLevel::O0 => "O0",
+            OptLevel::O1 => "O1",
+            OptLevel::O2 => "O2",
+        }
+    }
+}
+
+impl std::fmt::Display for OptLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The text of an [`OptLevel`] was not one of `0 1 2 O0 O1 O2 -O0 -O1 -O2`.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+#[error("unknown optimization level `{0}` (expected 0, 1 or 2)")]
+pub struct ParseOptLevelError(pub String);
+
+impl std::str::FromStr for OptLevel {
+    type Err = ParseOptLevelError;
+    /// Accepts `2`, `O2` and `-O2` (and the same for 0 and 1).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.strip_prefix('-').unwrap_or(s);
+        let t = t.strip_prefix('O').unwrap_or(t);
+        match t {
+            "0" => Ok(OptLevel::O0),
+            "1" => Ok(OptLevel::O1),
+            "2" => Ok(OptLevel::O2),
+            _ => Err(ParseOptLevelError(s.to_string())),
+        }
+    }
+}
+
+/// Options of [`run_pipeline`] and [`pipeline`].
 #[derive(Clone, Debug)]
 pub struct PipelineOptions {
-    /// Inline every call (default true). Without it calls stay, e.g. so that
-    /// a CPU debugger can step into a func.
+    /// Optimization level (default [`OptLevel::O2`]).
+    pub opt_level: OptLevel,
+    /// Inline every call at O1 and O2 (default true). Without it calls
+    /// stay, e.g. so that a CPU debugger can step into a func.
     pub inline: bool,
+    /// Inline every call even at O0 (default false): for backends that
+    /// cannot compile calls (HLSL), so that `-O0` still builds for them.
+    pub force_inline: bool,
     /// When to run the verifier (default: [`VerifyMode::default`]).
     pub verify: VerifyMode,
     /// If set, the module's IR text is written after each pass to
@@ -106,7 +168,9 @@ pub struct PipelineOptions {
 impl Default for PipelineOptions {
     fn default() -> Self {
         PipelineOptions {
+            opt_level: OptLevel::O2,
             inline: true,
+            force_inline: false,
             verify: VerifyMode::default(),
             dump_dir: None,
         }
@@ -233,6 +297,27 @@ impl PassManager {
         self
     }
 
+    /// The pipeline as text, one step a line: a pass name, or
+    /// `fixpoint(max N rounds): a, b, c` for a group repeated until nothing
+    /// changes. Empty for an empty pipeline.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for step in &self.steps {
+            match step {
+                Step::One(p) => out.push_str(p.name()),
+                Step::Fixpoint { passes, max_rounds } => {
+                    let names: Vec<&str> = passes.iter().map(|p| p.name()).collect();
+                    out.push_str(&format!(
+                        "fixpoint(max {max_rounds} rounds): {}",
+                        names.join(", ")
+                    ));
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// Runs the pipeline on `m`.
     pub fn run(&mut self, m: &mut Module) -> Result<PassReport, PassError> {
         let mut ctx = RunCtx {
@@ -310,15 +395,63 @@ fn verify(m: &Module, pass: &str) -> Result<(), PassError> {
     })
 }
 
-/// The default pipeline: `inline` (if `opts.inline`), then `simplify` and
-/// `dce` repeated until neither changes the module (at most 8 rounds).
-pub fn run_pipeline(m: &mut Module, opts: &PipelineOptions) -> Result<PassReport, PassError> {
+/// The pass pipeline of an optimization level (see [`OptLevel`]), with
+/// the verify mode and dump directory of `opts`:
+///
+/// ```text
+/// O0:  (nothing; `inline` alone with force_inline)
+/// O1:  inline · fixpoint(simplify, dce)
+/// O2:  inline · fixpoint(simplify, dce)
+///      · fixpoint(unroll, simplify, strength-reduce, cse, licm, dce)
+/// ```
+///
+/// `inline` is left out when `opts.inline` is false (at O0 it runs only
+/// when `opts.force_inline` is set). Each fixpoint group runs at most 8
+/// rounds.
+pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
     let mut pm = PassManager::new()
         .with_verify(opts.verify)
         .with_dump_dir(opts.dump_dir.clone());
-    if opts.inline {
+    let inline = match level {
+        OptLevel::O0 => opts.force_inline,
+        OptLevel::O1 | OptLevel::O2 => opts.inline || opts.force_inline,
+    };
+    if inline {
         pm.add(Box::new(inline::Inline::default()));
     }
+    if level == OptLevel::O0 {
+        return pm;
+    }
     pm.add_fixpoint(vec![Box::new(simplify::Simplify), Box::new(dce::Dce)], 8);
-    pm.run(m)
+    if level == OptLevel::O2 {
+        pm.add_fixpoint(
+            vec![
+                Box::new(unroll::Unroll::default()),
+                Box::new(simplify::Simplify),
+                Box::new(reduce::StrengthReduce),
+                Box::new(cse::Cse),
+                Box::new(licm::Licm),
+                Box::new(dce::Dce),
+            ],
+            8,
+        );
+    }
+    pm
+}
+
+/// What `weft build --print-pipeline` prints for a level: the passes of
+/// [`pipeline`] with default options, one step a line, fixpoint groups
+/// shown as such (see [`PassManager::describe`]); `(no passes)` at O0.
+pub fn describe_pipeline(level: OptLevel) -> String {
+    let text = pipeline(level, &PipelineOptions::default()).describe();
+    if text.is_empty() {
+        "(no passes)\n".to_string()
+    } else {
+        text
+    }
+}
+
+/// Runs the pipeline of `opts.opt_level` ([`pipeline`]) on `m`.
+pub fn run_pipeline(m: &mut Module, opts: &PipelineOptions) -> Result<PassReport, PassError> {
+    pipeline(opts.opt_level, opts).run(m)
 }
