@@ -124,9 +124,6 @@ struct FnLower<'a, 'c> {
     dead: bool,
 }
 
-/// Python builtins that Warp maps to its own builtins of the same name.
-const BARE_BUILTINS: [&str; 5] = ["min", "max", "abs", "round", "pow"];
-
 /// The span of a statement's leading keyword.
 fn keyword(stmt: Span, len: u32) -> Span {
     Span::at(stmt.start(), len.into())
@@ -1907,6 +1904,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     return self.wp_call(b, c, name, arity);
                 }
                 if imp.is_np(m) || imp.is_math(m) {
+                    // As in Warp, `np.sqrt(x)`/`math.sin(x)` in a kernel are
+                    // the builtins of the same name.
+                    if builtins::is_builtin(name) {
+                        return self.builtin(b, c, name);
+                    }
                     let ev = ConstEval {
                         imports: imp,
                         consts: &self.m.consts,
@@ -1920,15 +1922,24 @@ impl<'a, 'c> FnLower<'a, 'c> {
                             span,
                             format!("`{m}.{name}` cannot be called in a kernel"),
                         )
-                        .with_label("numpy/math call on run-time values")
-                        .with_help(format!("use Warp's builtin instead: `wp.{name}(...)`"))),
+                        .with_label("not a Warp builtin")
+                        .with_help("only numpy/math functions that are also Warp builtins may be called in kernels")),
                     };
                 }
             }
         }
         let Expr::Name(fname) = &*c.func else {
-            return Err(err(c.func.range(), "only named functions can be called")
-                .with_label("not a function name"));
+            let r = c.func.range();
+            let text = self
+                .m
+                .src
+                .get(usize::from(r.start())..usize::from(r.end()))
+                .unwrap_or("this");
+            return Err(err(r, format!("`{text}` cannot be called in a kernel"))
+                .with_label("not a Warp builtin, @wp.func or type")
+                .with_help(
+                    "call Warp builtins as `wp.name(...)` and your own `@wp.func`s by name",
+                ));
         };
         let name = fname.id.as_str();
         if self.env.contains_key(name) {
@@ -1963,6 +1974,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
             .with_secondary(at, "defined without a decorator")
             .with_help("decorate it with `@wp.func`"));
         }
+        if let Some(&at) = self.m.py_classes.get(name) {
+            return Err(crate::module::plain_class(c.func.range(), name, at));
+        }
         match name {
             "range" => {
                 return Err(err(
@@ -1994,7 +2008,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some(ty) = typenames::py_type(name) {
             return self.construct(b, c, ty).map(Ev::V);
         }
-        if BARE_BUILTINS.contains(&name) && builtins::is_builtin(name) {
+        if builtins::is_builtin(name) {
             return self.builtin(b, c, name);
         }
         Err(err(c.func.range(), format!("unknown function `{name}`"))

@@ -61,6 +61,8 @@ pub(crate) struct ModInfo<'a> {
     pub kernels: Vec<&'a ast::StmtFunctionDef>,
     /// Undecorated Python functions (not callable from kernels).
     pub py_funcs: HashMap<String, Span>,
+    /// Undecorated classes (not usable in kernels).
+    pub py_classes: HashMap<String, Span>,
 }
 
 impl<'a> ModInfo<'a> {
@@ -119,6 +121,7 @@ pub(crate) fn collect<'a>(
         funcs: HashMap::new(),
         kernels: Vec::new(),
         py_funcs: HashMap::new(),
+        py_classes: HashMap::new(),
     };
     let mut func_count = 0usize;
     for stmt in body {
@@ -249,11 +252,11 @@ pub(crate) fn collect<'a>(
                         diags.push(d);
                     }
                 }
-                _ => diags.push(
-                    Diagnostic::error(c.name.range(), "classes must be `@wp.struct`s")
-                        .with_label("plain Python class")
-                        .with_help("decorate the class with `@wp.struct` and declare its fields with annotations"),
-                ),
+                // A plain class is host code; using it in a kernel is an
+                // error there.
+                _ => {
+                    m.py_classes.insert(c.name.id.to_string(), c.name.range());
+                }
             },
             Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => {}
             Stmt::Pass(_) => {}
@@ -383,6 +386,13 @@ fn return_types(m: &ModInfo<'_>, table: &StructTable, e: &Expr) -> Result<Vec<Ty
     Ok(vec![resolve_type(m, table, e)?])
 }
 
+pub(crate) fn plain_class(span: Span, name: &str, at: Span) -> Diagnostic {
+    Diagnostic::error(span, format!("`{name}` is a plain Python class"))
+        .with_label("not a Warp type")
+        .with_secondary(at, "defined without a decorator")
+        .with_help("decorate the class with `@wp.struct` and declare its fields with annotations")
+}
+
 fn unknown_type(span: Span) -> Diagnostic {
     Diagnostic::error(span, "unknown type")
         .with_label("not a Warp type")
@@ -407,6 +417,9 @@ pub(crate) fn resolve_type(
             }
             if let Some(&id) = m.structs.get(name) {
                 return Ok(Type::Struct(id));
+            }
+            if let Some(&at) = m.py_classes.get(name) {
+                return Err(plain_class(span, name, at));
             }
             Err(unknown_type(span))
         }

@@ -566,3 +566,24 @@ def k(a: warp_alias.array(dtype=float, ndim=2), b: warp_alias.array2d(dtype=warp
         .collect();
     assert_eq!(fields, ["quat<f64>", "mat2x2<f16>"]);
 }
+
+#[test]
+fn numpy_math_and_bare_builtin_names() {
+    // Warp resolves `np.sqrt`, `math.sqrt` and bare `sqrt` in kernels to its
+    // builtins; `np.pi` is a constant.
+    let src = r#"import warp as wp
+import numpy as np
+import math
+
+class HostSide:
+    pass
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = np.sqrt(out[i]) + math.sqrt(out[i]) + sqrt(4.0) + min(1.0, float(np.pi))
+"#;
+    let mut args = [Arg::F32(vec![9.0, 16.0], 1)];
+    run(src, "k", &[2], &mut args);
+    assert_eq!(floats(&args[0]), &[9.0, 11.0]);
+}

@@ -6,6 +6,5 @@ class Particle:
 
 
 @wp.kernel
-def k(x: wp.array(dtype=float)):
+def k(ps: wp.array(dtype=Particle)):
     i = wp.tid()
-    x[i] = 1.0

@@ -5,4 +5,4 @@ import numpy as np
 @wp.kernel
 def k(x: wp.array(dtype=float)):
     i = wp.tid()
-    x[i] = np.sqrt(x[i])
+    x[i] = np.linalg.norm(x[i])
