@@ -44,7 +44,9 @@
 //!   the innermost loop.
 //! * **Arithmetic.** Integer ops wrap. Division and remainder never trap:
 //!   the divisor is replaced by 1 when it is 0 or -1 and the result fixed up
-//!   (`x / 0 = 0`, `x % 0 = 0`, `MIN / -1 = MIN`). Shifts take the amount
+//!   (`x / 0 = 0`, `x % 0 = 0`, `MIN / -1 = MIN`); the remainder is
+//!   `a - q·b`, so `a / b` and `a % b` in one region (the 2-D thread index
+//!   decomposition) cost one division. Shifts take the amount
 //!   modulo the width (Cranelift's semantics). Float `Min`/`Max` are C
 //!   `fmin`/`fmax`: Cranelift's NaN-propagating `fmin` plus selects that
 //!   ignore a NaN operand (the sign of `min(+0, -0)` is unspecified, as in C

@@ -230,6 +230,11 @@ pub(crate) struct FnTx<'a, 'b, 'm> {
     shim_refs: HashMap<Shim, cl::FuncRef>,
     func_refs: HashMap<FuncId, cl::FuncRef>,
     loc: Loc,
+    /// Division results by `(dividend, divisor, signed)`, valid in the
+    /// region that computed them and the regions nested in it.
+    divs: HashMap<(cl::Value, cl::Value, bool), (cl::Value, cl::Value)>,
+    /// Keys of `divs` added per open region, removed when it closes.
+    div_scopes: Vec<Vec<(cl::Value, cl::Value, bool)>>,
 }
 
 const UNSET: (u32, u32) = (u32::MAX, 0);
@@ -296,6 +301,8 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             shim_refs: HashMap::new(),
             func_refs: HashMap::new(),
             loc: f.loc,
+            divs: HashMap::new(),
+            div_scopes: Vec::new(),
         }
     }
 
@@ -573,11 +580,15 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let Some(rd) = self.f.regions.get(r) else {
             return self.invalid(format!("no region {r}"));
         };
+        self.div_scopes.push(Vec::new());
         for &inst in &rd.insts {
             if self.filled {
                 return self.invalid("instruction after a terminator");
             }
             self.inst(inst, yield_to)?;
+        }
+        for k in self.div_scopes.pop().unwrap_or_default() {
+            self.divs.remove(&k);
         }
         if !self.filled {
             return self.invalid(format!("{r} does not end in a terminator"));
@@ -1272,6 +1283,48 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.r16(s, v)
     }
 
+    /// Quotient and remainder of `a / b` without traps: `x / 0 = 0`,
+    /// `x % 0 = 0`, `MIN / -1` wraps, `MIN % -1 = 0`. One division serves
+    /// both (the remainder is `a - q·b`), and a pair already computed in a
+    /// dominating region is reused: the 2-D/3-D thread index decomposition
+    /// divides and takes the remainder by the same launch dim.
+    fn div_rem(
+        &mut self,
+        signed: bool,
+        t: cl::Type,
+        a: cl::Value,
+        b: cl::Value,
+    ) -> (cl::Value, cl::Value) {
+        if let Some(&qr) = self.divs.get(&(a, b, signed)) {
+            return qr;
+        }
+        let zero = self.b.ins().icmp_imm_u(IntCC::Equal, b, 0);
+        let one = self.b.ins().iconst(t, 1);
+        let zv = self.b.ins().iconst(t, 0);
+        let qr = if signed {
+            let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+            let bad = self.b.ins().bor(zero, m1);
+            let safe = self.b.ins().select(bad, one, b);
+            let raw = self.b.ins().sdiv(a, safe);
+            let prod = self.b.ins().imul(raw, safe);
+            let r = self.b.ins().isub(a, prod);
+            let neg = self.b.ins().ineg(a);
+            let q = self.b.ins().select(m1, neg, raw);
+            (self.b.ins().select(zero, zv, q), r)
+        } else {
+            let safe = self.b.ins().select(zero, one, b);
+            let raw = self.b.ins().udiv(a, safe);
+            let prod = self.b.ins().imul(raw, safe);
+            let r = self.b.ins().isub(a, prod);
+            (self.b.ins().select(zero, zv, raw), r)
+        };
+        self.divs.insert((a, b, signed), qr);
+        if let Some(scope) = self.div_scopes.last_mut() {
+            scope.push((a, b, signed));
+        }
+        qr
+    }
+
     fn int_binary(
         &mut self,
         op: BinaryOp,
@@ -1290,30 +1343,11 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             Sub if !is_bool => ins.isub(a, b),
             Mul if !is_bool => ins.imul(a, b),
             Div | Rem if !is_bool => {
-                // No traps: x / 0 = 0, x % 0 = 0, MIN / -1 wraps, MIN % -1 = 0.
-                let zero = ins.icmp_imm_u(IntCC::Equal, b, 0);
-                let one = self.b.ins().iconst(t, 1);
-                let zv = self.b.ins().iconst(t, 0);
-                if signed {
-                    let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
-                    let bad = self.b.ins().bor(zero, m1);
-                    let safe = self.b.ins().select(bad, one, b);
-                    if op == Rem {
-                        self.b.ins().srem(a, safe)
-                    } else {
-                        let q = self.b.ins().sdiv(a, safe);
-                        let neg = self.b.ins().ineg(a);
-                        let q = self.b.ins().select(m1, neg, q);
-                        self.b.ins().select(zero, zv, q)
-                    }
+                let (q, r) = self.div_rem(signed, t, a, b);
+                if op == Div {
+                    q
                 } else {
-                    let safe = self.b.ins().select(zero, one, b);
-                    if op == Rem {
-                        self.b.ins().urem(a, safe)
-                    } else {
-                        let q = self.b.ins().udiv(a, safe);
-                        self.b.ins().select(zero, zv, q)
-                    }
+                    r
                 }
             }
             Min if signed => ins.smin(a, b),

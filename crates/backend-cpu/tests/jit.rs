@@ -993,3 +993,37 @@ fn unreachable_merge_and_exit_blocks() {
     run(&m, 5, &[Arg::Array(desc(&mut o))]);
     assert_eq!(o, vec![10, 11, 12, 3, 4]);
 }
+
+/// Division and remainder of the same operands share one division, but
+/// never across regions that do not dominate each other.
+#[test]
+fn div_and_rem_share_a_division_only_where_it_dominates() {
+    let m = kernel_module(&[("q", arr1(Scalar::I32)), ("r", arr1(Scalar::I32))], |b, p| {
+        let i = b.thread_id();
+        let five = b.iconst(Scalar::I32, 5);
+        let a = b.binary(BinaryOp::Add, i, five);
+        let three = b.iconst(Scalar::I32, 3);
+        let two = b.iconst(Scalar::I32, 2);
+        let c = b.binary(BinaryOp::Lt, i, two);
+        let (_, t, e) = b.if_(c, &[]);
+        b.switch_to(t);
+        let r = b.binary(BinaryOp::Rem, a, three);
+        b.store(at(p[1], i), r);
+        b.yield_(vec![]);
+        b.switch_to(e);
+        b.yield_(vec![]);
+        b.switch_to(b.func.body);
+        let q = b.binary(BinaryOp::Div, a, three);
+        b.store(at(p[0], i), q);
+        let r = b.binary(BinaryOp::Rem, a, three);
+        let r2 = b.binary(BinaryOp::Mul, r, two);
+        let q2 = b.binary(BinaryOp::Add, q, r2);
+        b.store(at(p[0], i), q2);
+        b.return_(vec![]);
+    });
+    let mut q = vec![0i32; 4];
+    let mut r = vec![-1i32; 4];
+    run(&m, 4, &[Arg::Array(desc(&mut q)), Arg::Array(desc(&mut r))]);
+    assert_eq!(r, vec![2, 0, -1, -1]);
+    assert_eq!(q, (0..4).map(|i| (i + 5) / 3 + 2 * ((i + 5) % 3)).collect::<Vec<i32>>());
+}
