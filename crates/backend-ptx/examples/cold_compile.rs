@@ -13,7 +13,9 @@ fn main() {
     let file = args.get(1).map(PathBuf::from).unwrap_or_else(|| {
         let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"));
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
+            });
         dir.join("cases/seed_nbody_step/kernel.py")
     });
     let runs: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(21);
@@ -37,7 +39,8 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        if let Err(e) = weft_passes::run_pipeline(&mut m, &weft_passes::PipelineOptions::default()) {
+        if let Err(e) = weft_passes::run_pipeline(&mut m, &weft_passes::PipelineOptions::default())
+        {
             eprintln!("{e}");
             std::process::exit(1);
         }

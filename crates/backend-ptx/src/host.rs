@@ -308,7 +308,13 @@ extern "C" fn f16_bits_to_f32(bits: u32) -> f32 {
 /// bytes and `n` 8-byte slots written by the generated code: per scalar
 /// leaf, its type as an index into [`Scalar::ALL`] and its value as a
 /// [`Const`]'s bits.
-unsafe extern "C" fn print(fmt: *const u8, fmt_len: usize, kinds: *const u8, values: *const u64, n: usize) {
+unsafe extern "C" fn print(
+    fmt: *const u8,
+    fmt_len: usize,
+    kinds: *const u8,
+    values: *const u64,
+    n: usize,
+) {
     // SAFETY: the generated code passes a format string and kind bytes that
     // are constants of the JIT module (alive while the code runs) and a
     // stack buffer of `n` slots it has just written (contract above).

@@ -150,7 +150,9 @@ pub(crate) enum HostFn {
 impl HostFn {
     pub fn symbol(self) -> String {
         match self {
-            HostFn::Math(f, d) => format!("weft_llvm_{}_{}", f.name(), if d { "f64" } else { "f32" }),
+            HostFn::Math(f, d) => {
+                format!("weft_llvm_{}_{}", f.name(), if d { "f64" } else { "f32" })
+            }
             HostFn::RoundF16 => "weft_llvm_round_f16".into(),
             HostFn::F64ToF16 => "weft_llvm_f64_to_f16".into(),
             HostFn::F32ToF16Bits => "weft_llvm_f32_to_f16_bits".into(),
@@ -232,7 +234,13 @@ pub(crate) struct Lowered {
 pub(crate) fn sanitize(name: &str) -> String {
     let mut s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("__nv") {
         s.insert_str(0, "k_");
@@ -299,7 +307,9 @@ pub(crate) fn lower<'ctx>(
                 dib.create_file(&n, &d)
             })
             .collect();
-        let ver = ctx.i32_type().const_int(inkwell::debug_info::debug_metadata_version() as u64, false);
+        let ver = ctx
+            .i32_type()
+            .const_int(inkwell::debug_info::debug_metadata_version() as u64, false);
         module.add_basic_value_flag(
             "Debug Info Version",
             inkwell::module::FlagBehavior::Warning,
@@ -579,7 +589,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         }
         let fty = self.ctx.struct_type(&rets, false).fn_type(&params, false);
         let name = format!("weft_fn_{}_{}", fid.as_u32(), sanitize(&f.name));
-        let fv = self.module.add_function(&name, fty, Some(Linkage::Internal));
+        let fv = self
+            .module
+            .add_function(&name, fty, Some(Linkage::Internal));
         self.add_fn_attr(fv, "nounwind");
         Ok(fv)
     }
@@ -648,7 +660,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     fn func(&self) -> Result<FunctionValue<'ctx>> {
-        self.st.func.ok_or_else(|| PtxError::Llvm("no current function".into()))
+        self.st
+            .func
+            .ok_or_else(|| PtxError::Llvm("no current function".into()))
     }
 
     fn new_block(&self, name: &str) -> Result<BasicBlock<'ctx>> {
@@ -707,7 +721,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             .ok_or_else(|| PtxError::Llvm(format!("cannot declare {name}")))
     }
 
-    fn call(&self, f: FunctionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<BasicValueEnum<'ctx>> {
+    fn call(
+        &self,
+        f: FunctionValue<'ctx>,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<BasicValueEnum<'ctx>> {
         let a: Vec<BasicMetadataValueEnum> = args.iter().map(|&v| v.into()).collect();
         let cs = self.b.build_call(f, &a, "")?;
         cs.try_as_basic_value()
@@ -730,11 +748,17 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     /// Declares (once) an external function.
-    fn extern_fn(&self, name: &str, ret: Option<BasicTypeEnum<'ctx>>, params: &[BasicTypeEnum<'ctx>]) -> FunctionValue<'ctx> {
+    fn extern_fn(
+        &self,
+        name: &str,
+        ret: Option<BasicTypeEnum<'ctx>>,
+        params: &[BasicTypeEnum<'ctx>],
+    ) -> FunctionValue<'ctx> {
         if let Some(f) = self.module.get_function(name) {
             return f;
         }
-        let ps: Vec<inkwell::types::BasicMetadataTypeEnum> = params.iter().map(|&t| t.into()).collect();
+        let ps: Vec<inkwell::types::BasicMetadataTypeEnum> =
+            params.iter().map(|&t| t.into()).collect();
         let fty = match ret {
             Some(r) => r.fn_type(&ps, false),
             None => self.ctx.void_type().fn_type(&ps, false),
@@ -742,7 +766,12 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.module.add_function(name, fty, Some(Linkage::External))
     }
 
-    fn host_fn(&mut self, h: HostFn, ret: Option<BasicTypeEnum<'ctx>>, params: &[BasicTypeEnum<'ctx>]) -> FunctionValue<'ctx> {
+    fn host_fn(
+        &mut self,
+        h: HostFn,
+        ret: Option<BasicTypeEnum<'ctx>>,
+        params: &[BasicTypeEnum<'ctx>],
+    ) -> FunctionValue<'ctx> {
         if !self.host_fns.contains(&h) {
             self.host_fns.push(h);
         }
@@ -790,7 +819,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         match self.cfg.kind {
             TargetKind::Host => {
                 let i32t: BasicTypeEnum = self.ctx.i32_type().into();
-                let f = self.host_fn(HostFn::F32ToF16Bits, Some(i32t), &[self.ctx.f32_type().into()]);
+                let f = self.host_fn(
+                    HostFn::F32ToF16Bits,
+                    Some(i32t),
+                    &[self.ctx.f32_type().into()],
+                );
                 let b = self.call(f, &[x])?.into_int_value();
                 Ok(self.b.build_int_truncate(b, self.ctx.i16_type(), "")?)
             }
@@ -812,7 +845,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             TargetKind::Host => {
                 let w = self.b.build_int_z_extend(x, self.ctx.i32_type(), "")?;
                 let f32t: BasicTypeEnum = self.ctx.f32_type().into();
-                let f = self.host_fn(HostFn::F16BitsToF32, Some(f32t), &[self.ctx.i32_type().into()]);
+                let f = self.host_fn(
+                    HostFn::F16BitsToF32,
+                    Some(f32t),
+                    &[self.ctx.i32_type().into()],
+                );
                 self.call(f, &[w.into()])
             }
             TargetKind::Nvptx => {
@@ -874,11 +911,17 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     fn setup_debug(&mut self, f: &weft_ir::Function, fv: FunctionValue<'ctx>) {
         let Some(di) = &self.di else { return };
-        let file_ix = if f.loc.is_none() { 0 } else { f.loc.file as usize };
+        let file_ix = if f.loc.is_none() {
+            0
+        } else {
+            f.loc.file as usize
+        };
         let Some(&file) = di.files.get(file_ix).or(di.files.first()) else {
             return;
         };
-        let sty = di.dib.create_subroutine_type(file, None, &[], DIFlags::ZERO);
+        let sty = di
+            .dib
+            .create_subroutine_type(file, None, &[], DIFlags::ZERO);
         let sp = di.dib.create_function(
             di.cu.as_debug_info_scope(),
             &f.name,
@@ -894,7 +937,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         );
         fv.set_subprogram(sp);
         self.st.scope = Some(sp.as_debug_info_scope());
-        self.st.file_scopes.insert(file_ix as u32, sp.as_debug_info_scope());
+        self.st
+            .file_scopes
+            .insert(file_ix as u32, sp.as_debug_info_scope());
     }
 
     /// Points the builder's debug location at `loc`.
@@ -947,16 +992,30 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         // SAFETY: an in-bounds byte offset into the argument block or an
         // array element, as computed from the layout; `gep` itself does not
         // access memory.
-        Ok(unsafe { self.b.build_in_bounds_gep(self.ctx.i8_type(), base, &[o], "")? })
+        Ok(unsafe {
+            self.b
+                .build_in_bounds_gep(self.ctx.i8_type(), base, &[o], "")?
+        })
     }
 
     /// Loads one slot from `base + off` (argument block or array memory).
-    fn load_slot(&mut self, s: Slot, base: PointerValue<'ctx>, off: u32, from_args: bool) -> Result<BasicValueEnum<'ctx>> {
+    fn load_slot(
+        &mut self,
+        s: Slot,
+        base: PointerValue<'ctx>,
+        off: u32,
+        from_args: bool,
+    ) -> Result<BasicValueEnum<'ctx>> {
         Ok(match s.kind {
             SlotKind::Scalar(Scalar::Bool) => {
                 let v = self.load_at(self.ctx.i8_type().into(), base, off, 1)?;
                 self.b
-                    .build_int_compare(IntPredicate::NE, v.into_int_value(), self.ctx.i8_type().const_zero(), "")?
+                    .build_int_compare(
+                        IntPredicate::NE,
+                        v.into_int_value(),
+                        self.ctx.i8_type().const_zero(),
+                        "",
+                    )?
                     .into()
             }
             SlotKind::Scalar(Scalar::F16) => {
@@ -966,7 +1025,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             SlotKind::Scalar(sc) => self.load_at(self.scalar_ty(sc), base, off, sc.size())?,
             SlotKind::Data => {
                 let generic = self.ctx.ptr_type(AddressSpace::default());
-                let p = self.load_at(generic.into(), base, off, 8)?.into_pointer_value();
+                let p = self
+                    .load_at(generic.into(), base, off, 8)?
+                    .into_pointer_value();
                 if from_args && self.data_space() != AddressSpace::default() {
                     let g = self.ctx.ptr_type(self.data_space());
                     self.b.build_address_space_cast(p, g, "")?.into()
@@ -979,7 +1040,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         })
     }
 
-    fn store_slot(&mut self, s: Slot, v: BasicValueEnum<'ctx>, base: PointerValue<'ctx>, off: u32) -> Result<()> {
+    fn store_slot(
+        &mut self,
+        s: Slot,
+        v: BasicValueEnum<'ctx>,
+        base: PointerValue<'ctx>,
+        off: u32,
+    ) -> Result<()> {
         let p = self.offset_ptr(base, off as u64)?;
         let (v, align): (BasicValueEnum, u32) = match s.kind {
             SlotKind::Scalar(Scalar::Bool) => (
@@ -1029,7 +1096,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 let (Some(s), Some(e)) = (fv.get_nth_param(1), fv.get_nth_param(2)) else {
                     return Err(PtxError::Llvm("host kernel signature".into()));
                 };
-                (s.into_int_value(), e.into_int_value(), i64t.const_int(1, false))
+                (
+                    s.into_int_value(),
+                    e.into_int_value(),
+                    i64t.const_int(1, false),
+                )
             }
             TargetKind::Nvptx => {
                 let sreg = |lx: &Self, n: &str| -> Result<IntValue<'ctx>> {
@@ -1056,7 +1127,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let body = self.new_block("thread")?;
         let latch = self.new_block("next")?;
         let exit = self.new_block("exit")?;
-        let c = self.b.build_int_compare(IntPredicate::SLT, start, end, "")?;
+        let c = self
+            .b
+            .build_int_compare(IntPredicate::SLT, start, end, "")?;
         self.b.build_conditional_branch(c, body, exit)?;
         self.switch_to(body);
         let tid = self.b.build_phi(i64t, "tid")?;
@@ -1117,7 +1190,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     fn result_types(&self, inst: Inst) -> Vec<Type> {
         let f = self.cur();
-        f.insts[inst].results.iter().map(|&r| f.value_type(r)).collect()
+        f.insts[inst]
+            .results
+            .iter()
+            .map(|&r| f.value_type(r))
+            .collect()
     }
 
     fn inst(&mut self, inst: Inst, yield_to: Option<&Join<'ctx>>) -> Result<()> {
@@ -1498,9 +1575,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return self.atomic_fadd(p, xv);
         }
         if op == AtomicOp::Exchange {
-            let xb = self.to_bits(s, x)?;
+            let xb = self.float_bits(s, x)?;
             let old = self.b.build_atomicrmw(AtomicRMWBinOp::Xchg, p, xb, mono)?;
-            return self.from_bits(s, old);
+            return self.bits_float(s, old);
         }
         // Compare-and-swap loop.
         let init = self.b.build_load(it, p, "")?;
@@ -1519,7 +1596,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let expected = self.b.build_phi(it, "")?;
         expected.add_incoming(&[(&init, pre)]);
         let ev = expected.as_basic_value().into_int_value();
-        let old = self.from_bits(s, ev)?;
+        let old = self.bits_float(s, ev)?;
         let new = match op {
             AtomicOp::Add => self.binary(BinaryOp::Add, s, old, x)?,
             AtomicOp::Sub => self.binary(BinaryOp::Sub, s, old, x)?,
@@ -1527,7 +1604,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             AtomicOp::Max => self.binary(BinaryOp::Max, s, old, x)?,
             _ => return self.unsupported(format!("atomic {op:?} on floats")),
         };
-        let nb = self.to_bits(s, new)?;
+        let nb = self.float_bits(s, new)?;
         let pair = self.b.build_cmpxchg(p, ev, nb, mono, mono)?;
         let prev = self.b.build_extract_value(pair, 0, "")?.into_int_value();
         let ok = self.b.build_extract_value(pair, 1, "")?.into_int_value();
@@ -1541,7 +1618,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         Ok(old)
     }
 
-    fn atomic_fadd(&mut self, p: PointerValue<'ctx>, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    fn atomic_fadd(
+        &mut self,
+        p: PointerValue<'ctx>,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
         use inkwell::llvm_sys::core::LLVMBuildAtomicRMW;
         use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp};
         use inkwell::values::AsValueRef;
@@ -1566,15 +1647,21 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         Ok(unsafe { FloatValue::new(v) }.into())
     }
 
-    fn to_bits(&mut self, s: Scalar, v: BasicValueEnum<'ctx>) -> Result<IntValue<'ctx>> {
+    fn float_bits(&mut self, s: Scalar, v: BasicValueEnum<'ctx>) -> Result<IntValue<'ctx>> {
         match s {
             Scalar::F16 => self.f16_to_bits(v),
-            Scalar::F32 => Ok(self.b.build_bit_cast(v, self.ctx.i32_type(), "")?.into_int_value()),
-            _ => Ok(self.b.build_bit_cast(v, self.ctx.i64_type(), "")?.into_int_value()),
+            Scalar::F32 => Ok(self
+                .b
+                .build_bit_cast(v, self.ctx.i32_type(), "")?
+                .into_int_value()),
+            _ => Ok(self
+                .b
+                .build_bit_cast(v, self.ctx.i64_type(), "")?
+                .into_int_value()),
         }
     }
 
-    fn from_bits(&mut self, s: Scalar, v: IntValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    fn bits_float(&mut self, s: Scalar, v: IntValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
         match s {
             Scalar::F16 => self.bits_to_f16(v),
             Scalar::F32 => Ok(self.b.build_bit_cast(v, self.ctx.f32_type(), "")?),
@@ -1607,9 +1694,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                         .into(),
                     _ if sc == Scalar::F64 => self.b.build_bit_cast(x, i64t, "")?,
                     _ if sc.is_float() => {
-                        let d = self
-                            .b
-                            .build_float_ext(x.into_float_value(), self.ctx.f64_type(), "")?;
+                        let d = self.b.build_float_ext(
+                            x.into_float_value(),
+                            self.ctx.f64_type(),
+                            "",
+                        )?;
                         self.b.build_bit_cast(d, i64t, "")?
                     }
                     _ if sc.is_signed_int() => self
@@ -1633,7 +1722,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     fn const_bytes(&self, name: &str, bytes: &[u8]) -> PointerValue<'ctx> {
         let arr = self.ctx.const_string(bytes, false);
-        let g = self.module.add_global(arr.get_type(), Some(AddressSpace::default()), name);
+        let g = self
+            .module
+            .add_global(arr.get_type(), Some(AddressSpace::default()), name);
         g.set_initializer(&arr);
         g.set_constant(true);
         g.set_linkage(Linkage::Private);
@@ -1687,7 +1778,12 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     /// CUDA `vprintf(fmt, buf)`: every conversion of `fmt` is rewritten to
     /// take a 64-bit integer (`ll`) or a double, the leaves' widened forms.
-    fn print_vprintf(&mut self, fmt: &str, kinds: &[u8], vals: &[BasicValueEnum<'ctx>]) -> Result<()> {
+    fn print_vprintf(
+        &mut self,
+        fmt: &str,
+        kinds: &[u8],
+        vals: &[BasicValueEnum<'ctx>],
+    ) -> Result<()> {
         let cfmt = vprintf_format(fmt, kinds);
         let mut bytes = cfmt.into_bytes();
         bytes.push(0);
@@ -1701,7 +1797,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             self.b.build_store(p, *v)?;
         }
         let ptr = self.ctx.ptr_type(AddressSpace::default());
-        let f = self.extern_fn("vprintf", Some(self.ctx.i32_type().into()), &[ptr.into(), ptr.into()]);
+        let f = self.extern_fn(
+            "vprintf",
+            Some(self.ctx.i32_type().into()),
+            &[ptr.into(), ptr.into()],
+        );
         self.b.build_call(f, &[g.into(), slot.into()], "")?;
         Ok(())
     }
@@ -1715,9 +1815,17 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 .f32_type()
                 .const_float(f64::from_bits(c.bits) as f32 as f64)
                 .into(),
-            Scalar::F64 => self.ctx.f64_type().const_float(f64::from_bits(c.bits)).into(),
+            Scalar::F64 => self
+                .ctx
+                .f64_type()
+                .const_float(f64::from_bits(c.bits))
+                .into(),
             Scalar::Bool => self.ctx.bool_type().const_int(c.bits & 1, false).into(),
-            s => self.scalar_ty(s).into_int_type().const_int(c.bits, false).into(),
+            s => self
+                .scalar_ty(s)
+                .into_int_type()
+                .const_int(c.bits, false)
+                .into(),
         }
     }
 
@@ -1730,7 +1838,12 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     /// A math function call: libdevice on NVPTX, a shim on the host.
-    fn math(&mut self, func: MathFn, s: Scalar, args: &[BasicValueEnum<'ctx>]) -> Result<BasicValueEnum<'ctx>> {
+    fn math(
+        &mut self,
+        func: MathFn,
+        s: Scalar,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<BasicValueEnum<'ctx>> {
         let double = s == Scalar::F64;
         let ft = self.scalar_ty(if double { Scalar::F64 } else { Scalar::F32 });
         if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math && !double {
@@ -1762,7 +1875,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     /// f32 approximate instructions (NVPTX fast math).
-    fn fast_math_fn(&mut self, func: MathFn, args: &[BasicValueEnum<'ctx>]) -> Result<Option<BasicValueEnum<'ctx>>> {
+    fn fast_math_fn(
+        &mut self,
+        func: MathFn,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<Option<BasicValueEnum<'ctx>>> {
         let x = args[0];
         let approx = |lx: &Self, n: &str, v: BasicValueEnum<'ctx>| lx.call_intr(n, &[], &[v]);
         let mul = |lx: &Self, v: BasicValueEnum<'ctx>, k: f64| -> Result<BasicValueEnum<'ctx>> {
@@ -1800,7 +1917,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         a: weft_ir::Value,
         b: weft_ir::Value,
     ) -> Result<Option<BasicValueEnum<'ctx>>> {
-        if !(self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math && s == Scalar::F32 && op == BinaryOp::Div) {
+        if !(self.cfg.kind == TargetKind::Nvptx
+            && self.cfg.fast_math
+            && s == Scalar::F32
+            && op == BinaryOp::Div)
+        {
             return Ok(None);
         }
         let Some(&x) = self.st.sqrt_of.get(&b) else {
@@ -1815,19 +1936,29 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return Ok(None);
         }
         let xv = self.get1(x)?;
-        Ok(Some(self.call_intr("llvm.nvvm.rsqrt.approx.f", &[], &[xv])?))
+        Ok(Some(self.call_intr(
+            "llvm.nvvm.rsqrt.approx.f",
+            &[],
+            &[xv],
+        )?))
     }
 
     fn fast_flags(&self, v: BasicValueEnum<'ctx>) {
         if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math {
             if let Some(i) = v.as_instruction_value() {
                 use inkwell::values::FastMathFlags as F;
-                let _ = i.set_fast_math_flags(F::AllowContract | F::ApproxFunc | F::AllowReciprocal);
+                let _ =
+                    i.set_fast_math_flags(F::AllowContract | F::ApproxFunc | F::AllowReciprocal);
             }
         }
     }
 
-    fn unary(&mut self, op: UnaryOp, s: Scalar, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    fn unary(
+        &mut self,
+        op: UnaryOp,
+        s: Scalar,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
         use UnaryOp::*;
         let fl = s.is_float();
         if let Some(func) = MathFn::of_unary(op) {
@@ -1847,11 +1978,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
             Abs if s.is_unsigned_int() => x,
             Sqrt if fl => {
-                let v = if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math && s != Scalar::F64 {
-                    self.call_intr("llvm.nvvm.sqrt.approx.f", &[], &[x])?
-                } else {
-                    self.fintr("llvm.sqrt", x)?
-                };
+                let v =
+                    if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math && s != Scalar::F64
+                    {
+                        self.call_intr("llvm.nvvm.sqrt.approx.f", &[], &[x])?
+                    } else {
+                        self.fintr("llvm.sqrt", x)?
+                    };
                 self.r16(s, v)?
             }
             Floor if fl => self.fintr("llvm.floor", x)?,
@@ -2052,7 +2185,12 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         })
     }
 
-    fn cast(&mut self, from: Scalar, to: Scalar, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    fn cast(
+        &mut self,
+        from: Scalar,
+        to: Scalar,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(x);
         }
@@ -2072,14 +2210,24 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         }
         if !from.is_float() && !to.is_float() {
             let xi = x.into_int_value();
-            let (fb, tb) = (xi.get_type().get_bit_width(), tt.into_int_type().get_bit_width());
+            let (fb, tb) = (
+                xi.get_type().get_bit_width(),
+                tt.into_int_type().get_bit_width(),
+            );
             return Ok(match fb.cmp(&tb) {
                 std::cmp::Ordering::Equal => x,
-                std::cmp::Ordering::Greater => self.b.build_int_truncate(xi, tt.into_int_type(), "")?.into(),
-                std::cmp::Ordering::Less if from.is_signed_int() => {
-                    self.b.build_int_s_extend(xi, tt.into_int_type(), "")?.into()
-                }
-                std::cmp::Ordering::Less => self.b.build_int_z_extend(xi, tt.into_int_type(), "")?.into(),
+                std::cmp::Ordering::Greater => self
+                    .b
+                    .build_int_truncate(xi, tt.into_int_type(), "")?
+                    .into(),
+                std::cmp::Ordering::Less if from.is_signed_int() => self
+                    .b
+                    .build_int_s_extend(xi, tt.into_int_type(), "")?
+                    .into(),
+                std::cmp::Ordering::Less => self
+                    .b
+                    .build_int_z_extend(xi, tt.into_int_type(), "")?
+                    .into(),
             });
         }
         if !from.is_float() {
@@ -2106,7 +2254,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return match (from, to) {
                 (Scalar::F16, Scalar::F32) => Ok(x),
                 (_, Scalar::F64) => Ok(self.b.build_float_ext(xf, self.ctx.f64_type(), "")?.into()),
-                (Scalar::F64, Scalar::F32) => Ok(self.b.build_float_trunc(xf, self.ctx.f32_type(), "")?.into()),
+                (Scalar::F64, Scalar::F32) => Ok(self
+                    .b
+                    .build_float_trunc(xf, self.ctx.f32_type(), "")?
+                    .into()),
                 (Scalar::F32, Scalar::F16) => self.f16_round(x),
                 _ => self.f64_to_f16(x),
             };
@@ -2120,7 +2271,12 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.call_intr(name, &[tt, x.get_type()], &[x])
     }
 
-    fn bitcast(&mut self, from: Scalar, to: Scalar, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    fn bitcast(
+        &mut self,
+        from: Scalar,
+        to: Scalar,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
         if from.size() != to.size() || from == Scalar::Bool || to == Scalar::Bool {
             return self.invalid(format!("bitcast from {from} to {to}"));
         }
@@ -2169,7 +2325,9 @@ pub(crate) fn vprintf_format(fmt: &str, kinds: &[u8]) -> String {
             out.push_str("%%");
             continue;
         }
-        let sc = kinds.next().and_then(|&k| Scalar::ALL.get(k as usize).copied());
+        let sc = kinds
+            .next()
+            .and_then(|&k| Scalar::ALL.get(k as usize).copied());
         match sc {
             Some(sc) if sc.is_float() => {
                 let c = if "fFgGeE".contains(conv) { conv } else { 'g' };

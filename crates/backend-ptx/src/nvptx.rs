@@ -228,10 +228,7 @@ fn venv_nvcc(rel: &str) -> Option<PathBuf> {
             continue;
         };
         for e in rd.flatten() {
-            let p = e
-                .path()
-                .join("site-packages/nvidia/cuda_nvcc")
-                .join(rel);
+            let p = e.path().join("site-packages/nvidia/cuda_nvcc").join(rel);
             if p.is_file() {
                 return Some(p);
             }

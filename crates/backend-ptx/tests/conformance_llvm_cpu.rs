@@ -12,7 +12,11 @@ use weft_ir::{Module, Scalar, Type};
 
 /// The raw data of an `.npy` file (after its header).
 fn npy_data(bytes: &[u8]) -> &[u8] {
-    let (len_at, len_size) = if bytes.get(6) == Some(&1) { (8, 2) } else { (8, 4) };
+    let (len_at, len_size) = if bytes.get(6) == Some(&1) {
+        (8, 2)
+    } else {
+        (8, 4)
+    };
     let mut n = 0usize;
     for i in 0..len_size {
         n |= (bytes[len_at + i] as usize) << (8 * i);
@@ -40,7 +44,10 @@ fn repack(packed: &[u8], ty: Type, m: &Module) -> Vec<u8> {
 }
 
 fn encode_scalar(s: Scalar, v: &Json) -> Vec<u8> {
-    let f = v.as_f64().or_else(|| v.as_bool().map(|b| b as u8 as f64)).unwrap_or(0.0);
+    let f = v
+        .as_f64()
+        .or_else(|| v.as_bool().map(|b| b as u8 as f64))
+        .unwrap_or(0.0);
     let i = v.as_i64().unwrap_or(f as i64);
     let bits: u64 = match s {
         Scalar::F16 => weft_ir::f16::f64_to_f16(f) as u64,
@@ -90,7 +97,11 @@ fn run_case(
             let off = al.offsets[k] as usize;
             let raw: Vec<u8> = match ty {
                 Type::Array(at) => {
-                    let buf = a.get("buffer").or(a.get("name")).and_then(|b| b.as_str()).unwrap();
+                    let buf = a
+                        .get("buffer")
+                        .or(a.get("name"))
+                        .and_then(|b| b.as_str())
+                        .unwrap();
                     let data = buffers.get_mut(buf).expect("buffer");
                     let shape: Vec<i64> = a
                         .get("shape")
@@ -168,7 +179,9 @@ fn llvm_cpu_agrees_with_cranelift_on_every_conformance_case() {
         let mut buffers = HashMap::new();
         let specs: Vec<Json> = match (case.get("buffers"), case.get("args")) {
             (Some(Json::Array(b)), _) => b.clone(),
-            (_, Some(Json::Array(a))) => a.iter().filter(|a| a["kind"] == "array").cloned().collect(),
+            (_, Some(Json::Array(a))) => {
+                a.iter().filter(|a| a["kind"] == "array").cloned().collect()
+            }
             _ => Vec::new(),
         };
         let first_kernel = case
@@ -184,7 +197,9 @@ fn llvm_cpu_agrees_with_cranelift_on_every_conformance_case() {
                 // The element type: the first kernel parameter of this name.
                 let f = &m.funcs[m.func_by_name(first_kernel).unwrap()];
                 let p = f.params.iter().find(|p| p.name == bname).expect("param");
-                let Type::Array(at) = p.ty else { panic!("{name}: {bname} is not an array") };
+                let Type::Array(at) = p.ty else {
+                    panic!("{name}: {bname} is not an array")
+                };
                 repack(&data, at.elem.into(), &m)
             } else {
                 data
@@ -211,6 +226,14 @@ fn llvm_cpu_agrees_with_cranelift_on_every_conformance_case() {
         }
     }
     println!("{} cases, {compared} buffer bytes compared", cases.len());
-    assert!(compared > 1_000_000, "too little data compared: {compared} bytes");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        compared > 1_000_000,
+        "too little data compared: {compared} bytes"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -105,12 +105,15 @@ fn from_bytes(s: Scalar, b: &[u8]) -> Const {
         Scalar::F32 => Const::float(s, f32::from_bits(raw as u32) as f64),
         Scalar::F64 => Const { ty: s, bits: raw },
         Scalar::Bool => Const::bool(raw & 1 == 1),
-        _ if s.is_signed_int() => Const::from_i128(s, match s.size() {
-            1 => raw as i8 as i128,
-            2 => raw as i16 as i128,
-            4 => raw as i32 as i128,
-            _ => raw as i64 as i128,
-        }),
+        _ if s.is_signed_int() => Const::from_i128(
+            s,
+            match s.size() {
+                1 => raw as i8 as i128,
+                2 => raw as i16 as i128,
+                4 => raw as i32 as i128,
+                _ => raw as i64 as i128,
+            },
+        ),
         _ => Const::from_i128(s, raw as i128),
     }
 }
@@ -163,7 +166,14 @@ fn every_unary_op_matches_the_interpreter() {
     for s in Scalar::ALL {
         for op in UNARY {
             let probe = Const::int(s, 1);
-            let Some(r) = eval_unary(op, if s.is_float() { Const::float(s, 1.0) } else { probe }) else {
+            let Some(r) = eval_unary(
+                op,
+                if s.is_float() {
+                    Const::float(s, 1.0)
+                } else {
+                    probe
+                },
+            ) else {
                 continue;
             };
             let out_s = r.ty;
@@ -179,8 +189,14 @@ fn every_unary_op_matches_the_interpreter() {
             for j in 0..N {
                 let x = from_bytes(s, &ins[0][j * s.size() as usize..][..s.size() as usize]);
                 let want = eval_unary(op, x).expect("supported");
-                let got = from_bytes(out_s, &out[j * out_s.size() as usize..][..out_s.size() as usize]);
-                assert!(same(want, got), "{op:?} {s} x={x:?}: llvm-cpu {got:?}, interpreter {want:?}");
+                let got = from_bytes(
+                    out_s,
+                    &out[j * out_s.size() as usize..][..out_s.size() as usize],
+                );
+                assert!(
+                    same(want, got),
+                    "{op:?} {s} x={x:?}: llvm-cpu {got:?}, interpreter {want:?}"
+                );
                 checked += 1;
             }
         }
@@ -193,19 +209,26 @@ fn every_binary_op_matches_the_interpreter() {
     let mut rng = Rng(0x2545f4914f6cdd1d);
     for s in Scalar::ALL {
         for op in BINARY {
-            let one = if s.is_float() { Const::float(s, 1.0) } else { Const::int(s, 1) };
+            let one = if s.is_float() {
+                Const::float(s, 1.0)
+            } else {
+                Const::int(s, 1)
+            };
             let Some(r) = eval_binary(op, one, one) else {
                 continue;
             };
             let out_s = r.ty;
-            let m = kernel_module(&[("a", arr1(s)), ("b", arr1(s)), ("o", arr1(out_s))], |b, p| {
-                let i = b.thread_id();
-                let x = b.load(at(p[0], i));
-                let y = b.load(at(p[1], i));
-                let z = b.binary(op, x, y);
-                b.store(at(p[2], i), z);
-                b.return_(vec![]);
-            });
+            let m = kernel_module(
+                &[("a", arr1(s)), ("b", arr1(s)), ("o", arr1(out_s))],
+                |b, p| {
+                    let i = b.thread_id();
+                    let x = b.load(at(p[0], i));
+                    let y = b.load(at(p[1], i));
+                    let z = b.binary(op, x, y);
+                    b.store(at(p[2], i), z);
+                    b.return_(vec![]);
+                },
+            );
             let a = inputs(s, &mut rng);
             // b: the same values in another order, so equal pairs occur too.
             let sz = s.size() as usize;
@@ -220,8 +243,14 @@ fn every_binary_op_matches_the_interpreter() {
                 let x = from_bytes(s, &ins[0][j * sz..][..sz]);
                 let y = from_bytes(s, &ins[1][j * sz..][..sz]);
                 let want = eval_binary(op, x, y).expect("supported");
-                let got = from_bytes(out_s, &out[j * out_s.size() as usize..][..out_s.size() as usize]);
-                assert!(same(want, got), "{op:?} {s} {x:?} {y:?}: llvm-cpu {got:?}, interpreter {want:?}");
+                let got = from_bytes(
+                    out_s,
+                    &out[j * out_s.size() as usize..][..out_s.size() as usize],
+                );
+                assert!(
+                    same(want, got),
+                    "{op:?} {s} {x:?} {y:?}: llvm-cpu {got:?}, interpreter {want:?}"
+                );
             }
         }
     }
@@ -246,7 +275,10 @@ fn every_cast_matches_the_interpreter() {
                 let x = from_bytes(from, &ins[0][j * fs..][..fs]);
                 let want = eval_cast(x, to);
                 let got = from_bytes(to, &out[j * to.size() as usize..][..to.size() as usize]);
-                assert!(same(want, got), "cast {from}->{to} {x:?}: llvm-cpu {got:?}, interpreter {want:?}");
+                assert!(
+                    same(want, got),
+                    "cast {from}->{to} {x:?}: llvm-cpu {got:?}, interpreter {want:?}"
+                );
             }
         }
     }

@@ -24,7 +24,10 @@ fn at(array: Value, i: Value) -> MemAccess {
 }
 
 /// `o[i] = f(a[i])` over scalar type `s`.
-fn map_kernel(s: Scalar, f: impl FnOnce(&mut weft_ir::FuncBuilder, Value) -> Value) -> weft_ir::Module {
+fn map_kernel(
+    s: Scalar,
+    f: impl FnOnce(&mut weft_ir::FuncBuilder, Value) -> Value,
+) -> weft_ir::Module {
     kernel_module(&[("a", arr1(s)), ("o", arr1(s))], |b, p| {
         let i = b.thread_id();
         let x = b.load(at(p[0], i));
@@ -61,7 +64,10 @@ fn arithmetic_without_fast_math_is_correctly_rounded() {
         assert!(approx_ops(&ptx).is_empty(), "{s}: {:?}", approx_ops(&ptx));
         let t = if s == Scalar::F32 { "f32" } else { "f64" };
         assert!(ptx.contains(&format!("sqrt.rn.{t}")), "{ptx}");
-        assert!(ptx.contains(&format!("div.rn.{t}")) || ptx.contains(&format!("rcp.rn.{t}")), "{ptx}");
+        assert!(
+            ptx.contains(&format!("div.rn.{t}")) || ptx.contains(&format!("rcp.rn.{t}")),
+            "{ptx}"
+        );
     }
 }
 
@@ -102,7 +108,13 @@ fn transcendentals_without_fast_math_use_libdevice() {
             for a in approx_ops(&ptx) {
                 assert!(allowed.contains(&a.as_str()), "{op:?} {s}: unexpected {a}");
             }
-            for bad in ["sin.approx", "cos.approx", "rsqrt.approx", "sqrt.approx", "div.approx"] {
+            for bad in [
+                "sin.approx",
+                "cos.approx",
+                "rsqrt.approx",
+                "sqrt.approx",
+                "div.approx",
+            ] {
                 assert!(!ptx.contains(bad), "{op:?} {s}: {bad}");
             }
         }
@@ -127,7 +139,13 @@ fn fast_math_uses_approximate_instructions() {
         ..PtxOptions::default()
     };
     let ptx = emit_ptx(&m, &opts).unwrap().ptx;
-    for op in ["sin.approx", "cos.approx", "ex2.approx", "lg2.approx", "rsqrt.approx"] {
+    for op in [
+        "sin.approx",
+        "cos.approx",
+        "ex2.approx",
+        "lg2.approx",
+        "rsqrt.approx",
+    ] {
         assert!(ptx.contains(op), "{op} missing:\n{ptx}");
     }
 }
@@ -158,7 +176,10 @@ fn kernel_entry_takes_the_block_by_value_and_strides_over_the_grid() {
     // 16 bytes of launch dims + two array descriptors of 56 bytes.
     assert_eq!(k.param_size, 16 + 2 * 56);
     let ptx = &art.ptx;
-    assert!(ptx.contains(&format!(".visible .entry {}(", k.entry_symbol)), "{ptx}");
+    assert!(
+        ptx.contains(&format!(".visible .entry {}(", k.entry_symbol)),
+        "{ptx}"
+    );
     assert!(ptx.contains(".param .align 8 .b8 k_param_0[128]"), "{ptx}");
     for sreg in ["%ctaid.x", "%ntid.x", "%tid.x", "%nctaid.x"] {
         assert!(ptx.contains(sreg), "{sreg} missing");
@@ -183,23 +204,36 @@ fn line_info_points_into_the_kernel_source() {
 
 #[test]
 fn atomics_are_native_where_ptx_has_them() {
-    let m = kernel_module(&[("a", arr1(Scalar::F32)), ("h", arr1(Scalar::I32)), ("d", arr1(Scalar::F64))], |b, p| {
-        let i = b.thread_id();
-        let x = b.load(at(p[0], i));
-        let zero = b.konst(weft_ir::Const::int(Scalar::I32, 0));
-        b.atomic(weft_ir::ir::AtomicOp::Add, at(p[0], zero), x);
-        b.atomic(weft_ir::ir::AtomicOp::Max, at(p[0], zero), x);
-        b.atomic(weft_ir::ir::AtomicOp::Add, at(p[1], zero), i);
-        b.atomic(weft_ir::ir::AtomicOp::Min, at(p[1], zero), i);
-        let xd = b.cast(x, Scalar::F64);
-        b.atomic(weft_ir::ir::AtomicOp::Add, at(p[2], zero), xd);
-        b.return_(vec![]);
-    });
+    let m = kernel_module(
+        &[
+            ("a", arr1(Scalar::F32)),
+            ("h", arr1(Scalar::I32)),
+            ("d", arr1(Scalar::F64)),
+        ],
+        |b, p| {
+            let i = b.thread_id();
+            let x = b.load(at(p[0], i));
+            let zero = b.konst(weft_ir::Const::int(Scalar::I32, 0));
+            b.atomic(weft_ir::ir::AtomicOp::Add, at(p[0], zero), x);
+            b.atomic(weft_ir::ir::AtomicOp::Max, at(p[0], zero), x);
+            b.atomic(weft_ir::ir::AtomicOp::Add, at(p[1], zero), i);
+            b.atomic(weft_ir::ir::AtomicOp::Min, at(p[1], zero), i);
+            let xd = b.cast(x, Scalar::F64);
+            b.atomic(weft_ir::ir::AtomicOp::Add, at(p[2], zero), xd);
+            b.return_(vec![]);
+        },
+    );
     let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
     assert!(ptx.contains("atom.global.add.f32"), "{ptx}");
     assert!(ptx.contains("atom.global.add.f64"), "{ptx}");
-    assert!(ptx.contains("atom.global.add.u32") || ptx.contains("red.global.add.u32"), "{ptx}");
-    assert!(ptx.contains("atom.global.min.s32") || ptx.contains("red.global.min.s32"), "{ptx}");
+    assert!(
+        ptx.contains("atom.global.add.u32") || ptx.contains("red.global.add.u32"),
+        "{ptx}"
+    );
+    assert!(
+        ptx.contains("atom.global.min.s32") || ptx.contains("red.global.min.s32"),
+        "{ptx}"
+    );
     // Float max has no PTX instruction: a compare-and-swap loop.
     assert!(ptx.contains("atom.global.cas.b32"), "{ptx}");
 }
@@ -219,7 +253,10 @@ fn bad_options_and_unsupported_ir_are_typed_errors() {
     assert!(matches!(emit_ptx(&m, &bad), Err(PtxError::Option(_))));
     // Bitwise `and` on floats is not an operation of the IR's float types.
     let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::And, x, x));
-    assert!(matches!(emit_ptx(&m, &PtxOptions::default()), Err(PtxError::Unsupported { .. })));
+    assert!(matches!(
+        emit_ptx(&m, &PtxOptions::default()),
+        Err(PtxError::Unsupported { .. })
+    ));
     assert!(matches!(
         weft_backend_ptx::compile_host(&m, &Default::default()),
         Err(PtxError::Unsupported { .. })

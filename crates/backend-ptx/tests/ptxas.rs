@@ -53,5 +53,10 @@ fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
         }
     }
     println!("{} cases, {kernels} kernels", cases.len());
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

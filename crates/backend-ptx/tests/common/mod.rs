@@ -24,7 +24,12 @@ pub fn cases() -> Vec<PathBuf> {
         return Vec::new();
     };
     let mut v: Vec<PathBuf> = std::fs::read_dir(d.join("cases"))
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.join("kernel.py").is_file()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("kernel.py").is_file())
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -43,7 +48,10 @@ pub fn compile_source(file: &str, src: &str) -> Module {
 
 /// The IR of a conformance case's kernel.py.
 pub fn case_module(name: &str) -> Option<Module> {
-    let p = conformance_dir()?.join("cases").join(name).join("kernel.py");
+    let p = conformance_dir()?
+        .join("cases")
+        .join(name)
+        .join("kernel.py");
     let src = std::fs::read_to_string(&p).ok()?;
     Some(compile_source(&p.to_string_lossy(), &src))
 }
