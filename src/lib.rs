@@ -36,10 +36,15 @@
 //! # Ok::<(), weft::Error>(())
 //! ```
 //!
-//! Devices: [`Device::cpu`] (Cranelift JIT, launches spread over all cores)
-//! and [`Device::interp`] (the reference interpreter, single-threaded: the
-//! oracle the other devices are tested against). [`conform`] runs the
-//! conformance corpus format (cases of kernels, inputs and Warp's outputs).
+//! Devices: [`Device::cpu`] (Cranelift JIT, launches spread over all cores),
+//! [`Device::llvm_cpu`] (the LLVM backend's host JIT, launched like `cpu`),
+//! [`Device::cuda`] (PTX on an NVIDIA GPU; device-resident [`CudaArray`]s
+//! and asynchronous [`Device::launch_async`], or plain [`Array`]s staged
+//! through device memory by [`Device::launch`]) and [`Device::interp`] (the
+//! reference interpreter, single-threaded: the oracle the other devices are
+//! tested against). [`Module::ptx`] and [`Module::llvm_ir`] show the LLVM
+//! backend's output. [`conform`] runs the conformance corpus format (cases
+//! of kernels, inputs and Warp's outputs).
 
 pub mod conform;
 mod pipeline;
@@ -48,10 +53,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 pub use pipeline::{Diagnostics, PassError};
+pub use weft_backend_ptx::{PtxArtifact, PtxKernelInfo, PtxOptions};
 pub use weft_ir as ir;
 pub use weft_runtime::{
-    Arg, Array, ArrayError, BackendError, DeviceKind, Dtype, Element, Kernel, KernelSig,
-    LaunchError, RuntimeError, ScalarElem, Value,
+    Arg, Array, ArrayError, BackendError, Cache, CacheError, CacheKey, CudaArg, CudaArray,
+    CudaDevice, CudaError, CudaEvent, DeviceKind, Dtype, Element, Kernel, KernelSig, LaunchError,
+    RuntimeError, ScalarElem, Value,
 };
 
 /// Any error of the Weft API.
@@ -81,6 +88,10 @@ pub enum Error {
     /// A conformance case that cannot be loaded or run as described.
     #[error(transparent)]
     Case(#[from] conform::CaseError),
+    #[error("unknown device `{0}` (devices: cpu, interp, llvm-cpu, cuda)")]
+    UnknownDevice(String),
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
 }
 
 impl Error {
@@ -158,7 +169,8 @@ impl Compiler {
 /// first use by [`Device::load`]).
 pub struct Module {
     ir: Arc<ir::Module>,
-    programs: Mutex<Vec<Arc<weft_runtime::Program>>>,
+    /// Compiled programs, by the device they were compiled for.
+    programs: Mutex<Vec<(weft_runtime::Device, Arc<weft_runtime::Program>)>>,
 }
 
 impl std::fmt::Debug for Module {
@@ -192,14 +204,30 @@ impl Module {
     pub fn clif_text(&self) -> Result<String, Error> {
         pipeline::emit_clif(&self.ir)
     }
+    /// PTX for NVIDIA GPUs (through the on-disk compile cache), with the
+    /// options' architecture (`sm_70` … `sm_90`).
+    pub fn ptx(&self, options: &PtxOptions) -> Result<PtxArtifact, Error> {
+        weft_runtime::cache::ptx_cached(&self.ir, options)
+            .map(|(a, _)| a)
+            .map_err(|e| Error::Backend(Box::new(e)))
+    }
+    /// The LLVM IR of the LLVM backend, optimized: for NVPTX with
+    /// `Some(options)`, else for the host (`llvm-cpu`).
+    pub fn llvm_ir(&self, nvptx: Option<&PtxOptions>) -> Result<String, Error> {
+        let target = match nvptx {
+            Some(o) => weft_backend_ptx::Target::Ptx(o.clone()),
+            None => weft_backend_ptx::Target::Host(Default::default()),
+        };
+        weft_backend_ptx::emit_llvm_ir(&self.ir, &target).map_err(|e| Error::Backend(Box::new(e)))
+    }
     /// The program for `device`, compiled on first use.
     fn program(&self, device: &weft_runtime::Device) -> Result<Arc<weft_runtime::Program>, Error> {
         let mut progs = self.programs.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(p) = progs.iter().find(|p| p.device() == device.kind()) {
+        if let Some((_, p)) = progs.iter().find(|(d, _)| d == device) {
             return Ok(p.clone());
         }
         let p = Arc::new(device.compile(self.ir.clone())?);
-        progs.push(p.clone());
+        progs.push((device.clone(), p.clone()));
         Ok(p)
     }
 }
@@ -219,14 +247,40 @@ impl Device {
     pub fn interp() -> Device {
         Device::new(DeviceKind::Interp)
     }
+    /// The host CPU through the LLVM backend (LLVM's JIT), all cores.
+    pub fn llvm_cpu() -> Device {
+        Device::new(DeviceKind::LlvmCpu)
+    }
+    /// NVIDIA GPU `ordinal` through the CUDA driver; an error ("no CUDA
+    /// driver found", "no CUDA device 1 ...") when there is none.
+    pub fn cuda(ordinal: usize) -> Result<Device, Error> {
+        Ok(Device {
+            inner: weft_runtime::Device::cuda(ordinal)?,
+        })
+    }
+    /// A device of `kind` (`cuda`: GPU 0; if it cannot be opened, loading a
+    /// kernel reports why — [`Device::open`] reports it at once).
     pub fn new(kind: DeviceKind) -> Device {
         Device {
             inner: weft_runtime::Device::new(kind),
         }
     }
-    /// `cpu` or `interp`.
+    /// A device by name (`cpu`, `interp`, `llvm-cpu`, `cuda`, ...).
     pub fn from_name(name: &str) -> Option<Device> {
         DeviceKind::from_name(name).map(Device::new)
+    }
+    /// A device by name, opened: an unknown name, or a GPU that cannot be
+    /// opened, is an error.
+    pub fn open(name: &str) -> Result<Device, Error> {
+        match DeviceKind::from_name(name) {
+            Some(DeviceKind::Cuda) => Device::cuda(0),
+            Some(kind) => Ok(Device::new(kind)),
+            None => Err(Error::UnknownDevice(name.to_string())),
+        }
+    }
+    /// The GPU of a `cuda` device (device arrays, events, synchronize).
+    pub fn cuda_device(&self) -> Option<&Arc<CudaDevice>> {
+        self.inner.cuda_device()
     }
     pub fn kind(&self) -> DeviceKind {
         self.inner.kind()
@@ -244,5 +298,15 @@ impl Device {
     /// [`weft_runtime`]'s launch checks).
     pub fn launch(&self, kernel: &Kernel, dim: &[usize], args: &[Arg<'_>]) -> Result<(), Error> {
         Ok(self.inner.launch(kernel, dim, args)?)
+    }
+    /// On `cuda`: queues `kernel` with device arrays and values (checked as
+    /// [`Device::launch`] checks) and returns without waiting.
+    pub fn launch_async(
+        &self,
+        kernel: &Kernel,
+        dim: &[usize],
+        args: &[CudaArg<'_>],
+    ) -> Result<(), Error> {
+        Ok(self.inner.launch_async(kernel, dim, args)?)
     }
 }

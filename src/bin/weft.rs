@@ -1,4 +1,4 @@
-//! `weft`: the command-line driver (check, build, run, conform).
+//! `weft`: the command-line driver (check, build, run, conform, bench-gpu).
 
 use clap::{value_parser, Arg as CArg, ArgAction, ArgMatches, Command};
 use std::io::{IsTerminal, Write};
@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use weft::conform::{self, Case};
 use weft::ir::{FuncKind, InstKind, Module as IrModule};
-use weft::{CompileOptions, Compiler, Device, Error};
+use weft::{CompileOptions, Compiler, Device, Error, PtxOptions};
+
+#[path = "../cli/gpu_bench.rs"]
+mod gpu_bench;
 
 /// `println!` that ignores a closed stdout (`weft conform DIR | head`).
 macro_rules! say {
@@ -20,7 +23,7 @@ fn cli() -> Command {
         CArg::new("backend")
             .long("backend")
             .value_name("B")
-            .value_parser(["cpu", "interp"])
+            .value_parser(["cpu", "interp", "llvm-cpu", "cuda"])
             .default_value("cpu")
             .help("Device to run on")
     };
@@ -36,14 +39,39 @@ fn cli() -> Command {
         )
         .subcommand(
             Command::new("build")
-                .about("Compile a kernel file and print its IR or Cranelift IR")
+                .about("Compile a kernel file and print its IR, Cranelift IR, LLVM IR or PTX")
                 .arg(CArg::new("file").required(true).value_name("FILE.py"))
                 .arg(
                     CArg::new("emit")
                         .long("emit")
-                        .value_parser(["ir", "ir-raw", "clif"])
+                        .value_parser(["ir", "ir-raw", "clif", "llvm", "ptx"])
                         .default_value("ir")
-                        .help("ir: after the pass pipeline; ir-raw: frontend output; clif: Cranelift IR"),
+                        .help("ir: after the pass pipeline; ir-raw: frontend output; clif: Cranelift IR; llvm: LLVM IR (NVPTX, or the host with --llvm-target host); ptx: PTX"),
+                )
+                .arg(
+                    CArg::new("arch")
+                        .long("arch")
+                        .value_name("SM")
+                        .help("PTX architecture, sm_70 … sm_90 (default: the GPU's, else sm_80)"),
+                )
+                .arg(
+                    CArg::new("ptxas-info")
+                        .long("ptxas-info")
+                        .action(ArgAction::SetTrue)
+                        .help("With --emit ptx: also print ptxas's register/spill report (to stderr)"),
+                )
+                .arg(
+                    CArg::new("fast-math")
+                        .long("fast-math")
+                        .action(ArgAction::SetTrue)
+                        .help("With --emit ptx/llvm: approximate math instructions"),
+                )
+                .arg(
+                    CArg::new("llvm-target")
+                        .long("llvm-target")
+                        .value_parser(["nvptx", "host"])
+                        .default_value("nvptx")
+                        .help("Target of --emit llvm"),
                 )
                 .arg(CArg::new("kernel").long("kernel").value_name("K").help("Only this kernel"))
                 .arg(
@@ -97,6 +125,34 @@ fn cli() -> Command {
                 )
                 .arg(backend()),
         )
+        .subcommand(
+            Command::new("bench-gpu")
+                .about("Benchmark the CUDA device: N-body step (GFLOP/s) and saxpy (GB/s)")
+                .arg(
+                    CArg::new("n")
+                        .long("n")
+                        .value_name("N")
+                        .value_parser(value_parser!(usize))
+                        .default_value("100000")
+                        .help("Bodies of the N-body benchmark"),
+                )
+                .arg(
+                    CArg::new("steps")
+                        .long("steps")
+                        .value_name("S")
+                        .value_parser(value_parser!(usize))
+                        .default_value("10")
+                        .help("Timed N-body steps (the median is reported)"),
+                )
+                .arg(
+                    CArg::new("saxpy-log2")
+                        .long("saxpy-log2")
+                        .value_name("K")
+                        .value_parser(value_parser!(u32).range(10..=30))
+                        .default_value("28")
+                        .help("saxpy over 2^K floats"),
+                ),
+        )
 }
 
 fn main() -> ExitCode {
@@ -106,6 +162,7 @@ fn main() -> ExitCode {
         Some(("build", a)) => build(a),
         Some(("run", a)) => run(a),
         Some(("conform", a)) => conform_cmd(a),
+        Some(("bench-gpu", a)) => bench_gpu(a),
         _ => Ok(ExitCode::from(2)),
     };
     match r {
@@ -126,8 +183,9 @@ fn str_arg<'a>(a: &'a ArgMatches, name: &str) -> &'a str {
     a.get_one::<String>(name).map_or("", String::as_str)
 }
 
-fn device(a: &ArgMatches) -> Device {
-    Device::from_name(str_arg(a, "backend")).unwrap_or_else(Device::cpu)
+/// The `--backend` device, opened (a GPU that cannot be opened is an error).
+fn device(a: &ArgMatches) -> Result<Device, Error> {
+    Device::open(str_arg(a, "backend"))
 }
 
 fn read(path: &Path) -> Result<String, Error> {
@@ -199,9 +257,36 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
         Some(k) => only_kernel(&ir, k)?,
         None => ir,
     };
+    let module = weft::Module::from_ir(ir);
     let text = match emit {
-        "clif" => weft::Module::from_ir(ir).clif_text()?,
-        _ => weft::Module::from_ir(ir).ir_text(),
+        "clif" => module.clif_text()?,
+        "ptx" | "llvm" => {
+            let opts = PtxOptions {
+                arch: match a.get_one::<String>("arch") {
+                    Some(s) => s.clone(),
+                    // The GPU's architecture when there is one.
+                    None => Device::cuda(0)
+                        .ok()
+                        .and_then(|d| d.cuda_device().map(|g| g.arch().to_string()))
+                        .unwrap_or_else(|| PtxOptions::default().arch),
+                },
+                fast_math: a.get_flag("fast-math"),
+                ..Default::default()
+            };
+            if emit == "llvm" {
+                let host = str_arg(a, "llvm-target") == "host";
+                module.llvm_ir((!host).then_some(&opts))?
+            } else {
+                let art = module.ptx(&opts)?;
+                if a.get_flag("ptxas-info") {
+                    let info = weft_backend_ptx::ptxas_info(&art.ptx, &opts.arch)
+                        .map_err(|e| Error::Backend(Box::new(e)))?;
+                    let _ = std::io::stderr().lock().write_all(info.as_bytes());
+                }
+                art.ptx
+            }
+        }
+        _ => module.ir_text(),
     };
     match a.get_one::<PathBuf>("output") {
         Some(p) => std::fs::write(p, text).map_err(|source| Error::Io {
@@ -219,7 +304,7 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
 
 fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
     let case = Case::load(&path_arg(a, "case"))?;
-    let dev = device(a);
+    let dev = device(a)?;
     let run = conform::run_case(&case, &dev, &Compiler::new())?;
     let out = a
         .get_one::<PathBuf>("out")
@@ -256,7 +341,7 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
 
 fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     let dir = path_arg(a, "dir");
-    let dev = device(a);
+    let dev = device(a)?;
     let summary = conform::run_dir(&dir, &dev, &Compiler::new(), |r| {
         if let Some(line) = r.line() {
             say!("{line}");
@@ -268,4 +353,16 @@ fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn bench_gpu(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let get = |k: &str| a.get_one::<usize>(k).copied().unwrap_or(0);
+    let opts = gpu_bench::Options {
+        n: get("n"),
+        steps: get("steps").max(1),
+        saxpy_log2: a.get_one::<u32>("saxpy-log2").copied().unwrap_or(28),
+    };
+    let report = gpu_bench::run(&opts)?;
+    say!("{report}");
+    Ok(ExitCode::SUCCESS)
 }
