@@ -119,7 +119,7 @@ fn build<'ctx>(
         }
     }
     let passes = if opts.opt_level > 0 {
-        format!("default<O{}>", opts.opt_level)
+        format!("globaldce,default<O{}>", opts.opt_level)
     } else {
         "globaldce".to_string()
     };
