@@ -61,7 +61,8 @@ pub(crate) struct Ctx {
     pub funcs: Vec<Option<Function>>,
     /// Return types per function slot (known once lowered).
     returns: Vec<Vec<Type>>,
-    instances: HashMap<(Origin, usize), InstState>,
+    /// Instances by (origin, func def index, param types).
+    instances: HashMap<(Origin, usize, Vec<Type>), InstState>,
     names: HashSet<String>,
     /// Diagnostics about the user's file.
     pub diags: Vec<Diagnostic>,
@@ -210,6 +211,7 @@ fn lower_func<'a>(
     mods: Mods<'a>,
     origin: Origin,
     fd: &FuncDef<'a>,
+    ptypes: &[Type],
     mangled: &str,
 ) -> Result<u32, Vec<Diagnostic>> {
     let m = match origin {
@@ -220,12 +222,13 @@ fn lower_func<'a>(
         },
     };
     let (slot, name) = ctx.alloc(mangled);
-    ctx.instances
-        .insert((origin, fd.index), InstState::InProgress);
+    let key = (origin, fd.index, ptypes.to_vec());
+    ctx.instances.insert(key.clone(), InstState::InProgress);
     let params: Vec<Param> = fd
         .params
         .iter()
-        .map(|(n, t)| Param {
+        .zip(ptypes)
+        .map(|((n, _), t)| Param {
             name: n.clone(),
             ty: *t,
         })
@@ -254,16 +257,14 @@ fn lower_func<'a>(
             func.returns = rets.clone();
             ctx.funcs[slot as usize] = Some(func);
             ctx.returns[slot as usize] = rets;
-            ctx.instances
-                .insert((origin, fd.index), InstState::Done(slot));
+            ctx.instances.insert(key, InstState::Done(slot));
             Ok(slot)
         }
         Err(d) => {
             func.returns = Vec::new();
             ctx.funcs[slot as usize] = Some(func);
             let msgs = vec![d.message.clone()];
-            ctx.instances
-                .insert((origin, fd.index), InstState::Failed(msgs));
+            ctx.instances.insert(key, InstState::Failed(msgs));
             Err(vec![d])
         }
     }
@@ -513,23 +514,19 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 }
                 Ok(())
             }
-            Stmt::AnnAssign(a) => {
-                self.check_target(&a.target)?;
-                let Some(value) = &a.value else {
-                    return Err(err(span, "a declaration needs a value")
-                        .with_label("here")
-                        .with_help("write `x: float = 0.0`"));
-                };
-                let ty = crate::module::resolve_type(self.m, self.structs, &a.annotation)?;
-                let v = self.val(b, value)?;
-                let v = if b.ty(v) != ty {
-                    self.at(b, value.range());
-                    builtins::construct(b, self, ty, &[v], &[], value.range())?
-                } else {
-                    v
-                };
-                self.assign(b, &a.target, Ev::V(v), value.range())
-            }
+            // Warp rejects annotated assignments in kernels; so do we.
+            Stmt::AnnAssign(a) => Err(err(
+                span,
+                "annotated assignments are not supported in kernels",
+            )
+            .with_label("annotated assignment")
+            .with_help(format!(
+                "give the value its type instead: `{} = float(...)`",
+                self.m
+                    .src
+                    .get(usize::from(a.target.range().start())..usize::from(a.target.range().end()))
+                    .unwrap_or("x")
+            ))),
             Stmt::AugAssign(a) => self.aug_assign(b, a),
             Stmt::If(i) => self.if_stmt(b, &i.test, &i.body, &i.elif_else_clauses),
             Stmt::For(f) => self.for_stmt(b, f),
@@ -1731,6 +1728,30 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 .with_label("here")
                 .with_help(format!("call it: `{name}(...)`"));
         }
+        if let Some((at, kind)) = self.m.host.get(name) {
+            use crate::module::HostKind;
+            let (msg, label, help) = match kind {
+                HostKind::Module => (
+                    format!("module `{name}` cannot be used in a kernel"),
+                    "imported here".to_string(),
+                    "kernels may use `warp`, and `numpy`/`math` constants and functions that are Warp builtins".to_string(),
+                ),
+                HostKind::Imported => (
+                    format!("`{name}` is imported from a host module"),
+                    "imported here".to_string(),
+                    "use `wp.<name>` for Warp's types and builtins".to_string(),
+                ),
+                HostKind::Value(why) => (
+                    format!("`{name}` is not a compile-time constant"),
+                    "assigned here".to_string(),
+                    format!("kernels can read module-level values that are compile-time constants ({why}); declare it with `wp.constant(...)`"),
+                ),
+            };
+            return err(span, msg)
+                .with_label("used in a kernel")
+                .with_secondary(*at, label)
+                .with_help(help);
+        }
         if self.m.structs.contains_key(name) {
             return err(span, format!("`{name}` is a struct type, not a value"))
                 .with_label("here")
@@ -2350,7 +2371,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
         for fd in defs {
             bound.push(self.bind(b, m, fd, name, args, arg_spans, kws, span));
         }
-        let Some(k) = bound.iter().position(|r| r.is_ok()) else {
+        // Concrete overloads win over generic ones.
+        let generic = |fd: &FuncDef<'_>| fd.params.iter().any(|p| p.1.is_none());
+        let pick = (0..defs.len())
+            .find(|&i| bound[i].is_ok() && !generic(&defs[i]))
+            .or_else(|| (0..defs.len()).find(|&i| bound[i].is_ok()));
+        let Some(k) = pick else {
             if defs.len() == 1 {
                 return Err(bound
                     .pop()
@@ -2375,7 +2401,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
             return Err(err(span, "bad call"));
         };
         let fd = &defs[k];
-        let slot = match self.ctx.instances.get(&(origin, fd.index)).cloned() {
+        let ptypes: Vec<Type> = full.iter().map(|&v| b.ty(v)).collect();
+        let key = (origin, fd.index, ptypes.clone());
+        let slot = match self.ctx.instances.get(&key).cloned() {
             Some(InstState::Done(s)) => s,
             Some(InstState::InProgress) => {
                 return Err(err(span, format!("recursive call to `{name}`"))
@@ -2385,13 +2413,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
             }
             Some(InstState::Failed(msgs)) => return Err(self.callee_failed(name, origin, &msgs, span)),
             None => {
-                let mangled = if defs.len() > 1 {
-                    let ts: Vec<String> = fd.params.iter().map(|p| typenames::mangle(p.1, self.structs)).collect();
+                let mangled = if defs.len() > 1 || generic(fd) {
+                    let ts: Vec<String> = ptypes
+                        .iter()
+                        .map(|&t| typenames::mangle(t, self.structs))
+                        .collect();
                     format!("{name}__{}", ts.join("_"))
                 } else {
                     name.to_string()
                 };
-                match lower_func(self.ctx, self.structs, self.mods, origin, fd, &mangled) {
+                match lower_func(self.ctx, self.structs, self.mods, origin, fd, &ptypes, &mangled) {
                     Ok(s) => s,
                     Err(ds) => {
                         let msgs: Vec<String> = ds.iter().filter(|d| !d.is_reported()).map(|d| d.message.clone()).collect();
@@ -2430,7 +2461,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let ps: Vec<String> = fd
             .params
             .iter()
-            .map(|(n, t)| format!("{n}: {}", self.tyname(*t)))
+            .map(|(n, t)| match t {
+                Some(t) => format!("{n}: {}", self.tyname(*t)),
+                None => format!("{n}: Any"),
+            })
             .collect();
         format!("{name}({})", ps.join(", "))
     }
@@ -2498,12 +2532,17 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     })?;
                     let c = match (c, *pty) {
                         (CVal::Agg(t, cs), _) => CVal::Agg(t, cs),
-                        (c, Type::Scalar(s)) => to_const(&c, s).map(CVal::Typed).unwrap_or(c),
+                        (c, Some(Type::Scalar(s))) => to_const(&c, s).map(CVal::Typed).unwrap_or(c),
                         (c, _) => c,
                     };
                     self.at(b, span);
                     materialize(b, &c)
                 }
+            };
+            let Some(pty) = pty else {
+                // Generic: takes the argument's type.
+                full.push(v);
+                continue;
             };
             if b.ty(v) != *pty {
                 let at = arg_spans.get(i).copied().unwrap_or(span);

@@ -43,8 +43,9 @@ pub(crate) struct FuncDef<'a> {
     pub def: &'a ast::StmtFunctionDef,
     /// Index among all func defs of the file (instance cache key).
     pub index: usize,
-    /// Resolved parameter names and types.
-    pub params: Vec<(String, Type)>,
+    /// Parameter names and types; `None` for a generic (`Any`) parameter,
+    /// which takes the type of its argument (one instance per type list).
+    pub params: Vec<(String, Option<Type>)>,
     /// Declared return types (`-> T` or `-> tuple[...]`), if annotated.
     pub returns: Option<Vec<Type>>,
 }
@@ -63,6 +64,20 @@ pub(crate) struct ModInfo<'a> {
     pub py_funcs: HashMap<String, Span>,
     /// Undecorated classes (not usable in kernels).
     pub py_classes: HashMap<String, Span>,
+    /// Other module-level names (host code): where they are bound and what
+    /// they are, for diagnostics when a kernel uses them.
+    pub host: HashMap<String, (Span, HostKind)>,
+}
+
+/// What a host-side module-level name is.
+#[derive(Clone, Debug)]
+pub(crate) enum HostKind {
+    /// `import torch`
+    Module,
+    /// `from x import y`
+    Imported,
+    /// `x = <not a compile-time constant>`, with the reason.
+    Value(String),
 }
 
 impl<'a> ModInfo<'a> {
@@ -83,7 +98,8 @@ enum Decor {
     Func,
     Struct,
     None,
-    Other(Span),
+    /// Another decorator; `true` if it is a `wp.` one.
+    Other(Span, bool),
 }
 
 fn decoration(imports: &Imports, list: &[ast::Decorator]) -> Decor {
@@ -98,7 +114,8 @@ fn decoration(imports: &Imports, list: &[ast::Decorator]) -> Decor {
         Some((m, "kernel")) if imports.is_wp(m) => Decor::Kernel,
         Some((m, "func")) if imports.is_wp(m) => Decor::Func,
         Some((m, "struct")) if imports.is_wp(m) => Decor::Struct,
-        _ => Decor::Other(d.range()),
+        Some((m, _)) if imports.is_wp(m) => Decor::Other(d.range(), true),
+        _ => Decor::Other(d.range(), false),
     }
 }
 
@@ -122,6 +139,7 @@ pub(crate) fn collect<'a>(
         kernels: Vec::new(),
         py_funcs: HashMap::new(),
         py_classes: HashMap::new(),
+        host: HashMap::new(),
     };
     let mut func_count = 0usize;
     for stmt in body {
@@ -134,27 +152,23 @@ pub(crate) fn collect<'a>(
                         "warp" => m.imports.wp.push(bound),
                         "numpy" => m.imports.np.push(bound),
                         "math" => m.imports.math.push(bound),
-                        _ => diags.push(
-                            Diagnostic::error(alias.range(), format!("cannot import `{name}`"))
-                                .with_label("unsupported module")
-                                .with_help(
-                                    "kernel modules may import only `warp`, `numpy` (for constants) and `math`",
-                                ),
-                        ),
+                        // Another module is host code: an error only where a
+                        // kernel uses it.
+                        _ => {
+                            m.host.insert(bound, (alias.range(), HostKind::Module));
+                        }
                     }
                 }
             }
-            Stmt::ImportFrom(imp) => diags.push(
-                Diagnostic::error(imp.range(), "`from ... import ...` is not supported")
-                    .with_label("here")
-                    .with_help("write `import warp as wp` and use `wp.<name>`"),
-            ),
+            Stmt::ImportFrom(imp) => {
+                for alias in &imp.names {
+                    let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                    m.host.insert(bound, (alias.range(), HostKind::Imported));
+                }
+            }
             Stmt::Assign(asg) => {
                 let [Expr::Name(target)] = asg.targets.as_slice() else {
-                    diags.push(
-                        Diagnostic::error(asg.range(), "unsupported module-level assignment")
-                            .with_label("expected `NAME = wp.constant(...)`"),
-                    );
+                    // Host code (tuple targets, attributes, ...).
                     continue;
                 };
                 let ev = ConstEval {
@@ -165,7 +179,15 @@ pub(crate) fn collect<'a>(
                     Ok(v) => {
                         m.consts.insert(target.id.to_string(), v);
                     }
-                    Err(d) => diags.push(d),
+                    // An explicit `wp.constant` must be a compile-time constant.
+                    Err(d) if is_wp_constant(&m.imports, &asg.value) => diags.push(d),
+                    Err(d) => {
+                        m.consts.remove(target.id.as_str());
+                        m.host.insert(
+                            target.id.to_string(),
+                            (target.range, HostKind::Value(d.message)),
+                        );
+                    }
                 }
             }
             Stmt::FunctionDef(f) if f.is_async => diags.push(
@@ -175,11 +197,16 @@ pub(crate) fn collect<'a>(
             ),
             Stmt::FunctionDef(f) => match decoration(&m.imports, &f.decorator_list) {
                 Decor::Kernel => m.kernels.push(f),
-                Decor::Func if file == 0 && f.name.id.starts_with(crate::builtins::PRELUDE_PREFIX) => {
+                Decor::Func
+                    if file == 0 && f.name.id.starts_with(crate::builtins::PRELUDE_PREFIX) =>
+                {
                     diags.push(
-                        Diagnostic::error(f.name.range(), "names starting with `__weft_` are reserved")
-                            .with_label("reserved name")
-                            .with_help("rename the func"),
+                        Diagnostic::error(
+                            f.name.range(),
+                            "names starting with `__weft_` are reserved",
+                        )
+                        .with_label("reserved name")
+                        .with_help("rename the func"),
                     );
                 }
                 Decor::Func => {
@@ -188,20 +215,21 @@ pub(crate) fn collect<'a>(
                     let mut params = Vec::new();
                     let mut ok = true;
                     for p in f.parameters.iter_non_variadic_params() {
+                        let generic = p
+                            .parameter
+                            .annotation
+                            .as_deref()
+                            .is_some_and(|a| is_any(&m, a));
                         match param_type(&m, table, &p.parameter, "func") {
-                            Ok(t) => params.push((p.parameter.name.id.to_string(), t)),
+                            _ if generic => params.push((p.parameter.name.id.to_string(), None)),
+                            Ok(t) => params.push((p.parameter.name.id.to_string(), Some(t))),
                             Err(d) => {
                                 diags.push(d);
                                 ok = false;
                             }
                         }
                     }
-                    if let Some(v) = f
-                        .parameters
-                        .vararg
-                        .as_ref()
-                        .or(f.parameters.kwarg.as_ref())
-                    {
+                    if let Some(v) = f.parameters.vararg.as_ref().or(f.parameters.kwarg.as_ref()) {
                         diags.push(
                             Diagnostic::error(v.range(), "variadic parameters are not supported")
                                 .with_label("here"),
@@ -234,16 +262,22 @@ pub(crate) fn collect<'a>(
                 Decor::None => {
                     m.py_funcs.insert(f.name.id.to_string(), f.name.range());
                 }
-                Decor::Struct | Decor::Other(_) => {
-                    let span = match decoration(&m.imports, &f.decorator_list) {
-                        Decor::Other(s) => s,
-                        _ => f.name.range(),
-                    };
-                    diags.push(
-                        Diagnostic::error(span, "unsupported decorator on a function")
-                            .with_label("here")
-                            .with_help("use `@wp.kernel` or `@wp.func`"),
-                    );
+                Decor::Other(span, true) => diags.push(
+                    Diagnostic::error(span, "unsupported Warp decorator")
+                        .with_label("not supported by this compiler")
+                        .with_help("use `@wp.kernel` or `@wp.func`"),
+                ),
+                Decor::Struct => diags.push(
+                    Diagnostic::error(
+                        f.name.range(),
+                        "`@wp.struct` decorates a class, not a function",
+                    )
+                    .with_label("a function")
+                    .with_help("use `@wp.kernel` or `@wp.func`"),
+                ),
+                // Another decorator: a host-side function.
+                Decor::Other(_, false) => {
+                    m.py_funcs.insert(f.name.id.to_string(), f.name.range());
                 }
             },
             Stmt::ClassDef(c) => match decoration(&m.imports, &c.decorator_list) {
@@ -258,23 +292,17 @@ pub(crate) fn collect<'a>(
                     m.py_classes.insert(c.name.id.to_string(), c.name.range());
                 }
             },
-            Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => {}
-            Stmt::Pass(_) => {}
-            Stmt::If(i) if is_main_guard(&i.test) => {}
-            other => diags.push(
-                Diagnostic::error(other.range(), "unsupported statement at module level")
-                    .with_label("here")
-                    .with_help(
-                        "a kernel module holds imports, `wp.constant`s, `@wp.struct`s, `@wp.func`s and `@wp.kernel`s",
-                    ),
-            ),
+            // Everything else at module level is host code (launches,
+            // allocations, `if __name__ == "__main__":`, ...), which the
+            // compiler does not run.
+            _ => {}
         }
     }
     m
 }
 
-fn is_main_guard(e: &Expr) -> bool {
-    matches!(e, Expr::Compare(c) if matches!(&*c.left, Expr::Name(n) if n.id.as_str() == "__name__"))
+fn is_wp_constant(imports: &Imports, e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if matches!(dotted(&c.func), Some((w, "constant")) if imports.is_wp(w)))
 }
 
 fn collect_struct(
@@ -289,12 +317,8 @@ fn collect_struct(
                 let Expr::Name(n) = &*a.target else {
                     return Some(Diagnostic::error(a.target.range(), "expected a field name"));
                 };
-                if let Some(v) = &a.value {
-                    return Some(
-                        Diagnostic::error(v.range(), "struct fields cannot have default values")
-                            .with_label("remove this default"),
-                    );
-                }
+                // A default value (`x: float = 1.0`) is accepted and, as in
+                // Warp's kernels, not used: `S()` zero-initialises.
                 let ty = match resolve_type(m, table, &a.annotation) {
                     Ok(t) => t,
                     Err(d) => return Some(d),
@@ -357,12 +381,27 @@ fn param_type(
     }
 }
 
+/// `Any`, `typing.Any` or `wp.Any` (a generic parameter).
+fn is_any(m: &ModInfo<'_>, e: &Expr) -> bool {
+    match e {
+        Expr::Name(n) => n.id.as_str() == "Any",
+        _ => matches!(dotted(e), Some((w, "Any")) if w == "typing" || m.imports.is_wp(w)),
+    }
+}
+
 /// Resolves a kernel param annotation.
 pub(crate) fn kernel_param(
     m: &ModInfo<'_>,
     table: &StructTable,
     p: &ast::Parameter,
 ) -> Result<Type, Diagnostic> {
+    if let Some(a) = p.annotation.as_deref().filter(|a| is_any(m, a)) {
+        return Err(
+            Diagnostic::error(a.range(), "kernel parameters cannot be generic")
+                .with_label("`Any`")
+                .with_help("give the parameter a concrete type"),
+        );
+    }
     param_type(m, table, p, "kernel")
 }
 

@@ -587,3 +587,47 @@ def k(out: wp.array(dtype=float)):
     run(src, "k", &[2], &mut args);
     assert_eq!(floats(&args[0]), &[9.0, 11.0]);
 }
+
+#[test]
+fn generic_funcs_and_host_code() {
+    // `Any` parameters instantiate per argument types; host code around the
+    // kernels (imports, allocations, launches, main guard) is not compiled.
+    let src = r#"import warp as wp
+import numpy as np
+from typing import Any
+
+wp.init()
+n = 4
+data = wp.array(np.arange(n), dtype=float)
+
+@wp.struct
+class Cfg:
+    gain: float = 3.0
+    bias: int
+
+@wp.func
+def twice(x: Any):
+    return x + x
+
+@wp.func
+def twice(x: int):
+    return x * 20
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    i = wp.tid()
+    c = Cfg()
+    v = twice(wp.vec2(float(i), 1.0))
+    out[i] = twice(float(i)) + v[1] + float(twice(i)) + c.gain
+
+if __name__ == "__main__":
+    wp.launch(k, dim=n, inputs=[data])
+"#;
+    let mut args = [Arg::F32(vec![0.0; 3], 1)];
+    let m = run(src, "k", &[3], &mut args);
+    // 2i + 2 + 20i + 0 (struct defaults are not used in kernels, as in Warp)
+    assert_eq!(floats(&args[0]), &[2.0, 24.0, 46.0]);
+    for name in ["twice__f32", "twice__vec2f32", "twice__i32"] {
+        assert!(m.func_by_name(name).is_some(), "{name}");
+    }
+}
