@@ -261,7 +261,7 @@ impl ConstEval<'_> {
                 _ => return Err(not_const(span, &format!("`{name}(...)`"))),
             }
         }
-        if is_wp && name == "constant" && args.len() == 1 {
+        if is_wp && (name == "constant" || name == "static") && args.len() == 1 {
             return Ok(args.into_iter().next().unwrap_or(CVal::Int(0)));
         }
         if is_wp {

@@ -2162,6 +2162,24 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 return Ok(Ev::Tuple(out));
             }
             "printf" => return self.print(b, c, true),
+            "static" => {
+                let [arg] = &*c.arguments.args else {
+                    return Err(self.arg_count(span, "wp.static", 1, c.arguments.args.len()));
+                };
+                if self.refs_local(arg) {
+                    return Err(
+                        err(arg.range(), "`wp.static` needs a compile-time expression")
+                            .with_label("uses a local variable"),
+                    );
+                }
+                let ev = ConstEval {
+                    imports: &self.m.imports,
+                    consts: &self.m.consts,
+                };
+                let v = ev.eval(arg)?;
+                self.at(b, span);
+                return Ok(Ev::V(materialize(b, &v)));
+            }
             "constant" => {
                 return Err(err(span, "`wp.constant` is only allowed at module level")
                     .with_label("here")

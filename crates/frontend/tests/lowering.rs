@@ -631,3 +631,26 @@ if __name__ == "__main__":
         assert!(m.func_by_name(name).is_some(), "{name}");
     }
 }
+
+#[test]
+fn wp_static_is_evaluated_at_compile_time() {
+    let src = r#"import warp as wp
+
+N = 3
+
+@wp.kernel
+def k(out: wp.array(dtype=int)):
+    i = wp.tid()
+    s = int(0)
+    for j in range(wp.static(N * 2)):
+        s += j
+    out[i] = s + wp.static(N + 1)
+"#;
+    let mut args = [Arg::I32(vec![0; 2])];
+    let m = run(src, "k", &[2], &mut args);
+    assert_eq!(ints(&args[0]), &[19, 19]);
+    assert_eq!(
+        count_insts(&m, "k", |k| matches!(k, InstKind::Loop { .. })),
+        0
+    );
+}
