@@ -55,7 +55,7 @@ fn saxpy_rayon(a: f32, x: &[f32], y: &mut [f32]) {
     let c = chunk_len(y.len());
     y.par_chunks_mut(c).zip(x.par_chunks(c)).for_each(|(y, x)| {
         for (y, &x) in y.iter_mut().zip(x) {
-            *y = a * x + *y;
+            *y += a * x; // = a * x + y, as in the kernel
         }
     });
 }
