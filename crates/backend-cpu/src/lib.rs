@@ -36,6 +36,14 @@
 //!   included) are read-only loads from a constant pool the artifact owns,
 //!   which Cranelift hoists; an `f32const` would be rebuilt through a
 //!   general register on every iteration.
+//! * **Two thread loops.** If the kernel uses arrays, the entry checks
+//!   whether each one's innermost stride equals its element size. If all
+//!   do, a version of the thread loop runs in which those strides are
+//!   constants (addresses fold into x86 addressing modes) and, for small
+//!   loop-free kernels, four threads are handled per iteration (each copy's
+//!   `return` jumps to the next copy); otherwise the general version runs.
+//!   The body is therefore translated up to six times; compile time stays
+//!   well under a millisecond for the seed's kernels.
 //! * **Control flow.** A region is translated into the current block.
 //!   `If` becomes `brif` to two fresh blocks and a merge block whose params
 //!   are the flattened results (`Yield` jumps there). `Loop` becomes a header

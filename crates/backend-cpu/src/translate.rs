@@ -205,6 +205,42 @@ fn param_placement(f: &weft_ir::Function) -> (Vec<bool>, HashMap<usize, Vec<usiz
     (at_entry, per_thread)
 }
 
+/// Threads per iteration of the unrolled thread loop.
+const UNROLL: i64 = 4;
+
+/// Whether the kernel body is worth unrolling: small and without loops (a
+/// kernel with a loop spends its time there) or calls.
+fn unrollable(f: &weft_ir::Function) -> bool {
+    let mut n = 0usize;
+    let mut simple = true;
+    fn walk(f: &weft_ir::Function, r: Region, n: &mut usize, simple: &mut bool) {
+        let Some(rd) = f.regions.get(r) else { return };
+        for &i in &rd.insts {
+            *n += 1;
+            let k = &f.insts[i].kind;
+            if matches!(k, InstKind::Loop { .. } | InstKind::Call(..)) {
+                *simple = false;
+            }
+            for sub in k.regions() {
+                walk(f, sub, n, simple);
+            }
+        }
+    }
+    walk(f, f.body, &mut n, &mut simple);
+    simple && n <= 64
+}
+
+/// What every copy of a kernel body needs.
+struct BodyCtx<'c> {
+    args: cl::Value,
+    end: cl::Value,
+    exit: Block,
+    types: &'c [Type],
+    params: &'c [weft_ir::Value],
+    offsets: &'c [u32],
+    per_thread: &'c HashMap<usize, Vec<usize>>,
+}
+
 /// Where `return` goes.
 #[derive(Copy, Clone)]
 enum Ret {
@@ -491,48 +527,189 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             return self.invalid("kernel body params do not match its params");
         }
         let (at_entry, per_thread) = param_placement(self.f);
+        let mut entry_leaves = HashMap::new();
         for (k, &v) in params.iter().enumerate() {
             if at_entry[k] {
                 self.load_param(v, types[k], args, al.offsets[k], arg_flags())?;
+                entry_leaves.insert(k, self.get(v)?);
             }
         }
 
-        let body = self.b.create_block();
-        let tid = self.b.append_block_param(body, I64);
-        let latch = self.b.create_block();
+        // Two versions of the thread loop: one where every array the kernel
+        // uses has a unit innermost stride (the stride is then a constant,
+        // and addresses fold into x86 addressing modes), one general.
+        let mut contig: Option<cl::Value> = None;
+        let mut unit = Vec::new();
+        for (k, &t) in types.iter().enumerate() {
+            let used = at_entry[k] || per_thread.values().any(|v| v.contains(&k));
+            let Type::Array(at) = t else { continue };
+            if !used {
+                continue;
+            }
+            let esize = layout::elem_size(at.elem, &self.cx.m.structs);
+            let off = al.offsets[k] + layout::ARRAY_DESC_STRIDES + 8 * (at.ndim as u32 - 1);
+            let st = self.b.ins().load(I64, arg_flags(), args, off as i32);
+            let ok = self.b.ins().icmp_imm_s(IntCC::Equal, st, esize as i64);
+            contig = Some(match contig {
+                Some(c) => self.b.ins().band(c, ok),
+                None => ok,
+            });
+            unit.push((k, 1 + 2 * at.ndim as usize - 1, esize));
+        }
         let exit = self.b.create_block();
-        let c = self.b.ins().icmp(IntCC::SignedLessThan, start, end);
+        let fast = self.b.create_block();
+        let general = self.b.create_block();
+        match contig {
+            Some(c) => {
+                self.b.ins().brif(c, fast, &[], general, &[]);
+            }
+            None => {
+                self.b.ins().jump(general, &[]);
+            }
+        }
+        let body_ctx = BodyCtx {
+            args,
+            end,
+            exit,
+            types: &types,
+            params: &params,
+            offsets: &al.offsets,
+            per_thread: &per_thread,
+        };
+        if contig.is_some() {
+            self.switch_to(fast);
+            // Entry-loaded arrays get their constant stride in this version.
+            let mut stride_of = HashMap::new();
+            for &(k, idx, esize) in &unit {
+                stride_of.insert(k, (idx, esize));
+                if let Some(leaves) = entry_leaves.get(&k) {
+                    let mut l = leaves.clone();
+                    l[idx] = self.b.ins().iconst(I64, esize as i64);
+                    self.def(params[k], &l)?;
+                }
+            }
+            let unroll = if unrollable(self.f) { UNROLL } else { 1 };
+            self.thread_loop(&body_ctx, start, &stride_of, unroll)?;
+            // Restore the general leaves for the other version.
+            for (&k, leaves) in &entry_leaves {
+                self.def(params[k], leaves)?;
+            }
+        }
+        self.switch_to(general);
+        self.thread_loop(&body_ctx, start, &HashMap::new(), 1)?;
+
+        self.switch_to(exit);
+        self.b.ins().return_(&[]);
+        self.b.seal_all_blocks();
+        Ok(())
+    }
+
+    /// Emits a thread loop over `start..end` from the current block:
+    /// `unroll` threads per iteration while that many remain, then one at a
+    /// time. `unit` maps array params (by index) to their innermost-stride
+    /// leaf and its constant value in this version.
+    fn thread_loop(
+        &mut self,
+        cx: &BodyCtx,
+        start: cl::Value,
+        unit: &HashMap<usize, (usize, u32)>,
+        unroll: i64,
+    ) -> Result<()> {
+        let single = self.b.create_block();
+        let tid = self.b.append_block_param(single, I64);
+        let latch = self.b.create_block();
+        let rest = self.b.create_block();
+        let rest_i = self.b.append_block_param(rest, I64);
+        if unroll > 1 {
+            let multi = self.b.create_block();
+            let base = self.b.append_block_param(multi, I64);
+            let last = self.b.ins().iadd_imm_s(start, unroll);
+            let c = self
+                .b
+                .ins()
+                .icmp(IntCC::SignedLessThanOrEqual, last, cx.end);
+            self.b.ins().brif(
+                c,
+                multi,
+                &[BlockArg::Value(start)],
+                rest,
+                &[BlockArg::Value(start)],
+            );
+            self.switch_to(multi);
+            for k in 0..unroll {
+                let t = if k == 0 {
+                    base
+                } else {
+                    self.b.ins().iadd_imm_s(base, k)
+                };
+                let next = self.b.create_block();
+                self.body(cx, t, next, unit)?;
+                self.switch_to(next);
+            }
+            let nb = self.b.ins().iadd_imm_s(base, unroll);
+            let last = self.b.ins().iadd_imm_s(base, 2 * unroll);
+            let c = self
+                .b
+                .ins()
+                .icmp(IntCC::SignedLessThanOrEqual, last, cx.end);
+            self.b.ins().brif(
+                c,
+                multi,
+                &[BlockArg::Value(nb)],
+                rest,
+                &[BlockArg::Value(nb)],
+            );
+        } else {
+            self.b.ins().jump(rest, &[BlockArg::Value(start)]);
+        }
+        self.switch_to(rest);
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, rest_i, cx.end);
         self.b
             .ins()
-            .brif(c, body, &[BlockArg::Value(start)], exit, &[]);
+            .brif(c, single, &[BlockArg::Value(rest_i)], cx.exit, &[]);
+        self.switch_to(single);
+        self.body(cx, tid, latch, unit)?;
+        self.switch_to(latch);
+        let next = self.b.ins().iadd_imm_s(tid, 1);
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, next, cx.end);
+        self.b
+            .ins()
+            .brif(c, single, &[BlockArg::Value(next)], cx.exit, &[]);
+        Ok(())
+    }
 
-        self.switch_to(body);
+    /// Translates the kernel body for thread index `tid` (i64) into the
+    /// current block; `return` jumps to `next`.
+    fn body(
+        &mut self,
+        cx: &BodyCtx,
+        tid: cl::Value,
+        next: Block,
+        unit: &HashMap<usize, (usize, u32)>,
+    ) -> Result<()> {
         self.tid = Some(tid);
-        self.ret = Ret::NextThread(latch);
+        self.ret = Ret::NextThread(next);
+        // Division results of another copy of the body may not dominate.
+        self.divs.clear();
         let thread_flags = MemFlagsData::trusted().with_readonly();
         for (idx, &inst) in self.f.regions[self.f.body].insts.iter().enumerate() {
             if self.filled {
                 return self.invalid("instruction after a terminator");
             }
-            for &k in per_thread.get(&idx).map(|v| v.as_slice()).unwrap_or(&[]) {
-                self.load_param(params[k], types[k], args, al.offsets[k], thread_flags)?;
+            for &k in cx.per_thread.get(&idx).map(|v| v.as_slice()).unwrap_or(&[]) {
+                let v = cx.params[k];
+                self.load_param(v, cx.types[k], cx.args, cx.offsets[k], thread_flags)?;
+                if let Some(&(li, esize)) = unit.get(&k) {
+                    let mut l = self.get(v)?;
+                    l[li] = self.b.ins().iconst(I64, esize as i64);
+                    self.def(v, &l)?;
+                }
             }
             self.inst(inst, None)?;
         }
         if !self.filled {
             return self.invalid("kernel body does not end in a terminator");
         }
-
-        self.switch_to(latch);
-        let next = self.b.ins().iadd_imm_s(tid, 1);
-        let c = self.b.ins().icmp(IntCC::SignedLessThan, next, end);
-        self.b
-            .ins()
-            .brif(c, body, &[BlockArg::Value(next)], exit, &[]);
-
-        self.switch_to(exit);
-        self.b.ins().return_(&[]);
-        self.b.seal_all_blocks();
         Ok(())
     }
 

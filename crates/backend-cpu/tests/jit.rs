@@ -998,32 +998,98 @@ fn unreachable_merge_and_exit_blocks() {
 /// never across regions that do not dominate each other.
 #[test]
 fn div_and_rem_share_a_division_only_where_it_dominates() {
-    let m = kernel_module(&[("q", arr1(Scalar::I32)), ("r", arr1(Scalar::I32))], |b, p| {
-        let i = b.thread_id();
-        let five = b.iconst(Scalar::I32, 5);
-        let a = b.binary(BinaryOp::Add, i, five);
-        let three = b.iconst(Scalar::I32, 3);
-        let two = b.iconst(Scalar::I32, 2);
-        let c = b.binary(BinaryOp::Lt, i, two);
-        let (_, t, e) = b.if_(c, &[]);
-        b.switch_to(t);
-        let r = b.binary(BinaryOp::Rem, a, three);
-        b.store(at(p[1], i), r);
-        b.yield_(vec![]);
-        b.switch_to(e);
-        b.yield_(vec![]);
-        b.switch_to(b.func.body);
-        let q = b.binary(BinaryOp::Div, a, three);
-        b.store(at(p[0], i), q);
-        let r = b.binary(BinaryOp::Rem, a, three);
-        let r2 = b.binary(BinaryOp::Mul, r, two);
-        let q2 = b.binary(BinaryOp::Add, q, r2);
-        b.store(at(p[0], i), q2);
-        b.return_(vec![]);
-    });
+    let m = kernel_module(
+        &[("q", arr1(Scalar::I32)), ("r", arr1(Scalar::I32))],
+        |b, p| {
+            let i = b.thread_id();
+            let five = b.iconst(Scalar::I32, 5);
+            let a = b.binary(BinaryOp::Add, i, five);
+            let three = b.iconst(Scalar::I32, 3);
+            let two = b.iconst(Scalar::I32, 2);
+            let c = b.binary(BinaryOp::Lt, i, two);
+            let (_, t, e) = b.if_(c, &[]);
+            b.switch_to(t);
+            let r = b.binary(BinaryOp::Rem, a, three);
+            b.store(at(p[1], i), r);
+            b.yield_(vec![]);
+            b.switch_to(e);
+            b.yield_(vec![]);
+            b.switch_to(b.func.body);
+            let q = b.binary(BinaryOp::Div, a, three);
+            b.store(at(p[0], i), q);
+            let r = b.binary(BinaryOp::Rem, a, three);
+            let r2 = b.binary(BinaryOp::Mul, r, two);
+            let q2 = b.binary(BinaryOp::Add, q, r2);
+            b.store(at(p[0], i), q2);
+            b.return_(vec![]);
+        },
+    );
     let mut q = vec![0i32; 4];
     let mut r = vec![-1i32; 4];
     run(&m, 4, &[Arg::Array(desc(&mut q)), Arg::Array(desc(&mut r))]);
     assert_eq!(r, vec![2, 0, -1, -1]);
-    assert_eq!(q, (0..4).map(|i| (i + 5) / 3 + 2 * ((i + 5) % 3)).collect::<Vec<i32>>());
+    assert_eq!(
+        q,
+        (0..4)
+            .map(|i| (i + 5) / 3 + 2 * ((i + 5) % 3))
+            .collect::<Vec<i32>>()
+    );
+}
+
+/// The unit-stride version (unrolled) and the general version of the
+/// thread loop compute the same thing, over every small sub-range.
+#[test]
+fn strided_and_contiguous_arrays_over_all_subranges() {
+    let m = kernel_module(
+        &[
+            ("a", Type::F32),
+            ("x", arr1(Scalar::F32)),
+            ("y", arr1(Scalar::F32)),
+        ],
+        |b, p| {
+            let i = b.thread_id();
+            let x = b.load(at(p[1], i));
+            let y = b.load(at(p[2], i));
+            let ax = b.binary(BinaryOp::Mul, p[0], x);
+            let r = b.binary(BinaryOp::Add, ax, y);
+            b.store(at(p[2], i), r);
+            b.return_(vec![]);
+        },
+    );
+    let art = compile_checked(&m);
+    let k = art.kernel("k").unwrap();
+    let n = 11usize;
+    for start in 0..n {
+        for end in start..=n {
+            for x_stride in [1usize, 2] {
+                // x read with stride `x_stride` (in elements) from a wider buffer
+                let mut xbuf: Vec<f32> = (0..n * 2).map(|v| v as f32).collect();
+                let mut y: Vec<f32> = (0..n).map(|v| 100.0 + v as f32).collect();
+                let xd = ArrayDesc {
+                    data: xbuf.as_mut_ptr() as *mut u8,
+                    shape: [n as i32, 1, 1, 1],
+                    strides: [(4 * x_stride) as i64, 0, 0, 0],
+                };
+                let block = pack(
+                    &m,
+                    "k",
+                    [n as i32, 1, 1, 1],
+                    &[bytes_of(2.0f32), Arg::Array(xd), Arg::Array(desc(&mut y))],
+                );
+                // SAFETY: block matches the kernel; buffers outlive the call.
+                unsafe { (k.entry)(block.ptr(), start as i64, end as i64) };
+                for (t, yv) in y.iter().enumerate() {
+                    let want = if (start..end).contains(&t) {
+                        2.0 * xbuf[t * x_stride] + 100.0 + t as f32
+                    } else {
+                        100.0 + t as f32
+                    };
+                    assert_eq!(
+                        *yv, want,
+                        "range {start}..{end}, x stride {x_stride}, thread {t}"
+                    );
+                }
+            }
+        }
+    }
 }
