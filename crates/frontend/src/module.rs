@@ -119,6 +119,57 @@ fn decoration(imports: &Imports, list: &[ast::Decorator]) -> Decor {
     }
 }
 
+/// Resolves the signature of a `@wp.func`; errors go to `diags`.
+fn func_def<'a>(
+    m: &ModInfo<'_>,
+    table: &StructTable,
+    f: &'a ast::StmtFunctionDef,
+    index: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FuncDef<'a>> {
+    let mut params = Vec::new();
+    let mut ok = true;
+    for p in f.parameters.iter_non_variadic_params() {
+        let generic = p
+            .parameter
+            .annotation
+            .as_deref()
+            .is_some_and(|a| is_any(m, a));
+        match param_type(m, table, &p.parameter, "func") {
+            _ if generic => params.push((p.parameter.name.id.to_string(), None)),
+            Ok(t) => params.push((p.parameter.name.id.to_string(), Some(t))),
+            Err(d) => {
+                diags.push(d);
+                ok = false;
+            }
+        }
+    }
+    if let Some(v) = f.parameters.vararg.as_ref().or(f.parameters.kwarg.as_ref()) {
+        diags.push(
+            Diagnostic::error(v.range(), "variadic parameters are not supported")
+                .with_label("here"),
+        );
+        ok = false;
+    }
+    let returns = match &f.returns {
+        None => None,
+        Some(r) => match return_types(m, table, r) {
+            Ok(t) => Some(t),
+            Err(d) => {
+                diags.push(d);
+                ok = false;
+                None
+            }
+        },
+    };
+    ok.then_some(FuncDef {
+        def: f,
+        index,
+        params,
+        returns,
+    })
+}
+
 /// Collects the declarations of a parsed file. Struct definitions are added
 /// to `table`. Errors are pushed to `diags`; collection goes on after them.
 pub(crate) fn collect<'a>(
@@ -212,55 +263,12 @@ pub(crate) fn collect<'a>(
                 Decor::Func => {
                     let index = func_count;
                     func_count += 1;
-                    let mut params = Vec::new();
-                    let mut ok = true;
-                    for p in f.parameters.iter_non_variadic_params() {
-                        let generic = p
-                            .parameter
-                            .annotation
-                            .as_deref()
-                            .is_some_and(|a| is_any(&m, a));
-                        match param_type(&m, table, &p.parameter, "func") {
-                            _ if generic => params.push((p.parameter.name.id.to_string(), None)),
-                            Ok(t) => params.push((p.parameter.name.id.to_string(), Some(t))),
-                            Err(d) => {
-                                diags.push(d);
-                                ok = false;
-                            }
-                        }
-                    }
-                    if let Some(v) = f.parameters.vararg.as_ref().or(f.parameters.kwarg.as_ref()) {
-                        diags.push(
-                            Diagnostic::error(v.range(), "variadic parameters are not supported")
-                                .with_label("here"),
-                        );
-                        ok = false;
-                    }
-                    let returns = match &f.returns {
-                        None => None,
-                        Some(r) => match return_types(&m, table, r) {
-                            Ok(t) => Some(t),
-                            Err(d) => {
-                                diags.push(d);
-                                ok = false;
-                                None
-                            }
-                        },
-                    };
-                    if ok {
+                    if let Some(fd) = func_def(&m, table, f, index, diags) {
                         m.funcs
                             .entry(f.name.id.to_string())
                             .or_default()
-                            .push(FuncDef {
-                                def: f,
-                                index,
-                                params,
-                                returns,
-                            });
+                            .push(fd);
                     }
-                }
-                Decor::None => {
-                    m.py_funcs.insert(f.name.id.to_string(), f.name.range());
                 }
                 Decor::Other(span, true) => diags.push(
                     Diagnostic::error(span, "unsupported Warp decorator")
@@ -276,7 +284,7 @@ pub(crate) fn collect<'a>(
                     .with_help("use `@wp.kernel` or `@wp.func`"),
                 ),
                 // Another decorator: a host-side function.
-                Decor::Other(_, false) => {
+                Decor::Other(_, false) | Decor::None => {
                     m.py_funcs.insert(f.name.id.to_string(), f.name.range());
                 }
             },
