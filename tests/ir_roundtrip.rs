@@ -7,10 +7,9 @@
 //!
 //! 1. the frontend's IR is verified and must round-trip (print → parse →
 //!    print gives the same text), and the parsed module must verify too;
-//! 2. the pass pipeline runs on it with the verifier after every pass, once
-//!    with inlining (the optimising pipeline) and once without (the debug
-//!    pipeline that keeps calls); each result must verify and round-trip
-//!    likewise.
+//! 2. the pass pipeline runs on it with the verifier after every pass, at
+//!    `O1` and `O2`, each with inlining and without (calls kept, as for the
+//!    debugger); each result must verify and round-trip likewise.
 //!
 //! Every failing case is listed with its stage and first differing line;
 //! the test prints `N/M cases round-trip` and fails unless all do.
@@ -18,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use weft_ir::text::{check_roundtrip, parse_module};
 use weft_ir::verify::verify_module;
-use weft_passes::{run_pipeline, PipelineOptions, VerifyMode};
+use weft_passes::{run_pipeline, OptLevel, PipelineOptions, VerifyMode};
 
 fn corpus() -> Option<PathBuf> {
     let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
@@ -62,20 +61,22 @@ fn check_case(dir: &Path) -> Result<(), String> {
     let raw = weft_frontend::compile(&file_name, &source)
         .map_err(|d| format!("frontend:\n{}", d.render(false)))?;
     check_stage("frontend", &raw)?;
-    for inline in [true, false] {
-        let stage = if inline {
-            "pipeline"
-        } else {
-            "pipeline (no inline)"
-        };
-        let mut m = raw.clone();
-        let opts = PipelineOptions {
-            inline,
-            verify: VerifyMode::Always,
-            ..Default::default()
-        };
-        run_pipeline(&mut m, &opts).map_err(|e| format!("{stage}: {e}"))?;
-        check_stage(stage, &m)?;
+    for level in [OptLevel::O1, OptLevel::O2] {
+        for inline in [true, false] {
+            let stage = format!(
+                "pipeline {level}{}",
+                if inline { "" } else { " (no inline)" }
+            );
+            let mut m = raw.clone();
+            let opts = PipelineOptions {
+                opt_level: level,
+                inline,
+                verify: VerifyMode::Always,
+                ..Default::default()
+            };
+            run_pipeline(&mut m, &opts).map_err(|e| format!("{stage}: {e}"))?;
+            check_stage(&stage, &m)?;
+        }
     }
     Ok(())
 }
@@ -96,7 +97,7 @@ fn every_conformance_kernel_round_trips_and_verifies() {
         println!("FAIL {f}");
     }
     println!(
-        "{}/{} cases round-trip and verify (frontend, pipeline, pipeline without inlining)",
+        "{}/{} cases round-trip and verify (frontend; O1 and O2 pipelines, with and without inlining)",
         dirs.len() - failures.len(),
         dirs.len()
     );
