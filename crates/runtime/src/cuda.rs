@@ -611,6 +611,144 @@ mod tests {
         assert_eq!(arch_for((6, 1)), "sm_70");
     }
 
+    /// `saxpy(x: array(float), y: array2d(float), a: float)`.
+    fn saxpy_sig() -> KernelSig {
+        use weft_ir::{ArrayType, ElemType, Param, Scalar, StructTable, Type};
+        let arr = |ndim| {
+            Type::Array(ArrayType {
+                elem: ElemType::Scalar(Scalar::F32),
+                ndim,
+            })
+        };
+        let params = vec![
+            Param {
+                name: "x".into(),
+                ty: arr(1),
+            },
+            Param {
+                name: "y".into(),
+                ty: arr(2),
+            },
+            Param {
+                name: "a".into(),
+                ty: Type::F32,
+            },
+        ];
+        let structs = Arc::new(StructTable::new());
+        let types: Vec<_> = params.iter().map(|p| p.ty).collect();
+        KernelSig {
+            name: "saxpy".into(),
+            layout: weft_ir::layout::arg_layout(&types, &structs),
+            params,
+            structs,
+            length_rules: vec![],
+        }
+    }
+
+    #[test]
+    fn device_arrays_pack_device_pointers() {
+        let sig = saxpy_sig();
+        let f32t = Dtype::scalar(weft_ir::Scalar::F32);
+        let (s1, _) = c_layout(&f32t, &[8]).unwrap();
+        let (s2, _) = c_layout(&f32t, &[2, 4]).unwrap();
+        assert_eq!(s2, vec![16, 4]);
+        let a = Value::new(3.0f32);
+        let views = [
+            ArgView::Array {
+                dtype: &f32t,
+                shape: &[8],
+                strides: &s1,
+                data: 0x7f00_0000_1000,
+            },
+            ArgView::Array {
+                dtype: &f32t,
+                shape: &[2, 4],
+                strides: &s2,
+                data: 0x7f00_0000_2000,
+            },
+            ArgView::Value(&a),
+        ];
+        let dims = [8, 1, 1, 1];
+        check_views(&sig, &views, &[8, 1, 1, 1]).unwrap();
+        let block = pack_views(&sig, &dims, &views);
+        // SAFETY: `Block` is 16 plain bytes.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                block.as_ptr().cast::<u8>(),
+                std::mem::size_of_val(&block[..]),
+            )
+        };
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let i32_at = |o: usize| i32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let off = &sig.layout.offsets;
+        assert_eq!(i32_at(0), 8);
+        assert_eq!(u64_at(off[0] as usize), 0x7f00_0000_1000);
+        assert_eq!(u64_at(off[1] as usize), 0x7f00_0000_2000);
+        // y's shape [2, 4, 1, 1] and strides [16, 4, 0, 0].
+        let y = off[1] as usize;
+        assert_eq!([i32_at(y + 8), i32_at(y + 12), i32_at(y + 16)], [2, 4, 1]);
+        assert_eq!([u64_at(y + 24), u64_at(y + 32), u64_at(y + 40)], [16, 4, 0]);
+        assert_eq!(
+            &bytes[off[2] as usize..off[2] as usize + 4],
+            &3.0f32.to_le_bytes()
+        );
+        assert!(bytes.len() >= sig.layout.size as usize);
+    }
+
+    #[test]
+    fn device_arrays_are_checked_like_host_arrays() {
+        let sig = saxpy_sig();
+        let f64t = Dtype::scalar(weft_ir::Scalar::F64);
+        let f32t = Dtype::scalar(weft_ir::Scalar::F32);
+        let (s, _) = c_layout(&f64t, &[8]).unwrap();
+        let a = Value::new(3.0f32);
+        let host_x = Array::zeros(f64t.clone(), &[8]).unwrap();
+        let host_y = Array::zeros(f32t.clone(), &[2, 4]).unwrap();
+        let host = [
+            Arg::array(&host_x),
+            Arg::array(&host_y),
+            Arg::value(a.clone()),
+        ];
+        let host_err = crate::device::check_args(&sig, &host, &[8, 1, 1, 1]).unwrap_err();
+        let (s2, _) = c_layout(&f32t, &[2, 4]).unwrap();
+        let dev = [
+            ArgView::Array {
+                dtype: &f64t,
+                shape: &[8],
+                strides: &s,
+                data: 1 << 40,
+            },
+            ArgView::Array {
+                dtype: &f32t,
+                shape: &[2, 4],
+                strides: &s2,
+                data: 2 << 40,
+            },
+            ArgView::Value(&a),
+        ];
+        let dev_err = check_views(&sig, &dev, &[8, 1, 1, 1]).unwrap_err();
+        assert_eq!(dev_err.to_string(), host_err.to_string());
+        assert_eq!(dev_err.param(), Some("x"));
+        let (s1, _) = c_layout(&f32t, &[8]).unwrap();
+        let two = [
+            ArgView::Array {
+                dtype: &f32t,
+                shape: &[8],
+                strides: &s1,
+                data: 1 << 40,
+            },
+            dev[1],
+        ];
+        let err = check_views(&sig, &two, &[8, 1, 1, 1]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("missing argument for parameter `a`"),
+            "{err}"
+        );
+        assert!(c_layout(&f32t, &[]).is_err());
+        assert!(c_layout(&f32t, &[1 << 31]).is_err());
+    }
+
     #[test]
     fn opening_without_a_driver_is_an_error() {
         if driver_present() {
