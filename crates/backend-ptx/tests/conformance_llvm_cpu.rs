@@ -162,6 +162,16 @@ fn run_case(
 
 #[test]
 fn llvm_cpu_agrees_with_cranelift_on_every_conformance_case() {
+    agree(true);
+}
+
+/// The same with funcs kept as calls (LLVM functions, not inlined by Weft).
+#[test]
+fn llvm_cpu_agrees_with_cranelift_with_calls_kept() {
+    agree(false);
+}
+
+fn agree(inline: bool) {
     let cases = common::cases();
     if cases.is_empty() {
         println!("SKIP: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
@@ -174,7 +184,7 @@ fn llvm_cpu_agrees_with_cranelift_on_every_conformance_case() {
         let case: Json =
             serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
         let src = std::fs::read_to_string(dir.join("kernel.py")).unwrap();
-        let m = common::compile_source(&dir.join("kernel.py").to_string_lossy(), &src);
+        let m = common::compile_source_with(&dir.join("kernel.py").to_string_lossy(), &src, inline);
         // Buffers: arrays with their initial contents, in C layout.
         let mut buffers = HashMap::new();
         let specs: Vec<Json> = match (case.get("buffers"), case.get("args")) {

@@ -262,3 +262,51 @@ fn bad_options_and_unsupported_ir_are_typed_errors() {
         Err(PtxError::Unsupported { .. })
     ));
 }
+
+#[test]
+fn funcs_kept_as_calls_become_device_functions() {
+    let src = "import warp as wp\n\n\n@wp.func\ndef sq(v: float):\n    return v * v\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n    i = wp.tid()\n    y[i] = sq(x[i]) + 1.0\n";
+    let m = common::compile_source_with("f.py", src, false);
+    let calls = m
+        .funcs
+        .values()
+        .flat_map(|f| f.insts.values())
+        .filter(|d| matches!(d.kind, weft_ir::InstKind::Call(..)))
+        .count();
+    assert!(calls > 0, "the pipeline inlined the call");
+    let o0 = PtxOptions {
+        opt_level: 0,
+        ..PtxOptions::default()
+    };
+    let ptx = emit_ptx(&m, &o0).unwrap().ptx;
+    assert!(ptx.contains(".func"), "{ptx}");
+    assert!(ptx.contains("call.uni") || ptx.contains("call "), "{ptx}");
+    // The host JIT runs it.
+    let art = weft_backend_ptx::compile_host(&m, &Default::default()).unwrap();
+    let k = art.kernel("k").unwrap();
+    let mut x: Vec<u8> = [1.5f32, -2.0, 3.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let mut y = vec![0u8; 12];
+    let blk = common::pack_arrays(
+        &m,
+        "k",
+        [3, 1, 1, 1],
+        &[common::raw_desc(&mut x, 4), common::raw_desc(&mut y, 4)],
+    );
+    // SAFETY: the block matches the kernel's params; buffers outlive the call.
+    unsafe { (k.entry)(blk.as_ptr() as *const u8, 0, 3) };
+    let ys: Vec<f32> = y
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(ys, vec![3.25, 5.0, 10.0]);
+}
+
+#[test]
+fn llvm_cpu_artifact_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<weft_backend_ptx::LlvmCpuArtifact>();
+    check::<weft_backend_ptx::PtxArtifact>();
+}

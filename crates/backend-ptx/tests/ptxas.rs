@@ -21,7 +21,21 @@ fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(case.join("kernel.py")).unwrap();
-        let m = common::compile_source(&case.join("kernel.py").to_string_lossy(), &src);
+        let file = case.join("kernel.py").to_string_lossy().into_owned();
+        let m = common::compile_source(&file, &src);
+        // Funcs kept as calls: device functions called by the kernel.
+        let calls = common::compile_source_with(&file, &src, false);
+        if calls.funcs.len() > calls.kernels().count() {
+            match emit_ptx(&calls, &PtxOptions::default()) {
+                Ok(a) if ptxas.is_some() => {
+                    if let Err(e) = ptxas_info(&a.ptx, "sm_80") {
+                        failures.push(format!("{name} (calls kept): {e}"));
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => failures.push(format!("{name} (calls kept): emit: {e}")),
+            }
+        }
         for arch in ["sm_80", "sm_90"] {
             let opts = PtxOptions {
                 arch: arch.into(),

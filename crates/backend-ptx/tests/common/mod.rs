@@ -37,11 +37,20 @@ pub fn cases() -> Vec<PathBuf> {
 
 /// Compiles a source file through the frontend and the default pipeline.
 pub fn compile_source(file: &str, src: &str) -> Module {
+    compile_source_with(file, src, true)
+}
+
+/// As [`compile_source`]; `inline: false` keeps funcs as calls.
+pub fn compile_source_with(file: &str, src: &str, inline: bool) -> Module {
     let mut m = match weft_frontend::compile(file, src) {
         Ok(m) => m,
         Err(d) => panic!("{file}: frontend error: {d:?}"),
     };
-    weft_passes::run_pipeline(&mut m, &weft_passes::PipelineOptions::default())
+    let opts = weft_passes::PipelineOptions {
+        inline,
+        ..Default::default()
+    };
+    weft_passes::run_pipeline(&mut m, &opts)
         .unwrap_or_else(|e| panic!("{file}: pipeline error: {e}"));
     m
 }
