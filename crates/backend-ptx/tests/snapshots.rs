@@ -52,7 +52,7 @@ fn check(case: &str) {
 fn normalize(ptx: &str) -> String {
     let mut out = String::with_capacity(ptx.len());
     for line in ptx.lines() {
-        let mut parts = line.trim_start().split_whitespace();
+        let mut parts = line.split_whitespace();
         if parts.next() == Some(".loc") && parts.next().is_some_and(|f| f != "1") {
             out.push_str("\t.loc\t<other file>");
         } else {
