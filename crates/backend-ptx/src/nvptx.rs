@@ -33,6 +33,13 @@ pub struct PtxArtifact {
     pub kernels: Vec<PtxKernelInfo>,
 }
 
+impl PtxArtifact {
+    /// The kernel named `name` (its source name), if the module has one.
+    pub fn kernel(&self, name: &str) -> Option<&PtxKernelInfo> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
 const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
 /// The PTX ISA version feature used for an architecture (the lowest that

@@ -310,3 +310,39 @@ fn llvm_cpu_artifact_is_send_and_sync() {
     check::<weft_backend_ptx::LlvmCpuArtifact>();
     check::<weft_backend_ptx::PtxArtifact>();
 }
+
+#[test]
+fn compiles_concurrently_from_several_threads() {
+    let Some(m) = common::case_module("seed_nbody_step") else {
+        println!("SKIP: conformance corpus not found");
+        return;
+    };
+    let serial = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    std::thread::scope(|s| {
+        let hs: Vec<_> = (0..4)
+            .map(|t| {
+                let m = &m;
+                s.spawn(move || {
+                    if t % 2 == 0 {
+                        emit_ptx(m, &PtxOptions::default()).unwrap().ptx
+                    } else {
+                        let a = weft_backend_ptx::compile_host(m, &Default::default()).unwrap();
+                        assert!(a.kernel("nbody_step").is_some());
+                        String::new()
+                    }
+                })
+            })
+            .collect();
+        for (t, h) in hs.into_iter().enumerate() {
+            let ptx = h.join().unwrap();
+            if t % 2 == 0 {
+                assert_eq!(ptx, serial, "PTX differs between threads");
+            }
+        }
+    });
+    let art = emit_ptx(&m, &PtxOptions::default()).unwrap();
+    assert_eq!(
+        art.kernel("nbody_step").map(|k| k.entry_symbol.as_str()),
+        Some("nbody_step")
+    );
+}
