@@ -1,0 +1,178 @@
+//! The LLVM-backed devices through the public API and the CLI: `llvm-cpu`
+//! runs kernels like `cpu`; `cuda` without a driver is a clean error; PTX
+//! and LLVM IR come out of `weft build`; the PTX cache hits and rebuilds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use weft::{Arg, Array, Compiler, Device, PtxOptions};
+
+const SAXPY: &str = r#"import warp as wp
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+"#;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("llvm_cuda")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn corpus_case(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
+    let case = dir.join("cases").join(name);
+    case.is_dir().then_some(case)
+}
+
+#[test]
+fn llvm_cpu_matches_cpu_and_checks_arguments() {
+    let m = Compiler::new().compile("saxpy.py", SAXPY).unwrap();
+    let n = 10_000;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let mut results = Vec::new();
+    for dev in [Device::cpu(), Device::llvm_cpu()] {
+        let k = dev.load(&m, "saxpy").unwrap();
+        let xa = Array::from_slice(&x, &[n]).unwrap();
+        let ya = Array::from_slice(&vec![1.0f32; n], &[n]).unwrap();
+        dev.launch(&k, &[n], &[Arg::array(&xa), Arg::array(&ya), Arg::f32(3.0)])
+            .unwrap();
+        results.push(ya.to_vec::<f32>().unwrap());
+        let err = dev.launch(&k, &[n], &[Arg::array(&xa)]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("missing argument for parameter `y`"),
+            "{err}"
+        );
+        let wrong = Array::from_slice(&vec![0.0f64; n], &[n]).unwrap();
+        let err = dev
+            .launch(
+                &k,
+                &[n],
+                &[Arg::array(&wrong), Arg::array(&ya), Arg::f32(1.0)],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("`x`"), "{err}");
+        assert!(err.to_string().contains("got array1<f64>"), "{err}");
+    }
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[1][8], 3.0 * 2.0 + 1.0);
+}
+
+#[test]
+fn cuda_without_a_driver_is_an_error() {
+    if weft_runtime::cuda::driver_present() {
+        eprintln!("SKIP: a CUDA driver is present; this test is for machines without one");
+        return;
+    }
+    let err = Device::cuda(0).unwrap_err();
+    assert!(err.to_string().contains("no CUDA driver found"), "{err}");
+    assert!(Device::open("cuda").is_err());
+    // `Device::new(Cuda)` defers the error to loading.
+    let m = Compiler::new().compile("saxpy.py", SAXPY).unwrap();
+    let err = Device::from_name("cuda")
+        .unwrap()
+        .load(&m, "saxpy")
+        .unwrap_err();
+    assert!(err.to_string().contains("no CUDA driver found"), "{err}");
+
+    let Some(case) = corpus_case("seed_double_kernel") else {
+        eprintln!("SKIP (CLI part): conformance corpus not found");
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["run", case.to_str().unwrap(), "--backend", "cuda"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no CUDA driver found"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn build_emits_ptx_and_llvm_ir() {
+    let dir = scratch("build");
+    let file = dir.join("saxpy.py");
+    std::fs::write(&file, SAXPY).unwrap();
+    let weft = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_weft"))
+            .arg("build")
+            .arg(&file)
+            .args(args)
+            .env("WEFT_CACHE_DIR", dir.join("cache"))
+            .output()
+            .unwrap()
+    };
+    let out = weft(&["--emit", "ptx", "--arch", "sm_90"]);
+    let ptx = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(ptx.contains(".target sm_90"), "{ptx}");
+    assert!(ptx.contains(".entry saxpy"), "{ptx}");
+
+    let out = weft(&["--emit", "llvm"]);
+    let ir = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(ir.contains("nvptx64-nvidia-cuda"), "{ir}");
+    let out = weft(&["--emit", "llvm", "--llvm-target", "host"]);
+    let ir = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(ir.contains("define") && !ir.contains("nvptx"), "{ir}");
+
+    let out = weft(&["--emit", "ptx", "--arch", "sm_99"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sm_99"));
+
+    let out = weft(&["--emit", "ptx", "--ptxas-info"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if weft_backend_ptx::find_ptxas().is_some() {
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains("registers"), "{stderr}");
+    } else {
+        assert!(!out.status.success());
+        assert!(stderr.contains("ptxas not found"), "{stderr}");
+    }
+}
+
+#[test]
+fn ptx_cache_hits_and_rebuilds_corrupt_entries() {
+    let dir = scratch("ptx_cache");
+    let cache = weft::Cache::open(dir.join("c")).unwrap();
+    let m = Compiler::new().compile("saxpy.py", SAXPY).unwrap();
+    let opts = PtxOptions::default();
+    let (a, hit) = weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &opts).unwrap();
+    assert!(!hit);
+    let (b, hit) = weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &opts).unwrap();
+    assert!(hit);
+    assert_eq!(a.ptx, b.ptx);
+    assert_eq!(a.kernels, b.kernels);
+    // Another architecture is another entry.
+    let sm90 = PtxOptions {
+        arch: "sm_90".into(),
+        ..Default::default()
+    };
+    let (_, hit) = weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &sm90).unwrap();
+    assert!(!hit);
+    // Corrupt every entry: the next lookup rebuilds the same PTX.
+    for e in std::fs::read_dir(cache.dir()).unwrap().flatten() {
+        let mut bytes = std::fs::read(e.path()).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x55;
+        std::fs::write(e.path(), bytes).unwrap();
+    }
+    let (c, hit) = weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &opts).unwrap();
+    assert!(!hit);
+    assert_eq!(c.ptx, a.ptx);
+    let (_, hit) = weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &opts).unwrap();
+    assert!(hit);
+}
