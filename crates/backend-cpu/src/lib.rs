@@ -4,6 +4,43 @@
 //! for the host, JIT-compiled by Cranelift; [`CpuArtifact::kernel`] hands out
 //! the entry points. [`emit_clif`] shows the Cranelift IR instead.
 //!
+//! ```
+//! use weft_ir::ir::{BinaryOp, MemAccess};
+//! use weft_ir::layout::{arg_layout, ArrayDesc};
+//! use weft_ir::{ArrayType, ElemType, FuncBuilder, FuncKind, Function, Module, Param, Scalar, Type};
+//!
+//! // kernel double(x: array1<f32>): x[tid] = x[tid] + x[tid]
+//! let mut m = Module::new();
+//! let arr = Type::Array(ArrayType { elem: ElemType::Scalar(Scalar::F32), ndim: 1 });
+//! let mut f = Function::new("double", FuncKind::Kernel, vec![Param { name: "x".into(), ty: arr }], vec![]);
+//! let x = f.param_values()[0];
+//! {
+//!     let mut b = FuncBuilder::new(&mut f, &m.structs);
+//!     let i = b.thread_id();
+//!     let at = MemAccess { array: x, indices: vec![i], path: vec![] };
+//!     let v = b.load(at.clone());
+//!     let d = b.binary(BinaryOp::Add, v, v);
+//!     b.store(at, d);
+//!     b.return_(vec![]);
+//! }
+//! m.funcs.push(f);
+//!
+//! let art = weft_backend_cpu::compile(&m, &Default::default()).unwrap();
+//! let k = art.kernel("double").unwrap();
+//! let mut data = vec![1.0f32, 2.0, 3.0];
+//! let layout = arg_layout(&[arr], &m.structs);
+//! #[repr(C)]
+//! struct Block { dims: [i32; 4], x: ArrayDesc }
+//! assert_eq!(layout.offsets[0], 16);
+//! let block = Block {
+//!     dims: [3, 1, 1, 1],
+//!     x: ArrayDesc { data: data.as_mut_ptr() as *mut u8, shape: [3, 1, 1, 1], strides: [4, 0, 0, 0] },
+//! };
+//! // SAFETY: the block is laid out as `arg_layout` says; `data` outlives the call.
+//! unsafe { (k.entry)(&block as *const Block as *const u8, 0, 3) };
+//! assert_eq!(data, [2.0, 4.0, 6.0]);
+//! ```
+//!
 //! # ABI
 //!
 //! A kernel becomes `unsafe extern "C" fn(args: *const u8, start: i64, end: i64)`
