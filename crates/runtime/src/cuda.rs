@@ -219,7 +219,9 @@ impl CudaDevice {
     pub fn upload(self: &Arc<Self>, a: &Array) -> Result<CudaArray, CudaError> {
         let n = a.byte_len();
         let mut buf = self.alloc(n)?;
-        self.stream.memcpy_htod(host_bytes(a), &mut buf)?;
+        if n > 0 {
+            self.stream.memcpy_htod(host_bytes(a), &mut buf)?;
+        }
         Ok(CudaArray {
             dtype: a.dtype().clone(),
             shape: a.shape().to_vec(),
@@ -341,8 +343,10 @@ impl CudaArray {
     /// stream; the host data is read before this returns).
     pub fn copy_from_host(&mut self, a: &Array) -> Result<(), CudaError> {
         self.check_like(a)?;
-        let stream = self.dev.stream.clone();
-        stream.memcpy_htod(host_bytes(a), &mut self.buf)?;
+        if self.len_bytes > 0 {
+            let stream = self.dev.stream.clone();
+            stream.memcpy_htod(host_bytes(a), &mut self.buf)?;
+        }
         Ok(())
     }
 
@@ -357,6 +361,9 @@ impl CudaArray {
     /// caller); waits for the stream.
     fn download_into(&self, a: &Array) -> Result<(), CudaError> {
         let n = self.len_bytes;
+        if n == 0 {
+            return Ok(());
+        }
         let mut tmp = vec![0u8; self.buf.len()];
         self.dev.stream.memcpy_dtoh(&self.buf, &mut tmp)?;
         self.dev.stream.synchronize()?;
