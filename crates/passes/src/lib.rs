@@ -4,19 +4,33 @@
 //! it changed anything. A [`PassManager`] runs an ordered list of passes
 //! (single passes, or groups repeated until none changes the module, up to a
 //! bound), and after each pass optionally runs the IR verifier and writes
-//! the module's text to a numbered dump file. [`run_pipeline`] is the
-//! default pipeline:
+//! the module's text to a numbered dump file. [`pipeline`] builds the
+//! pipeline of an [`OptLevel`]; [`run_pipeline`] runs the level named in
+//! its [`PipelineOptions`] (default O2):
 //!
 //! ```text
-//! inline → (simplify → dce)*   repeated until nothing changes (at most 8 rounds)
+//! O0   nothing (calls kept, for the debugger; `inline` alone if forced)
+//! O1   inline · fixpoint(simplify, dce)
+//! O2   inline · fixpoint(simplify, dce)
+//!      · fixpoint(unroll, simplify, strength-reduce, cse, licm, dce)
 //! ```
+//!
+//! (each fixpoint group repeats until a round changes nothing, at most 8
+//! rounds; [`describe_pipeline`] prints this).
 //!
 //! Passes:
 //!
 //! * [`inline::Inline`] — inlines every call, callees first; rejects
 //!   recursion ([`PassError::Recursion`]);
 //! * [`simplify::Simplify`] — constant folding and exact identities;
-//! * [`dce::Dce`] — dead code elimination.
+//! * [`dce::Dce`] — dead code elimination;
+//! * [`unroll::Unroll`] — full unrolling of loops with a constant trip
+//!   count of at most 16;
+//! * [`reduce::StrengthReduce`] — `rem` next to a `div` of the same
+//!   operands becomes a multiply and a subtract;
+//! * [`cse::Cse`] — common-subexpression elimination (scoped value
+//!   numbering, loads included when no write intervenes);
+//! * [`licm::Licm`] — loop-invariant code motion.
 //!
 //! The call graph helpers are in [`callgraph`].
 //!
@@ -157,6 +171,9 @@ pub struct PipelineOptions {
     /// Inline every call even at O0 (default false): for backends that
     /// cannot compile calls (HLSL), so that `-O0` still builds for them.
     pub force_inline: bool,
+    /// Names of passes to leave out of the pipeline (default none), e.g.
+    /// `["licm"]`: to measure a pass, or to work around one.
+    pub disable: Vec<String>,
     /// When to run the verifier (default: [`VerifyMode::default`]).
     pub verify: VerifyMode,
     /// If set, the module's IR text is written after each pass to
@@ -171,6 +188,7 @@ impl Default for PipelineOptions {
             opt_level: OptLevel::O2,
             inline: true,
             force_inline: false,
+            disable: Vec::new(),
             verify: VerifyMode::default(),
             dump_dir: None,
         }
@@ -178,10 +196,15 @@ impl Default for PipelineOptions {
 }
 
 /// What a pipeline did: each pass run, in order, whether it changed the
-/// module and how long it took.
+/// module and how long it took; and the module's instruction count
+/// ([`inst_count`]) on input and after each pass.
 #[derive(Clone, Debug, Default)]
 pub struct PassReport {
     pub passes: Vec<(String, bool, Duration)>,
+    /// Instructions of the input module.
+    pub input_insts: usize,
+    /// Instructions after each pass (parallel to `passes`).
+    pub inst_counts: Vec<usize>,
 }
 
 impl PassReport {
@@ -324,7 +347,10 @@ impl PassManager {
             verify: self.verify,
             dump_dir: self.dump_dir.clone(),
             seq: 0,
-            report: PassReport::default(),
+            report: PassReport {
+                input_insts: inst_count(m),
+                ..PassReport::default()
+            },
         };
         if let Some(dir) = &ctx.dump_dir {
             std::fs::create_dir_all(dir).map_err(|e| PassError::Io(dir.clone(), e))?;
@@ -369,6 +395,7 @@ impl RunCtx {
         self.report
             .passes
             .push((p.name().to_string(), changed, start.elapsed()));
+        self.report.inst_counts.push(inst_count(m));
         self.after(m, p.name())?;
         Ok(changed)
     }
@@ -386,6 +413,16 @@ impl RunCtx {
         }
         Ok(())
     }
+}
+
+/// The number of instructions of a module: those reachable from the body
+/// of each function, terminators and nested regions included.
+pub fn inst_count(m: &Module) -> usize {
+    let mut n = 0;
+    for f in m.funcs.values() {
+        walk::for_each_inst(f, f.body, &mut |_| n += 1);
+    }
+    n
 }
 
 fn verify(m: &Module, pass: &str) -> Result<(), PassError> {
@@ -416,25 +453,32 @@ pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
         OptLevel::O0 => opts.force_inline,
         OptLevel::O1 | OptLevel::O2 => opts.inline || opts.force_inline,
     };
-    if inline {
+    let enabled = |p: &dyn Pass| !opts.disable.iter().any(|d| d == p.name());
+    let group = |passes: Vec<Box<dyn Pass>>| -> Vec<Box<dyn Pass>> {
+        passes.into_iter().filter(|p| enabled(p.as_ref())).collect()
+    };
+    if inline && enabled(&inline::Inline::default()) {
         pm.add(Box::new(inline::Inline::default()));
     }
     if level == OptLevel::O0 {
         return pm;
     }
-    pm.add_fixpoint(vec![Box::new(simplify::Simplify), Box::new(dce::Dce)], 8);
+    let o1 = group(vec![Box::new(simplify::Simplify), Box::new(dce::Dce)]);
+    if !o1.is_empty() {
+        pm.add_fixpoint(o1, 8);
+    }
     if level == OptLevel::O2 {
-        pm.add_fixpoint(
-            vec![
-                Box::new(unroll::Unroll::default()),
-                Box::new(simplify::Simplify),
-                Box::new(reduce::StrengthReduce),
-                Box::new(cse::Cse),
-                Box::new(licm::Licm),
-                Box::new(dce::Dce),
-            ],
-            8,
-        );
+        let o2 = group(vec![
+            Box::new(unroll::Unroll::default()),
+            Box::new(simplify::Simplify),
+            Box::new(reduce::StrengthReduce),
+            Box::new(cse::Cse),
+            Box::new(licm::Licm),
+            Box::new(dce::Dce),
+        ]);
+        if !o2.is_empty() {
+            pm.add_fixpoint(o2, 8);
+        }
     }
     pm
 }

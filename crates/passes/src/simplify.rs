@@ -7,7 +7,7 @@
 //!   constant computed by the interpreter's scalar code (see
 //!   [`crate::fold`]);
 //! * identities that are exact for every input: integer `x+0`, `0+x`,
-//!   `x-0`, `x-x`, `x*1`, `x*0`, `x/1`, `x|0`, `x^0`, `x^x`, `x&0`, `x&!0`,
+//!   `x-0`, `x-x`, `x*1`, `x*0`, `x/1`, `x/-1` (`-x`), `x%1`, `x%-1`, `x|0`, `x^0`, `x^x`, `x&0`, `x&!0`,
 //!   `x&x`, `x|x`, `min/max(x,x)`, shifts by 0 and comparisons of a value
 //!   with itself; bool `x&true`, `x&false`, `x|false`, `x|true`,
 //!   `x^false`; float `x*1.0`, `1.0*x`, `x/1.0` (never `x+0.0`: `-0.0+0.0`
@@ -377,6 +377,9 @@ impl Simplifier<'_> {
                 Mul if is(ca, 1) => Action::Replace(b),
                 Mul if is(ca, 0) || is(cb, 0) => rewrite_const(f, inst, zero),
                 Div if is(cb, 1) => Action::Replace(a),
+                // Wrapping: `MIN / -1` is `MIN`, as is `-MIN`.
+                Div if is(cb, -1) => rewrite(f, inst, InstKind::Unary(UnaryOp::Neg, a)),
+                Rem if is(cb, 1) || is(cb, -1) => rewrite_const(f, inst, zero),
                 Or | Xor if is(cb, 0) => Action::Replace(a),
                 Or | Xor if is(ca, 0) => Action::Replace(b),
                 And if is(ca, 0) || is(cb, 0) => rewrite_const(f, inst, zero),

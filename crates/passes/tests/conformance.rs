@@ -1,8 +1,8 @@
 //! The passes on real kernels: every case of the conformance corpus
 //! (`$WEFT_CONFORMANCE_DIR`, default `../shared/conformance` from the
-//! workspace root) is compiled by the frontend, run through the default
-//! pipeline (with and without inlining) with the verifier after every
-//! pass, and launched on the reference interpreter before and after; the
+//! workspace root) is compiled by the frontend, run through the pipeline
+//! of every optimization level (O2 also without inlining, O0 also with
+//! forced inlining) with the verifier after every pass, and launched on the reference interpreter before and after; the
 //! final contents of every
 //! array must be bit for bit the same (the passes only fold what they can
 //! compute exactly as the interpreter does).
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use weft_ir::interp::{run_kernel, ArgValue, InterpOptions};
 use weft_ir::{layout, Module, Scalar, StructTable, Type};
-use weft_passes::{run_pipeline, PipelineOptions, VerifyMode};
+use weft_passes::{run_pipeline, OptLevel, PipelineOptions, VerifyMode};
 
 fn corpus_dir() -> PathBuf {
     match std::env::var_os("WEFT_CONFORMANCE_DIR") {
@@ -344,11 +344,33 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
             failures.push(format!("{name}: pipeline without inlining: {e}"));
             continue;
         }
+        // The other levels: O1, and O0 (nothing, or only `inline` when
+        // forced, as for the HLSL backend).
+        let mut levels = Vec::new();
+        for (what, level, force_inline) in [
+            ("O1 pipeline", OptLevel::O1, false),
+            ("O0 pipeline", OptLevel::O0, false),
+            ("O0 pipeline with forced inlining", OptLevel::O0, true),
+        ] {
+            let mut lm = m.clone();
+            let o = PipelineOptions {
+                opt_level: level,
+                force_inline,
+                ..opts.clone()
+            };
+            match run_pipeline(&mut lm, &o) {
+                Ok(_) => levels.push((what, lm)),
+                Err(e) => failures.push(format!("{name}: {what}: {e}")),
+            }
+        }
         let mut ok = true;
         for (what, module) in [
-            ("pipeline", &opt),
-            ("pipeline without inlining", &no_inline),
-        ] {
+            ("O2 pipeline", &opt),
+            ("O2 pipeline without inlining", &no_inline),
+        ]
+        .into_iter()
+        .chain(levels.iter().map(|(w, lm)| (*w, lm)))
+        {
             match run_case(module, &dir, &case) {
                 Ok(after) if after == before => {}
                 Ok(after) => {

@@ -13,14 +13,18 @@
 //! ;   <printed module line>     prefixed with "; " (must be the last section)
 //! ```
 //!
-//! Pass names: `inline`, `simplify`, `dce`, and `pipeline` (the default
-//! pipeline of `run_pipeline`). The verifier runs before and after every
+//! Pass names: `inline`, `simplify`, `dce`, `cse`, `licm`, `unroll`,
+//! `strength-reduce`; or, alone, a level's whole pipeline: `O0`, `O1`,
+//! `O2`, and `pipeline` (the default level, O2). The verifier runs before and after every
 //! pass. With `WEFT_BLESS=1` the `; expect:` section of every file is
 //! rewritten from the actual output (appended when missing).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use weft_passes::{dce::Dce, inline::Inline, simplify::Simplify, PassManager, VerifyMode};
+use weft_passes::{
+    cse::Cse, dce::Dce, inline::Inline, licm::Licm, pipeline, reduce::StrengthReduce,
+    simplify::Simplify, unroll::Unroll, OptLevel, PassManager, PipelineOptions, VerifyMode,
+};
 
 const EXPECT: &str = "; expect:";
 
@@ -77,16 +81,31 @@ fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
         .map_err(|e| format!("input does not parse: {}:{}: {}", e.line, e.col, e.message))?;
     let mut pm = PassManager::new().with_verify(VerifyMode::Always);
     for p in &t.passes {
+        let level = |l: OptLevel| {
+            let opts = PipelineOptions {
+                verify: VerifyMode::Always,
+                ..PipelineOptions::default()
+            };
+            pipeline(l, &opts)
+        };
         match p.as_str() {
             "inline" => pm.add(Box::new(Inline::default())),
             "simplify" => pm.add(Box::new(Simplify)),
             "dce" => pm.add(Box::new(Dce)),
-            "pipeline" => {
-                // What `run_pipeline` runs.
-                pm.add(Box::new(Inline::default()));
-                pm.add_fixpoint(vec![Box::new(Simplify), Box::new(Dce)], 8)
+            "cse" => pm.add(Box::new(Cse)),
+            "licm" => pm.add(Box::new(Licm)),
+            "unroll" => pm.add(Box::new(Unroll::default())),
+            "strength-reduce" => pm.add(Box::new(StrengthReduce)),
+            // A whole level's pipeline; only as the sole `; pass:`.
+            "O0" | "O1" | "O2" | "pipeline" if t.passes.len() == 1 => {
+                pm = level(match p.as_str() {
+                    "O0" => OptLevel::O0,
+                    "O1" => OptLevel::O1,
+                    _ => OptLevel::O2,
+                });
+                &mut pm
             }
-            other => return Err(format!("unknown pass `{other}`")),
+            other => return Err(format!("unknown pass `{other}` (or a level not alone)")),
         };
     }
     Ok(pm

@@ -532,3 +532,70 @@ fn pass_manager_reports_and_dumps() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(stored_const(&m), 42);
 }
+
+#[test]
+fn levels_parse_and_describe_their_pipelines() {
+    for (text, level) in [
+        ("0", OptLevel::O0),
+        ("O1", OptLevel::O1),
+        ("-O2", OptLevel::O2),
+    ] {
+        assert_eq!(text.parse::<OptLevel>(), Ok(level));
+    }
+    assert!("3".parse::<OptLevel>().is_err());
+    assert!("fast".parse::<OptLevel>().is_err());
+    assert_eq!(OptLevel::default(), OptLevel::O2);
+    assert_eq!(
+        weft_passes::describe_pipeline(OptLevel::O0),
+        "(no passes)\n"
+    );
+    assert_eq!(
+        weft_passes::describe_pipeline(OptLevel::O1),
+        "inline\nfixpoint(max 8 rounds): simplify, dce\n"
+    );
+    assert_eq!(
+        weft_passes::describe_pipeline(OptLevel::O2),
+        "inline\nfixpoint(max 8 rounds): simplify, dce\n\
+         fixpoint(max 8 rounds): unroll, simplify, strength-reduce, cse, licm, dce\n"
+    );
+    // Options: no inlining, a disabled pass, forced inlining at O0.
+    let o = PipelineOptions {
+        inline: false,
+        disable: vec!["cse".into()],
+        ..PipelineOptions::default()
+    };
+    assert_eq!(
+        weft_passes::pipeline(OptLevel::O2, &o).describe(),
+        "fixpoint(max 8 rounds): simplify, dce\n\
+         fixpoint(max 8 rounds): unroll, simplify, strength-reduce, licm, dce\n"
+    );
+    let o = PipelineOptions {
+        force_inline: true,
+        ..PipelineOptions::default()
+    };
+    assert_eq!(
+        weft_passes::pipeline(OptLevel::O0, &o).describe(),
+        "inline\n"
+    );
+}
+
+#[test]
+fn report_counts_instructions_after_each_pass() {
+    let mut m = weft_ir::text::parse_module(
+        "kernel @k(v0: array1<i32>) {
+           v1: i32 = thread_id
+           v2: i32 = thread_id
+           v3: i32 = add v1, v2
+           store v0[v1], v3
+           return
+         }",
+    )
+    .unwrap();
+    assert_eq!(weft_passes::inst_count(&m), 5);
+    let r = run_pipeline(&mut m, &opts()).unwrap();
+    assert_eq!(r.input_insts, 5);
+    assert_eq!(r.inst_counts.len(), r.passes.len());
+    assert_eq!(r.inst_counts.last(), Some(&4));
+    let cse = r.passes.iter().position(|p| p.0 == "cse").unwrap();
+    assert_eq!(r.inst_counts[cse], 4, "cse merged the thread ids");
+}

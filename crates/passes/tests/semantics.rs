@@ -601,3 +601,47 @@ fn float_folding_matches_the_interpreter() {
         assert!(left < 200, "{ty}: {left} cases not folded");
     }
 }
+
+/// `strength-reduce`: `rem a, c` next to `div a, c` (constant non-zero
+/// `c`) becomes `a - (a / c) * c`, and gives the same numbers on the
+/// corner cases of wrapping division (`MIN / -1`, negative dividends).
+#[test]
+fn strength_reduced_remainders_run_the_same() {
+    let mut m = Module::new();
+    add_func(
+        &mut m,
+        "k",
+        FuncKind::Kernel,
+        vec![param("x", arr(I32)), param("out", arr(I32))],
+        vec![],
+        |b, ps| {
+            let tid = b.thread_id();
+            let a = b.load(at(ps[0], tid));
+            let mut acc = b.iconst(I32, 0);
+            for c in [-1, 1, 3, -7, i32::MIN as i64] {
+                let c = b.iconst(I32, c);
+                let r = b.binary(BinaryOp::Rem, a, c);
+                let q = b.binary(BinaryOp::Div, a, c);
+                let k = b.iconst(I32, 31);
+                let qk = b.binary(BinaryOp::Mul, q, k);
+                let s = b.binary(BinaryOp::Add, r, qk);
+                acc = b.binary(BinaryOp::Xor, acc, s);
+            }
+            b.store(at(ps[1], tid), acc);
+            b.return_(vec![]);
+        },
+    );
+    let xs = [i32::MIN, i32::MAX, -7, 7, 0, -1, 1, 22, -22, i32::MIN + 1];
+    let (_, opt) = optimized_same(m, "k", xs.len() as i32, &[i32s(&xs), i32s(&[0; 10])]);
+    let k = &opt.funcs[opt.func_by_name("k").expect("kernel")];
+    let rems = weft_passes::walk::all_insts(k)
+        .into_iter()
+        .filter(|&i| {
+            matches!(
+                k.insts[i].kind,
+                weft_ir::InstKind::Binary(BinaryOp::Rem, ..)
+            )
+        })
+        .count();
+    assert_eq!(rems, 0, "every remainder rewritten");
+}
