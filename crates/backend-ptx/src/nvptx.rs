@@ -191,6 +191,11 @@ pub fn emit_ptx(m: &weft_ir::Module, opts: &PtxOptions) -> Result<PtxArtifact, P
     let ptx = String::from_utf8_lossy(buf.as_slice())
         .trim_end_matches('\0')
         .to_string();
+    let ptx = if opts.line_info {
+        line_directives_only(&ptx)
+    } else {
+        ptx
+    };
     Ok(PtxArtifact {
         ptx,
         kernels: lowered
@@ -203,6 +208,38 @@ pub fn emit_ptx(m: &weft_ir::Module, opts: &PtxOptions) -> Result<PtxArtifact, P
             })
             .collect(),
     })
+}
+
+/// Keeps `.file`/`.loc` and drops the DWARF sections and the `debug`
+/// target flag that LLVM emits for line tables: with `.target sm_XX, debug`
+/// ptxas and the driver compile for source-level debugging, without
+/// optimization (e.g. 122 instead of 32 registers for the N-body kernel).
+/// The result is what `nvcc -lineinfo` produces (LLVM's
+/// "DebugDirectivesOnly" emission kind, which the C API cannot select).
+fn line_directives_only(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    let mut in_section = false;
+    for line in ptx.lines() {
+        let t = line.trim();
+        if in_section {
+            if t == "}" {
+                in_section = false;
+            }
+            continue;
+        }
+        if t.starts_with(".section") && t.contains(".debug_") {
+            // `.section .debug_x { ... }` on one line, or a block.
+            in_section = !t.ends_with('}');
+            continue;
+        }
+        if t.starts_with(".target") {
+            out.push_str(&line.replace(", debug", ""));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Textual LLVM IR for NVPTX (after optimization and libdevice linking).

@@ -346,3 +346,45 @@ fn compiles_concurrently_from_several_threads() {
         Some("nbody_step")
     );
 }
+
+/// Line info must not switch ptxas into debug (unoptimized) compilation:
+/// no `.target …, debug`, no DWARF sections, same register count as
+/// without line info.
+#[test]
+fn line_info_does_not_disable_optimization() {
+    let Some(m) = common::case_module("seed_nbody_step") else {
+        println!("SKIP: conformance corpus not found");
+        return;
+    };
+    let with = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    assert!(with.contains(".loc"));
+    assert!(!with.contains(", debug"), "debug target flag");
+    assert!(!with.contains(".section"), "DWARF sections");
+    let without = emit_ptx(
+        &m,
+        &PtxOptions {
+            line_info: false,
+            ..PtxOptions::default()
+        },
+    )
+    .unwrap()
+    .ptx;
+    if weft_backend_ptx::find_ptxas().is_none() {
+        println!("SKIP (ptxas part): ptxas not found");
+        return;
+    }
+    let regs = |ptx: &str| {
+        let info = weft_backend_ptx::ptxas_info(ptx, "sm_80").unwrap();
+        info.lines()
+            .find_map(|l| {
+                l.split("Used ")
+                    .nth(1)?
+                    .split(' ')
+                    .next()?
+                    .parse::<u32>()
+                    .ok()
+            })
+            .expect("register count")
+    };
+    assert_eq!(regs(&with), regs(&without));
+}
