@@ -18,31 +18,18 @@
 mod builtins;
 mod consts;
 pub mod diag;
+mod lazy_prelude;
 mod lower;
 mod module;
 mod typenames;
 
 pub use diag::{Diagnostic, Diagnostics, Span};
 
-use ruff_python_ast::ModModule;
 use ruff_text_size::TextRange;
-use std::sync::OnceLock;
 use weft_ir::{Module, StructTable};
 
 /// The file name of the prelude in [`Module::files`].
 pub const PRELUDE_FILE: &str = "<prelude>";
-
-/// The prelude's syntax tree, parsed once per process.
-fn prelude_ast() -> Option<&'static ModModule> {
-    static PRELUDE: OnceLock<Option<ModModule>> = OnceLock::new();
-    PRELUDE
-        .get_or_init(|| {
-            ruff_python_parser::parse_module(builtins::prelude_source())
-                .ok()
-                .map(|p| p.into_syntax())
-        })
-        .as_ref()
-}
 
 /// Compiles a Warp module to IR: every kernel of the file and every func
 /// they call.
@@ -71,16 +58,12 @@ pub fn compile(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
                 .with_help("start the file with `import warp as wp`"),
         );
     }
+    // The prelude: split once per process, its funcs parsed on first call.
+    let index = lazy_prelude::PreludeIndex::get();
     let mut prelude_diags = Vec::new();
-    let prelude = prelude_ast().map(|p| {
-        module::collect(
-            1,
-            builtins::prelude_source(),
-            &p.body,
-            &mut structs,
-            &mut prelude_diags,
-        )
-    });
+    let mut prelude = module::collect(1, index.src, &index.eager, &mut structs, &mut prelude_diags);
+    prelude.set_lazy(index);
+    let prelude = Some(prelude);
     if !diags.is_empty() {
         return Err(fail(diags));
     }

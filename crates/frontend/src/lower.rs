@@ -1723,7 +1723,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             .with_secondary(at, "defined only on some paths through this")
             .with_help(format!("assign `{name}` before the branch or loop"));
         }
-        if self.m.funcs.contains_key(name) || self.m.kernel(name).is_some() {
+        if self.m.has_func(name) || self.m.kernel(name).is_some() {
             return err(span, format!("`{name}` is a function, not a value"))
                 .with_label("here")
                 .with_help(format!("call it: `{name}(...)`"));
@@ -1970,9 +1970,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
             )
             .with_label("not callable"));
         }
-        let m: &'a ModInfo<'a> = self.m;
-        if let Some(defs) = m.funcs.get(name) {
-            return self.call_func(b, c, name, defs, self.origin);
+        if let Some(defs) = self.m.func_defs(name, self.structs) {
+            return self.call_func(b, c, name, &defs, self.origin);
         }
         if let Some(&sid) = self.m.structs.get(name) {
             return self.construct_struct(b, c, sid).map(Ev::V);
@@ -2354,7 +2353,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         b: &mut FuncBuilder,
         c: &ast::ExprCall,
         name: &str,
-        defs: &'a [FuncDef<'a>],
+        defs: &[FuncDef<'a>],
         origin: Origin,
     ) -> Res<Ev> {
         let span = c.range();
@@ -2373,7 +2372,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         &mut self,
         b: &mut FuncBuilder,
         name: &str,
-        defs: &'a [FuncDef<'a>],
+        defs: &[FuncDef<'a>],
         origin: Origin,
         args: &[Value],
         arg_spans: &[Span],
@@ -2652,13 +2651,13 @@ impl FuncCaller for FnLower<'_, '_> {
                 format!("internal error: the prelude is unavailable (needed for `{name}`)"),
             ));
         };
-        let Some(defs) = p.funcs.get(name) else {
+        let Some(defs) = p.func_defs(name, self.structs) else {
             return Err(err(
                 span,
                 format!("internal error: the prelude has no func `{name}`"),
             ));
         };
         let spans = vec![span; args.len()];
-        self.resolve_and_call(b, name, defs, Origin::Prelude, args, &spans, &[], span)
+        self.resolve_and_call(b, name, &defs, Origin::Prelude, args, &spans, &[], span)
     }
 }

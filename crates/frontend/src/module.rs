@@ -4,10 +4,13 @@
 
 use crate::consts::{dotted, CVal, ConstEval, Imports};
 use crate::diag::{Diagnostic, Span};
+use crate::lazy_prelude::PreludeIndex;
 use crate::typenames;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use weft_ir::{ArrayType, Field, Loc, StructDef, StructId, StructTable, Type};
 
 /// Byte offsets of line starts, for `Loc`s.
@@ -38,6 +41,10 @@ impl LineIndex {
     }
 }
 
+/// Instance-cache indices of lazily parsed funcs start here (eagerly
+/// collected funcs are numbered from 0).
+const LAZY_INDEX_BASE: usize = 1 << 20;
+
 /// One `@wp.func` definition (an overload).
 pub(crate) struct FuncDef<'a> {
     pub def: &'a ast::StmtFunctionDef,
@@ -58,7 +65,11 @@ pub(crate) struct ModInfo<'a> {
     pub imports: Imports,
     pub consts: HashMap<String, CVal>,
     pub structs: HashMap<String, StructId>,
-    pub funcs: HashMap<String, Vec<FuncDef<'a>>>,
+    /// `@wp.func` overloads by name (see [`ModInfo::func_defs`]).
+    funcs: HashMap<String, Rc<[FuncDef<'a>]>>,
+    /// For the prelude: funcs parsed and resolved on first use.
+    lazy: Option<&'static PreludeIndex>,
+    lazy_cache: RefCell<HashMap<String, Option<Rc<[FuncDef<'a>]>>>>,
     pub kernels: Vec<&'a ast::StmtFunctionDef>,
     /// Undecorated Python functions (not callable from kernels).
     pub py_funcs: HashMap<String, Span>,
@@ -84,6 +95,35 @@ impl<'a> ModInfo<'a> {
     pub(crate) fn loc(&self, span: Span) -> Loc {
         let (line, col) = self.lines.line_col(self.src, span.start().into());
         Loc::new(self.file, line, col)
+    }
+    /// The overloads of func `name`, if it exists.
+    pub(crate) fn func_defs(&self, name: &str, table: &StructTable) -> Option<Rc<[FuncDef<'a>]>> {
+        if let Some(f) = self.funcs.get(name) {
+            return Some(f.clone());
+        }
+        let lazy = self.lazy?;
+        if let Some(f) = self.lazy_cache.borrow().get(name) {
+            return f.clone();
+        }
+        let mut ignored = Vec::new();
+        let defs: Vec<FuncDef<'a>> = lazy
+            .defs(name)
+            .into_iter()
+            .filter_map(|(i, def)| func_def(self, table, def, LAZY_INDEX_BASE + i, &mut ignored))
+            .collect();
+        let defs: Option<Rc<[FuncDef<'a>]>> = (!defs.is_empty()).then(|| defs.into());
+        self.lazy_cache
+            .borrow_mut()
+            .insert(name.to_string(), defs.clone());
+        defs
+    }
+    /// Whether a func `name` exists (without resolving it).
+    pub(crate) fn has_func(&self, name: &str) -> bool {
+        self.funcs.contains_key(name) || self.lazy.is_some_and(|l| l.has(name))
+    }
+    /// Makes the prelude's funcs come from its lazily parsed chunks.
+    pub(crate) fn set_lazy(&mut self, index: &'static PreludeIndex) {
+        self.lazy = Some(index);
     }
     pub(crate) fn kernel(&self, name: &str) -> Option<&'a ast::StmtFunctionDef> {
         self.kernels
@@ -187,12 +227,15 @@ pub(crate) fn collect<'a>(
         consts: HashMap::new(),
         structs: HashMap::new(),
         funcs: HashMap::new(),
+        lazy: None,
+        lazy_cache: RefCell::new(HashMap::new()),
         kernels: Vec::new(),
         py_funcs: HashMap::new(),
         py_classes: HashMap::new(),
         host: HashMap::new(),
     };
     let mut func_count = 0usize;
+    let mut funcs: HashMap<String, Vec<FuncDef<'a>>> = HashMap::new();
     for stmt in body {
         match stmt {
             Stmt::Import(imp) => {
@@ -264,10 +307,7 @@ pub(crate) fn collect<'a>(
                     let index = func_count;
                     func_count += 1;
                     if let Some(fd) = func_def(&m, table, f, index, diags) {
-                        m.funcs
-                            .entry(f.name.id.to_string())
-                            .or_default()
-                            .push(fd);
+                        funcs.entry(f.name.id.to_string()).or_default().push(fd);
                     }
                 }
                 Decor::Other(span, true) => diags.push(
@@ -306,6 +346,7 @@ pub(crate) fn collect<'a>(
             _ => {}
         }
     }
+    m.funcs = funcs.into_iter().map(|(k, v)| (k, v.into())).collect();
     m
 }
 
