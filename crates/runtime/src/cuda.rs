@@ -364,13 +364,13 @@ impl CudaArray {
         if n == 0 {
             return Ok(());
         }
-        let mut tmp = vec![0u8; self.buf.len()];
-        self.dev.stream.memcpy_dtoh(&self.buf, &mut tmp)?;
-        self.dev.stream.synchronize()?;
         // SAFETY: the caller holds the only live use of `a`'s storage for
         // this call (a `&mut Array`, or a host array lent to a synchronous
         // launch that has finished on the device); `n` is its byte length.
-        unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), a.data_ptr(), n) };
+        let dst = unsafe { std::slice::from_raw_parts_mut(a.data_ptr(), n) };
+        // Device buffers are exactly `n` bytes when `n > 0`.
+        self.dev.stream.memcpy_dtoh(&self.buf, dst)?;
+        self.dev.stream.synchronize()?;
         Ok(())
     }
 

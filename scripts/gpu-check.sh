@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# GPU check for a machine with an NVIDIA GPU and no network:
+#   1. builds `weft` in release (offline) if cargo is here, else uses a
+#      prebuilt target/release/weft;
+#   2. runs the conformance corpus on the `cuda` backend;
+#   3. runs `weft bench-gpu`: N-body at N = 100 000 (median step time,
+#      GFLOP/s at 20 flops per interaction) and saxpy at 2^28 (GB/s);
+#   4. prints a short table last.
+# Everything it needs comes with the working tree or is already on the
+# machine (CUDA driver; libLLVM 19 for the weft binary; libdevice from a CUDA
+# toolkit or the project .venv for kernels using transcendental math).
+# Finishes in under 8 minutes (each step has a time limit). Without a GPU it
+# says so and exits 0.
+#
+# usage: scripts/gpu-check.sh [CONFORMANCE_DIR]   (default $WEFT_CONFORMANCE_DIR or ../shared/conformance)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+budget=470 # seconds for the whole script (under 8 minutes)
+left() { echo $((budget - (SECONDS - start))); }
+limit() { # min(wanted, time left - reserve), at least 10
+  local l=$(($(left) - ${2:-0}))
+  [ "$l" -lt 10 ] && l=10
+  [ "$l" -lt "$1" ] && echo "$l" || echo "$1"
+}
+
+corpus="${1:-${WEFT_CONFORMANCE_DIR:-$PWD/../shared/conformance}}"
+say() { printf '== %s\n' "$*"; }
+
+# -- a GPU?
+gpu=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+  gpu="$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null | head -n1)"
+fi
+if [ -z "$gpu" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so'; then
+  echo "SKIP: no NVIDIA GPU or CUDA driver found on this machine (no nvidia-smi, no libcuda); nothing to check."
+  exit 0
+fi
+say "GPU: ${gpu:-unknown (libcuda present, nvidia-smi absent)}"
+
+# -- the weft binary
+weft=target/release/weft
+build="prebuilt"
+if command -v cargo >/dev/null 2>&1; then
+  say "cargo build --release --offline --bin weft (limit $(limit 270 200)s)"
+  if timeout "$(limit 270 200)" cargo build --release --offline --bin weft; then
+    build="built"
+  else
+    echo "warning: the release build failed or timed out"
+    build="build failed"
+  fi
+fi
+if [ ! -x "$weft" ]; then
+  echo "error: no $weft (cargo missing or the build failed)"
+  exit 1
+fi
+if ! "$weft" --version >/dev/null 2>&1; then
+  echo "error: $weft does not start; missing shared libraries:"
+  ldd "$weft" | grep 'not found' || true
+  exit 1
+fi
+
+# -- libdevice (math functions on NVPTX)
+if [ -z "${WEFT_LIBDEVICE:-}" ]; then
+  for c in "${CUDA_HOME:-/nonexistent}" "${CUDA_PATH:-/nonexistent}" /usr/local/cuda /usr/local/cuda-*; do
+    if [ -f "$c/nvvm/libdevice/libdevice.10.bc" ]; then export WEFT_LIBDEVICE="$c/nvvm/libdevice/libdevice.10.bc"; break; fi
+  done
+fi
+if [ -z "${WEFT_LIBDEVICE:-}" ]; then
+  ld="$(ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc 2>/dev/null | head -n1)"
+  [ -n "$ld" ] && export WEFT_LIBDEVICE="$PWD/$ld"
+fi
+echo "libdevice: ${WEFT_LIBDEVICE:-not found (kernels using sin/exp/... will not compile for cuda)}"
+# A fresh compile cache, so the check measures this tree's compiler.
+export WEFT_CACHE_DIR="${WEFT_CACHE_DIR:-$(mktemp -d)}"
+
+# -- conformance on cuda
+conform="not run"
+if [ -d "$corpus" ]; then
+  say "weft conform $corpus --backend cuda (limit $(limit 150 70)s)"
+  out="$(mktemp)"
+  timeout "$(limit 150 70)" "$weft" conform "$corpus" --backend cuda >"$out" 2>&1
+  rc=$?
+  grep -E 'FAIL|ERROR|error' "$out" | head -n 40
+  conform="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n1)"
+  [ -z "$conform" ] && conform="no summary (exit $rc)" && tail -n 20 "$out"
+  [ "$rc" = 124 ] && conform="$conform (timed out)"
+else
+  echo "conformance corpus not found at $corpus"
+  conform="corpus not found"
+fi
+
+# -- benchmarks
+say "weft bench-gpu --n 100000 --saxpy-log2 28 (limit $(limit 150 5)s)"
+bench="$(mktemp)"
+timeout "$(limit 150 5)" "$weft" bench-gpu --n 100000 --steps 10 --saxpy-log2 28 >"$bench" 2>&1
+brc=$?
+cat "$bench"
+
+say "summary ($((SECONDS - start)) s)"
+echo "| check | result |"
+echo "|---|---|"
+echo "| GPU | ${gpu:-unknown} |"
+echo "| weft binary | $build |"
+echo "| conform --backend cuda | $conform |"
+if [ "$brc" = 0 ]; then
+  grep -E '^\| (nbody_step|saxpy) ' "$bench" | sed -E 's/^\| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$/| \1 (\2) | \3, \4 |/'
+else
+  echo "| bench-gpu | failed (exit $brc): $(tail -n1 "$bench") |"
+fi
