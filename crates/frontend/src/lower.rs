@@ -1643,6 +1643,14 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 self.at(b, span);
                 Ok(Ev::V(builtins::binary(b, self, x.op, l, r, span)?))
             }
+            // `-2147483648` is an int32 literal although `2147483648` is not.
+            Expr::UnaryOp(x)
+                if x.op == ast::UnaryOp::USub
+                    && matches!(&*x.operand, Expr::NumberLiteral(n) if matches!(&n.value, Number::Int(i) if i.as_i64() == Some(1 << 31))) =>
+            {
+                self.at(b, span);
+                Ok(Ev::V(b.iconst(Scalar::I32, i32::MIN as i64)))
+            }
             Expr::UnaryOp(x) => {
                 let v = self.val(b, &x.operand)?;
                 self.at(b, span);

@@ -290,8 +290,7 @@ pub(crate) fn collect<'a>(
                     .with_help("kernels and funcs are plain `def`s"),
             ),
             Stmt::FunctionDef(f) => match decoration(&m.imports, &f.decorator_list) {
-                Decor::Kernel => m.kernels.push(f),
-                Decor::Func
+                Decor::Kernel | Decor::Func
                     if file == 0 && f.name.id.starts_with(crate::builtins::PRELUDE_PREFIX) =>
                 {
                     diags.push(
@@ -300,9 +299,10 @@ pub(crate) fn collect<'a>(
                             "names starting with `__weft_` are reserved",
                         )
                         .with_label("reserved name")
-                        .with_help("rename the func"),
+                        .with_help("rename it"),
                     );
                 }
+                Decor::Kernel => m.kernels.push(f),
                 Decor::Func => {
                     let index = func_count;
                     func_count += 1;

@@ -654,3 +654,11 @@ def k(out: wp.array(dtype=int)):
         0
     );
 }
+
+#[test]
+fn int32_min_literal() {
+    let src = "import warp as wp\n\n@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    out[0] = -2147483648\n    out[1] = -(5)\n";
+    let mut args = [Arg::I32(vec![0; 2])];
+    run(src, "k", &[1], &mut args);
+    assert_eq!(ints(&args[0]), &[i32::MIN, -5]);
+}
