@@ -50,7 +50,7 @@ pub enum CudaError {
     NoDevice { ordinal: usize, count: usize },
     #[error("CUDA driver: {0}")]
     Driver(#[from] cu::DriverError),
-    #[error("array of CUDA device {array} used with CUDA device {device}")]
+    #[error("array or kernel of CUDA device {array} used with CUDA device {device}")]
     OtherDevice { array: usize, device: usize },
     #[error("copy between arrays of different type or shape: {dst} vs {src}")]
     Mismatch { dst: String, src: String },
@@ -147,8 +147,13 @@ impl CudaDevice {
         if let Some(d) = open.get(&ordinal) {
             return Ok(d.clone());
         }
-        cu::result::init()?;
-        let count = cu::CudaContext::device_count()?.max(0) as usize;
+        let no_device = cu::sys::cudaError_enum::CUDA_ERROR_NO_DEVICE;
+        let count = match cu::CudaContext::device_count() {
+            Ok(n) => n.max(0) as usize,
+            // A driver without a GPU (e.g. a container without one).
+            Err(cu::DriverError(e)) if e == no_device => 0,
+            Err(e) => return Err(e.into()),
+        };
         if ordinal >= count {
             return Err(CudaError::NoDevice { ordinal, count });
         }
@@ -586,6 +591,12 @@ impl Device {
             device: "cuda",
             source: Box::new(e),
         };
+        if let Some(d) = self.cuda_device().filter(|d| d.ordinal != k.dev.ordinal) {
+            return Err(exec(CudaError::OtherDevice {
+                array: k.dev.ordinal,
+                device: d.ordinal,
+            }));
+        }
         for a in args {
             if let CudaArg::Array(arr) = a {
                 if arr.dev.ordinal != k.dev.ordinal {
