@@ -12,6 +12,8 @@ const VARS: usize = 4;
 #[derive(Debug, Clone)]
 enum E {
     Var(usize),
+    /// `p[k]` of the local `p: wp.vec3i`.
+    Comp(usize),
     Const(i32),
     Add(Box<E>, Box<E>),
     Sub(Box<E>, Box<E>),
@@ -30,6 +32,8 @@ enum C {
 #[derive(Debug, Clone)]
 enum S {
     Assign(usize, E),
+    /// `p[k] = e`
+    SetComp(usize, E),
     AddAssign(usize, E),
     /// `vN = a if c else b`
     Ternary(usize, C, E, E),
@@ -65,8 +69,10 @@ struct Gen {
 impl Gen {
     fn expr(&mut self, d: u32) -> E {
         let nvars = VARS + self.loop_depth;
-        match self.rng.next(if d == 0 { 2 } else { 5 }) {
+        match self.rng.next(if d == 0 { 3 } else { 6 }) {
             0 => E::Var(self.rng.next(nvars as u32) as usize),
+            5 | 2 if d == 0 => E::Comp(self.rng.next(3) as usize),
+            5 => E::Comp(self.rng.next(3) as usize),
             1 => E::Const(self.rng.next(7) as i32 - 3),
             2 => E::Add(Box::new(self.expr(d - 1)), Box::new(self.expr(d - 1))),
             3 => E::Sub(Box::new(self.expr(d - 1)), Box::new(self.expr(d - 1))),
@@ -91,7 +97,8 @@ impl Gen {
         let structured = depth < 3 && self.budget > 0;
         let k = self.rng.next(if structured { 10 } else { 5 });
         match k {
-            0 | 1 => S::Assign(self.rng.next(VARS as u32) as usize, self.expr(2)),
+            0 => S::Assign(self.rng.next(VARS as u32) as usize, self.expr(2)),
+            1 => S::SetComp(self.rng.next(3) as usize, self.expr(2)),
             2 => S::AddAssign(self.rng.next(VARS as u32) as usize, self.expr(1)),
             3 => S::Ternary(
                 self.rng.next(VARS as u32) as usize,
@@ -144,6 +151,7 @@ fn pe(e: &E) -> String {
         E::Var(i) if *i < VARS => format!("v{i}"),
         E::Var(i) => format!("j{}", i - VARS),
         E::Const(c) => format!("({c})"),
+        E::Comp(k) => format!("p[{k}]"),
         E::Add(a, b) => format!("({} + {})", pe(a), pe(b)),
         E::Sub(a, b) => format!("({} - {})", pe(a), pe(b)),
         E::Mul(a, b) => format!("({} * {})", pe(a), pe(b)),
@@ -164,6 +172,7 @@ fn ps(s: &S, ind: usize, out: &mut String, wcount: &mut usize) {
     let pad = "    ".repeat(ind);
     match s {
         S::Assign(v, e) => out.push_str(&format!("{pad}v{v} = {}\n", pe(e))),
+        S::SetComp(k, e) => out.push_str(&format!("{pad}p[{k}] = {}\n", pe(e))),
         S::AddAssign(v, e) => out.push_str(&format!("{pad}v{v} += {}\n", pe(e))),
         S::Ternary(v, c, a, b) => out.push_str(&format!(
             "{pad}v{v} = {} if {} else {}\n",
@@ -211,6 +220,7 @@ enum Flow {
 
 struct Eval {
     vars: Vec<i32>,
+    p: [i32; 3],
     n: i32,
 }
 
@@ -219,6 +229,7 @@ impl Eval {
         match e {
             E::Var(i) => self.vars[*i],
             E::Const(c) => *c,
+            E::Comp(k) => self.p[*k],
             E::Add(a, b) => self.e(a).wrapping_add(self.e(b)),
             E::Sub(a, b) => self.e(a).wrapping_sub(self.e(b)),
             E::Mul(a, b) => self.e(a).wrapping_mul(self.e(b)),
@@ -245,6 +256,7 @@ impl Eval {
     fn s(&mut self, s: &S) -> Flow {
         match s {
             S::Assign(v, e) => self.vars[*v] = self.e(e),
+            S::SetComp(k, e) => self.p[*k] = self.e(e),
             S::AddAssign(v, e) => self.vars[*v] = self.vars[*v].wrapping_add(self.e(e)),
             S::Ternary(v, c, a, b) => self.vars[*v] = if self.c(c) { self.e(a) } else { self.e(b) },
             S::If(c, t, elifs, els) => {
@@ -321,7 +333,7 @@ fn random_programs_match_direct_evaluation() {
         };
         let body = g.block(0);
         let mut text = String::from(
-            "import warp as wp\n\n@wp.func\ndef f(t: int, n: int) -> int:\n    v0 = t\n    v1 = t * 2 - 3\n    v2 = int(1)\n    v3 = n - t\n",
+            "import warp as wp\n\n@wp.func\ndef f(t: int, n: int) -> int:\n    v0 = t\n    v1 = t * 2 - 3\n    v2 = int(1)\n    v3 = n - t\n    p = wp.vec3i(t, 1, 2)\n",
         );
         let mut wcount = 0;
         body.iter().for_each(|s| ps(s, 1, &mut text, &mut wcount));
@@ -361,6 +373,7 @@ fn random_programs_match_direct_evaluation() {
         for t in 0..threads as i32 {
             let mut ev = Eval {
                 vars: vec![t, t.wrapping_mul(2).wrapping_sub(3), 1, n - t],
+                p: [t, 1, 2],
                 n,
             };
             let expect = match ev.block(&body) {
