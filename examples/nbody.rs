@@ -32,7 +32,7 @@ usage: nbody [--n N] [--steps S] [--report K] [--device D]
   --steps S     time steps to run (default 100)
   --report K    also print the energy every K steps (default 0: only at start and end)
   --device D    cpu (Cranelift JIT on all cores, default), interp (the reference
-                interpreter, one thread), or another device of this build (llvm-cpu, cuda)";
+                interpreter, one thread), or any other device `weft` knows (llvm-cpu, cuda, ...)";
 
 struct Options {
     n: Option<usize>,
