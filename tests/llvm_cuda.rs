@@ -176,3 +176,19 @@ fn ptx_cache_hits_and_rebuilds_corrupt_entries() {
     let (_, hit) = weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &opts).unwrap();
     assert!(hit);
 }
+
+#[test]
+fn conformance_corpus_on_llvm_cpu() {
+    let Some(case) = corpus_case("seed_double_kernel") else {
+        eprintln!("SKIP: conformance corpus not found");
+        return;
+    };
+    let dir = case.parent().unwrap().parent().unwrap();
+    let mut failures = Vec::new();
+    let summary = weft::conform::run_dir(dir, &Device::llvm_cpu(), &Compiler::new(), |r| {
+        failures.extend(r.line());
+    })
+    .unwrap();
+    assert_eq!(summary.failed, 0, "{failures:#?}");
+    assert!(summary.passed >= 100, "{summary}");
+}
