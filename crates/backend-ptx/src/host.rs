@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use weft_ir::{Const, FuncId, Scalar};
 
 /// Options of [`compile_host`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HostOptions {
     /// LLVM optimization level, 0..=3 (default 3).
     pub opt_level: u8,

@@ -26,14 +26,17 @@ mod lower;
 mod nvptx;
 
 pub use host::{compile_host, HostOptions, LlvmCpuArtifact, LlvmCpuKernel};
-pub use nvptx::{emit_ptx, find_libdevice, find_ptxas, ptxas_info, PtxArtifact, PtxKernelInfo};
+pub use nvptx::{
+    arch_for_compute_capability, emit_ptx, find_libdevice, find_ptxas, ptxas_info, PtxArtifact,
+    PtxKernelInfo, SUPPORTED_ARCHS,
+};
 pub use weft_backend_cpu::KernelEntry;
 
 use std::path::PathBuf;
 use weft_ir::Loc;
 
 /// Options of [`emit_ptx`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PtxOptions {
     /// Target architecture, `sm_70` … `sm_90` (default `sm_80`).
     pub arch: String,

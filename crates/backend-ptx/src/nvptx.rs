@@ -42,6 +42,23 @@ impl PtxArtifact {
 
 const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
+/// The architectures [`emit_ptx`] accepts, oldest first.
+pub const SUPPORTED_ARCHS: [&str; 8] = [
+    "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
+];
+
+/// The newest supported architecture a device of compute capability
+/// `major.minor` runs: its own when supported, else the newest older one
+/// (the driver JIT-compiles PTX for newer GPUs). `None` below sm_70.
+pub fn arch_for_compute_capability(major: u32, minor: u32) -> Option<&'static str> {
+    let cc = major * 10 + minor;
+    SUPPORTED_ARCHS
+        .iter()
+        .rev()
+        .find(|a| a[3..].parse::<u32>().is_ok_and(|v| v <= cc))
+        .copied()
+}
+
 /// The PTX ISA version feature used for an architecture (the lowest that
 /// supports it, so older drivers can JIT it).
 fn ptx_feature(arch: &str) -> Result<&'static str, PtxError> {

@@ -388,3 +388,26 @@ fn line_info_does_not_disable_optimization() {
     };
     assert_eq!(regs(&with), regs(&without));
 }
+
+#[test]
+fn arch_follows_the_device() {
+    use weft_backend_ptx::arch_for_compute_capability as arch;
+    assert_eq!(arch(9, 0), Some("sm_90"));
+    assert_eq!(arch(8, 9), Some("sm_89"));
+    assert_eq!(arch(8, 6), Some("sm_86"));
+    assert_eq!(arch(8, 0), Some("sm_80"));
+    assert_eq!(arch(7, 5), Some("sm_75"));
+    assert_eq!(arch(12, 0), Some("sm_90"));
+    assert_eq!(arch(6, 1), None);
+    for a in weft_backend_ptx::SUPPORTED_ARCHS {
+        let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::Add, x, x));
+        let opts = PtxOptions {
+            arch: a.into(),
+            ..PtxOptions::default()
+        };
+        assert!(emit_ptx(&m, &opts)
+            .unwrap()
+            .ptx
+            .contains(&format!(".target {a}")));
+    }
+}
