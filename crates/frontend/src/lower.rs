@@ -2219,7 +2219,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let mut vs = builtins::call_builtin(b, self, name, &args, &kws, span)?;
         if builtins::advances_rng_state(name) && vs.len() == 2 {
             // Warp passes the RNG state by reference: store the new state back.
-            let state = vs.pop().unwrap_or(vs[0]);
+            let state = vs[1];
+            vs.truncate(1);
             if let Some(target) = c.arguments.args.first() {
                 let assignable = match target {
                     Expr::Name(n) => self.env.contains_key(n.id.as_str()),
