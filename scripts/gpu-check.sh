@@ -70,6 +70,16 @@ if [ -z "${WEFT_LIBDEVICE:-}" ]; then
   ld="$(ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc 2>/dev/null | head -n1)"
   [ -n "$ld" ] && export WEFT_LIBDEVICE="$PWD/$ld"
 fi
+if [ -z "${WEFT_LIBDEVICE:-}" ]; then
+  # A CUDA toolkit elsewhere, or NVIDIA's pip wheel in some Python.
+  dirs="/usr/local /opt /usr/lib"
+  for py in python3 python; do
+    command -v "$py" >/dev/null 2>&1 && dirs="$dirs $("$py" -c 'import site,sys; print(" ".join(site.getsitepackages()+[site.getusersitepackages()]))' 2>/dev/null)"
+  done
+  # shellcheck disable=SC2086
+  ld="$(timeout 20 find $dirs -name libdevice.10.bc -print -quit 2>/dev/null)"
+  [ -n "$ld" ] && export WEFT_LIBDEVICE="$ld"
+fi
 echo "libdevice: ${WEFT_LIBDEVICE:-not found (kernels using sin/exp/... will not compile for cuda)}"
 # A fresh compile cache, so the check measures this tree's compiler.
 export WEFT_CACHE_DIR="${WEFT_CACHE_DIR:-$(mktemp -d)}"
