@@ -5,7 +5,6 @@ use crate::host::opt_level;
 use crate::lower::{self, TargetCfg, TargetKind};
 use crate::{PtxError, PtxOptions};
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{FlagBehavior, Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
@@ -153,6 +152,37 @@ fn build<'ctx>(
     Ok(lowered)
 }
 
+/// Opens bitcode lazily: function bodies are read when first needed.
+/// `bytes` must outlive the returned module (it is consumed by linking).
+fn lazy_bitcode<'ctx>(ctx: &'ctx Context, bytes: &[u8]) -> Option<Module<'ctx>> {
+    use inkwell::context::AsContextRef;
+    use inkwell::llvm_sys::bit_reader::LLVMGetBitcodeModuleInContext2;
+    use inkwell::llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRange;
+    // SAFETY: a non-owning buffer over `bytes` (no NUL terminator needed for
+    // bitcode); the caller keeps `bytes` alive as long as the module.
+    let mb = unsafe {
+        LLVMCreateMemoryBufferWithMemoryRange(
+            bytes.as_ptr() as *const std::ffi::c_char,
+            bytes.len(),
+            c"libdevice".as_ptr(),
+            0,
+        )
+    };
+    if mb.is_null() {
+        return None;
+    }
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: `ctx` is a live context; LLVM takes ownership of the buffer
+    // (the module owns it on success, it is freed on failure), so it is not
+    // disposed here.
+    let failed = unsafe { LLVMGetBitcodeModuleInContext2((&ctx).as_ctx_ref(), mb, &mut raw) };
+    if failed != 0 || raw.is_null() {
+        return None;
+    }
+    // SAFETY: `raw` is a new module of `ctx`, owned by nobody else.
+    Some(unsafe { Module::new(raw) })
+}
+
 /// Links libdevice into `module`, makes everything but the kernels
 /// internal (so unused functions are dropped), and sets `__CUDA_FTZ` to 0
 /// for NVVMReflect (denormals are kept, as on the CPU).
@@ -167,8 +197,17 @@ fn link_libdevice<'ctx>(
         path: path.to_path_buf(),
         msg,
     };
-    let buf = MemoryBuffer::create_from_memory_range(&bytes, "libdevice");
-    let lib = Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| err(e.to_string()))?;
+    let lib = lazy_bitcode(ctx, &bytes).ok_or_else(|| err("not a valid bitcode file".into()))?;
+    // Every definition becomes `linkonce_odr`, so the linker brings in (and
+    // reads) only the functions the kernels reach, instead of all of them.
+    let mut f = lib.get_first_function();
+    while let Some(fv) = f {
+        let g = fv.as_global_value();
+        if !g.is_declaration() && g.get_linkage() == Linkage::External {
+            g.set_linkage(Linkage::LinkOnceODR);
+        }
+        f = fv.get_next_function();
+    }
     lib.set_triple(&module.get_triple());
     lib.set_data_layout(&module.get_data_layout());
     module.link_in_module(lib).map_err(|e| err(e.to_string()))?;
