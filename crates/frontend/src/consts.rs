@@ -128,6 +128,10 @@ fn not_const(span: Span, what: &str) -> Diagnostic {
 
 impl ConstEval<'_> {
     pub(crate) fn eval(&self, e: &Expr) -> R {
+        crate::lower::grow(|| self.eval_inner(e))
+    }
+
+    fn eval_inner(&self, e: &Expr) -> R {
         let span = e.range();
         match e {
             Expr::NumberLiteral(n) => match &n.value {

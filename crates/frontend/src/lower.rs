@@ -130,6 +130,13 @@ fn keyword(stmt: Span, len: u32) -> Span {
     Span::at(stmt.start(), len.into())
 }
 
+/// Runs `f` with at least 128 KiB of stack left, growing the stack in 4 MiB
+/// segments when needed: lowering recurses over the syntax tree, whose depth
+/// the source chooses.
+pub(crate) fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
+}
+
 fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(span, msg)
 }
@@ -323,6 +330,14 @@ fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
     struct Finder<'o>(&'o mut BTreeSet<String>);
     impl<'a> Visitor<'a> for Finder<'_> {
         fn visit_stmt(&mut self, s: &'a Stmt) {
+            grow(|| self.visit_stmt_inner(s))
+        }
+        fn visit_expr(&mut self, e: &'a Expr) {
+            grow(|| self.visit_expr_inner(e))
+        }
+    }
+    impl<'a> Finder<'_> {
+        fn visit_stmt_inner(&mut self, s: &'a Stmt) {
             match s {
                 Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
                 Stmt::Assign(a) => a.targets.iter().for_each(|t| target(t, self.0)),
@@ -333,7 +348,7 @@ fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
             }
             walk_stmt(self, s);
         }
-        fn visit_expr(&mut self, e: &'a Expr) {
+        fn visit_expr_inner(&mut self, e: &'a Expr) {
             if let Expr::Call(c) = e {
                 let callee = match &*c.func {
                     Expr::Attribute(a) => Some(a.attr.id.as_str()),
@@ -491,6 +506,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
     }
 
     fn stmt(&mut self, b: &mut FuncBuilder, s: &Stmt) -> Res<()> {
+        grow(|| self.stmt_inner(b, s))
+    }
+
+    fn stmt_inner(&mut self, b: &mut FuncBuilder, s: &Stmt) -> Res<()> {
         let span = s.range();
         match s {
             Stmt::Expr(e) => {
@@ -831,6 +850,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
     }
 
     fn place_base(&mut self, b: &mut FuncBuilder, e: &Expr) -> Res<Option<PlaceBase>> {
+        grow(|| self.place_base_inner(b, e))
+    }
+
+    fn place_base_inner(&mut self, b: &mut FuncBuilder, e: &Expr) -> Res<Option<PlaceBase>> {
         if let Expr::Name(n) = e {
             if let Some(&v) = self.env.get(n.id.as_str()) {
                 if b.ty(v).is_array() {
@@ -1355,6 +1378,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
     }
 
     fn refs_local(&self, e: &Expr) -> bool {
+        grow(|| self.refs_local_inner(e))
+    }
+
+    fn refs_local_inner(&self, e: &Expr) -> bool {
         match e {
             Expr::Name(n) => self.env.contains_key(n.id.as_str()),
             Expr::BinOp(x) => self.refs_local(&x.left) || self.refs_local(&x.right),
@@ -1598,6 +1625,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
     /// Lowers an expression; `arity` is the number of assignment targets
     /// (for `wp.tid()`).
     fn expr(&mut self, b: &mut FuncBuilder, e: &Expr, arity: usize) -> Res<Ev> {
+        grow(|| self.expr_inner(b, e, arity))
+    }
+
+    fn expr_inner(&mut self, b: &mut FuncBuilder, e: &Expr, arity: usize) -> Res<Ev> {
         let span = e.range();
         if let Some((msg, help)) = unsupported_expr(e) {
             return Err(err(span, msg)

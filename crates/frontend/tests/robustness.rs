@@ -121,3 +121,41 @@ fn truncations_and_token_swaps() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn deeply_nested_source() {
+    // Long sums, deep parentheses, deeply nested `if`s and long constant
+    // expressions are lowered without overflowing the stack.
+    let n = 5000;
+    let kernel = |body: &str| {
+        format!("import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n i = wp.tid()\n{body}")
+    };
+    let sum = vec!["x[i]"; n].join(" + ");
+    let parens = format!("{}x[i]{}", "(".repeat(n), ")".repeat(n));
+    let mut ifs = String::new();
+    for d in 0..500 {
+        ifs.push_str(&format!("{}if x[i] > 0.0:\n", " ".repeat(d + 1)));
+    }
+    ifs.push_str(&format!("{}x[i] = 1.0\n", " ".repeat(501)));
+    let sources = [
+        kernel(&format!(" for j in range(i):\n  x[i] = {sum}\n")),
+        kernel(&format!(" x[i] = {parens}\n")),
+        kernel(&ifs),
+        format!(
+            "import warp as wp\nK = wp.constant({})\n\n@wp.kernel\ndef k(x: wp.array(dtype=int)):\n x[0] = K\n",
+            vec!["1"; n].join(" + ")
+        ),
+    ];
+    for src in &sources {
+        // Compiled on the test thread's own (small) stack.
+        let m = weft_frontend::compile("deep.py", src).unwrap_or_else(|d| panic!("{d}"));
+        // The verifier recurses over nested regions: give it room.
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || weft_ir::verify::verify_module(&m).map_err(|e| e.to_string()))
+            .expect("thread")
+            .join()
+            .expect("verifier thread")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
