@@ -411,3 +411,22 @@ fn arch_follows_the_device() {
             .contains(&format!(".target {a}")));
     }
 }
+
+#[test]
+fn emits_textual_llvm_ir_for_both_targets() {
+    use weft_backend_ptx::{emit_llvm_ir, HostOptions, Target};
+    let m = map_kernel(Scalar::F32, |b, x| b.unary(UnaryOp::Sqrt, x));
+    let ptx = emit_llvm_ir(&m, &Target::Ptx(PtxOptions::default())).unwrap();
+    assert!(
+        ptx.contains("target triple = \"nvptx64-nvidia-cuda\""),
+        "{ptx}"
+    );
+    assert!(ptx.contains("ptx_kernel void @k("), "{ptx}");
+    assert!(ptx.contains("byval([128 x i8])"), "{ptx}");
+    let raw = emit_llvm_ir(&m, &Target::Host(HostOptions { opt_level: 0 })).unwrap();
+    assert!(
+        raw.contains("define void @k(ptr %0, i64 %1, i64 %2)"),
+        "{raw}"
+    );
+    assert!(raw.contains("@llvm.sqrt.f32"), "{raw}");
+}
