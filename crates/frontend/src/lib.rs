@@ -3,17 +3,20 @@
 //! [`compile`] turns a Warp module (`@wp.kernel`, `@wp.func`, `@wp.struct`,
 //! `wp.constant`) into one [`weft_ir::Module`]:
 //!
-//! 1. parse with `ruff_python_parser` (syntax errors become diagnostics);
-//! 2. collect module-level declarations ([`module`]): imports, constants
-//!    (evaluated at compile time by [`consts`]), structs (added to the IR
-//!    module's struct table), func overloads and kernels;
-//! 3. lower every kernel ([`lower`]); funcs — the user's and the prelude's
-//!    (builtins written in the kernel language, parsed once per process) —
-//!    are lowered on first call, one IR function per overload.
+//! 1. parse with `ruff_python_parser` (a syntax error is one diagnostic);
+//! 2. collect module-level declarations (`module.rs`): imports, constants
+//!    (evaluated at compile time by `consts.rs`), structs (added to the IR
+//!    module's struct table), func overloads and kernels; other module-level
+//!    code is host code and is not compiled;
+//! 3. lower every kernel (`lower.rs`); funcs — the user's and the prelude's
+//!    (builtins written in the kernel language, split once per process and
+//!    parsed func by func on first call, `lazy_prelude.rs`) — are lowered on
+//!    first call, one IR function per overload.
 //!
 //! Value-level semantics (operators, builtins, constructors, components)
 //! live in `builtins`. Every error is a [`Diagnostic`] pointing into the
-//! source; [`Diagnostics::render`] prints them rustc-style.
+//! source; [`Diagnostics::render`] prints them rustc-style. The crate's
+//! README lists the language decisions.
 
 mod builtins;
 mod consts;
