@@ -543,7 +543,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         for (k, &t) in types.iter().enumerate() {
             let used = at_entry[k] || per_thread.values().any(|v| v.contains(&k));
             let Type::Array(at) = t else { continue };
-            if !used {
+            if !used || at.ndim == 0 {
                 continue;
             }
             let esize = layout::elem_size(at.elem, &self.cx.m.structs);
