@@ -671,8 +671,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         match t {
             Expr::Name(n) => {
                 let v = match v {
-                    Ev::V(v) => v,
-                    Ev::Tuple(vs) => {
+                    Ev::Tuple(vs) if vs.len() > 1 => {
                         return Err(err(
                             vspan,
                             format!("cannot assign {} values to one name", vs.len()),
@@ -680,12 +679,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                         .with_label("this has several values")
                         .with_help("unpack them: `a, b = ...`"))
                     }
-                    Ev::View(..) => return Err(self.partial_index(vspan)),
-                    Ev::Shape(_) => {
-                        return Err(
-                            err(vspan, "`shape` must be indexed").with_label("write `.shape[0]`")
-                        )
-                    }
+                    other => self.single(other, vspan)?,
                 };
                 let name = n.id.as_str();
                 if let Some(&old) = self.env.get(name) {
@@ -759,8 +753,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
     fn single(&self, v: Ev, span: Span) -> Res<Value> {
         match v {
             Ev::V(v) => Ok(v),
+            Ev::Tuple(vs) if vs.is_empty() => Err(err(span, "this expression has no value")
+                .with_label("returns nothing")
+                .with_help("only funcs that `return` a value can be used in an expression")),
             Ev::Tuple(vs) => Err(err(span, format!("expected one value, found {}", vs.len()))
-                .with_label("several values")),
+                .with_label("several values")
+                .with_help("unpack them: `a, b = ...`")),
             Ev::View(..) => Err(self.partial_index(span)),
             Ev::Shape(_) => {
                 Err(err(span, "`shape` must be indexed").with_label("write `.shape[0]`"))

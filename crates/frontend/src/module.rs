@@ -459,8 +459,11 @@ fn return_types(m: &ModInfo<'_>, table: &StructTable, e: &Expr) -> Result<Vec<Ty
         return Ok(Vec::new());
     }
     if let Expr::Subscript(s) = e {
-        if matches!(&*s.value, Expr::Name(n) if n.id.as_str() == "tuple" || n.id.as_str() == "Tuple")
-        {
+        let is_tuple = match &*s.value {
+            Expr::Name(n) => matches!(n.id.as_str(), "tuple" | "Tuple"),
+            other => matches!(dotted(other), Some(("typing", "Tuple"))),
+        };
+        if is_tuple {
             let elts: Vec<&Expr> = match &*s.slice {
                 Expr::Tuple(t) => t.elts.iter().collect(),
                 other => vec![other],
