@@ -8,7 +8,8 @@
 //!
 //! `cargo run --release -p weft-passes --example pass_stats`
 //! (`WEFT_CONFORMANCE_DIR` overrides the corpus location; `--no-bench`
-//! skips the timings).
+//! skips the timings; `WEFT_STATS_DUMP=<dir>` writes the IR and Cranelift
+//! IR of every case under `<dir>/<configuration>/`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -52,6 +53,9 @@ struct Config {
     opts: PipelineOptions,
 }
 
+/// Interleaved timing rounds (the best is kept).
+const ROUNDS: usize = 15;
+
 fn configs() -> Vec<Config> {
     let base = PipelineOptions {
         verify: VerifyMode::Never,
@@ -67,11 +71,20 @@ fn configs() -> Vec<Config> {
             },
         })
         .collect();
-    for pass in ["unroll", "strength-reduce", "cse", "licm"] {
+    for pass in ["cse", "licm"] {
         out.push(Config {
             name: format!("O2 -{pass}"),
             opts: PipelineOptions {
                 disable: vec![pass.to_string()],
+                ..base.clone()
+            },
+        });
+    }
+    for pass in ["unroll", "strength-reduce"] {
+        out.push(Config {
+            name: format!("O2 +{pass}"),
+            opts: PipelineOptions {
+                enable: vec![pass.to_string()],
                 ..base.clone()
             },
         });
@@ -81,6 +94,8 @@ fn configs() -> Vec<Config> {
 
 fn main() {
     let bench = !std::env::args().any(|a| a == "--no-bench");
+    // `WEFT_STATS_DUMP=dir`: the IR and CLIF of every case per configuration.
+    let dump = std::env::var_os("WEFT_STATS_DUMP").map(PathBuf::from);
     let cases = corpus_dir().join("cases");
     let mut dirs: Vec<PathBuf> = match std::fs::read_dir(&cases) {
         Ok(e) => e.filter_map(|e| e.ok().map(|e| e.path())).collect(),
@@ -105,7 +120,7 @@ fn main() {
             Err(_) => println!("skipped {name}: the frontend rejects it"),
         }
     }
-    println!("{} kernels modules compiled\n", modules.len());
+    println!("{} modules compiled\n", modules.len());
 
     // Per pass, inside the O2 pipeline: instructions removed (summed over
     // every run of the pass) and the cases where it changed anything.
@@ -114,6 +129,7 @@ fn main() {
         let mut m = m.clone();
         let opts = PipelineOptions {
             verify: VerifyMode::Never,
+            enable: vec!["unroll".into(), "strength-reduce".into()],
             ..PipelineOptions::default()
         };
         let Ok(r) = run_pipeline(&mut m, &opts) else {
@@ -133,7 +149,9 @@ fn main() {
             e.2 += 1;
         }
     }
-    println!("O2 pipeline, per pass (over all its runs, summed over the corpus):");
+    println!(
+        "O2 pipeline with the opt-in passes, per pass (over all its runs, summed over the corpus):"
+    );
     println!(
         "{:<18}{:>16}{:>22}",
         "pass", "insts removed", "cases changed"
@@ -146,20 +164,20 @@ fn main() {
     }
     println!("(inline adds instructions: the callees' bodies replace the calls)\n");
 
-    let nbody = modules
-        .iter()
-        .find(|(n, _)| n == "seed_nbody_step")
-        .map(|(_, m)| m.clone());
-    let jacobi = modules
-        .iter()
-        .find(|(n, _)| n == "real_jacobi_heat_2d")
-        .map(|(_, m)| m.clone());
+    let find = |name: &str| {
+        modules
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, m)| m.clone())
+    };
+    let (nbody, jacobi) = (find("seed_nbody_step"), find("real_jacobi_heat_2d"));
     println!(
-        "{:<22}{:>12}{:>14}{:>16}{:>16}",
-        "pipeline", "IR insts", "CLIF insts", "N-body ms", "Jacobi ms"
+        "{:<22}{:>10}{:>14}{:>12}",
+        "pipeline", "IR insts", "in loops", "CLIF insts"
     );
-    for c in configs() {
-        let (mut ir, mut clif) = (0usize, 0usize);
+    let configs = configs();
+    for c in &configs {
+        let (mut ir, mut in_loops, mut clif) = (0usize, 0usize, 0usize);
         for (name, m) in &modules {
             let mut m = m.clone();
             if let Err(e) = run_pipeline(&mut m, &c.opts) {
@@ -167,36 +185,90 @@ fn main() {
                 continue;
             }
             ir += inst_count(&m);
+            in_loops += loop_insts(&m);
             match emit_clif(&m, &CpuOptions::default()) {
-                Ok(t) => clif += clif_insts(&t),
+                Ok(t) => {
+                    clif += clif_insts(&t);
+                    if let Some(dir) = &dump {
+                        let d = dir.join(c.name.replace(' ', "_"));
+                        let _ = std::fs::create_dir_all(&d);
+                        let _ = std::fs::write(d.join(format!("{name}.clif")), &t);
+                        let ir = weft_ir::text::print_module(&m);
+                        let _ = std::fs::write(d.join(format!("{name}.ir")), ir);
+                    }
+                }
                 Err(e) => println!("{name}: {}: CPU backend: {e}", c.name),
             }
         }
-        let time = |m: &Option<Module>, f: fn(&Module) -> Option<f64>| {
+        println!("{:<22}{ir:>10}{in_loops:>14}{clif:>12}", c.name);
+    }
+    if !bench {
+        return;
+    }
+    // Timings: best of ROUNDS interleaved rounds (the machine is shared).
+    let mut benches: Vec<(String, Vec<Option<Bench>>)> = Vec::new();
+    for c in &configs {
+        let prep = |m: &Option<Module>, kernel: &'static str| {
             let mut m = m.clone()?;
             run_pipeline(&mut m, &c.opts).ok()?;
-            f(&m)
+            Bench::new(m, kernel)
         };
-        let (nb, ja) = if bench {
-            (time(&nbody, time_nbody), time(&jacobi, time_jacobi))
-        } else {
-            (None, None)
+        benches.push((
+            c.name.clone(),
+            vec![prep(&nbody, "nbody_step"), prep(&jacobi, "jacobi_step")],
+        ));
+    }
+    let mut best = vec![vec![f64::INFINITY; 2]; benches.len()];
+    for _ in 0..ROUNDS {
+        for (k, (_, bs)) in benches.iter_mut().enumerate() {
+            for (j, b) in bs.iter_mut().enumerate() {
+                if let Some(t) = b.as_mut().and_then(|b| b.run()) {
+                    best[k][j] = best[k][j].min(t);
+                }
+            }
+        }
+    }
+    println!(
+        "\nCPU JIT, best of {ROUNDS}: N-body step (N = 4096, one thread), Jacobi sweep (1024 x 1024, one thread)"
+    );
+    println!("{:<22}{:>12}{:>12}", "pipeline", "N-body ms", "Jacobi ms");
+    for ((name, _), t) in benches.iter().zip(&best) {
+        let ms = |t: f64| {
+            if t.is_finite() {
+                format!("{:.2}", t * 1e3)
+            } else {
+                "-".into()
+            }
         };
-        let ms = |t: Option<f64>| t.map_or("-".to_string(), |t| format!("{:.2}", t * 1e3));
-        println!(
-            "{:<22}{ir:>12}{clif:>14}{:>16}{:>16}",
-            c.name,
-            ms(nb),
-            ms(ja)
-        );
+        println!("{name:<22}{:>12}{:>12}", ms(t[0]), ms(t[1]));
     }
 }
 
-fn desc<T>(v: &mut [T], shape: [i32; 4]) -> ArrayDesc {
-    let e = std::mem::size_of::<T>() as i64;
+/// Instructions nested in at least one loop.
+fn loop_insts(m: &Module) -> usize {
+    fn go(f: &weft_ir::Function, r: weft_ir::Region, depth: usize, n: &mut usize) {
+        for &i in &f.regions[r].insts {
+            if depth > 0 {
+                *n += 1;
+            }
+            let d = depth + matches!(f.insts[i].kind, weft_ir::InstKind::Loop { .. }) as usize;
+            for sub in f.insts[i].kind.regions() {
+                go(f, sub, d, n);
+            }
+        }
+    }
+    let mut n = 0;
+    for f in m.funcs.values() {
+        go(f, f.body, 0, &mut n);
+    }
+    n
+}
+
+/// The descriptor of a C-order array of `elem`-byte elements in `v`.
+fn desc(v: &mut [f32], shape: [i32; 4], elem: i64) -> ArrayDesc {
     let mut strides = [0i64; 4];
     let nd = shape.iter().rposition(|&s| s > 1).map_or(1, |i| i + 1);
-    let mut s = e;
+    let mut s = elem;
     for a in (0..nd).rev() {
         strides[a] = s;
         s *= shape[a] as i64;
@@ -218,73 +290,77 @@ fn put<T: Copy>(buf: &mut [u64], off: u32, v: T) {
     };
 }
 
-/// Median seconds of `reps` calls of the kernel over `n` threads.
-fn run(m: &Module, kernel: &str, block: &[u64], n: i64, reps: usize) -> Option<f64> {
-    let art = compile(m, &CpuOptions::default()).ok()?;
-    let k = art.kernel(kernel)?;
-    let mut times = Vec::new();
-    for _ in 0..reps {
+/// A compiled kernel with its data and argument block.
+struct Bench {
+    art: weft_backend_cpu::CpuArtifact,
+    kernel: &'static str,
+    block: Vec<u64>,
+    threads: i64,
+    _data: Vec<Vec<f32>>,
+}
+
+impl Bench {
+    fn new(m: Module, kernel: &'static str) -> Option<Bench> {
+        let art = compile(&m, &CpuOptions::default()).ok()?;
+        let f = &m.funcs[m.func_by_name(kernel)?];
+        let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
+        let al = arg_layout(&types, &m.structs);
+        let mut block = vec![0u64; al.size.div_ceil(8) as usize];
+        let off = al.offsets;
+        let mut data: Vec<Vec<f32>>;
+        let threads;
+        if kernel == "nbody_step" {
+            let n = 4096usize;
+            let pos: Vec<f32> = (0..3 * n).map(|i| (i as f32 * 0.37).sin()).collect();
+            data = vec![
+                pos,
+                vec![0.0; 3 * n],
+                vec![1.0; n],
+                vec![0.0; 3 * n],
+                vec![0.0; 3 * n],
+            ];
+            let sh = [n as i32, 1, 1, 1];
+            put(&mut block, 0, sh);
+            for (k, d) in data.iter_mut().enumerate() {
+                let elem = if k == 2 { 4 } else { 12 };
+                put(&mut block, off[k], desc(d, sh, elem));
+            }
+            put(&mut block, off[5], n as i32);
+            put(&mut block, off[6], 0.01f32);
+            put(&mut block, off[7], 1.0f32);
+            put(&mut block, off[8], 0.01f32);
+            threads = n as i64;
+        } else {
+            let n = 1024usize;
+            let u: Vec<f32> = (0..n * n).map(|i| (i % 97) as f32 * 0.01).collect();
+            let rhs: Vec<f32> = (0..n * n).map(|i| (i % 13) as f32 * 0.1).collect();
+            data = vec![u, rhs, vec![0.0; n * n], vec![0.0; n * n]];
+            let sh = [n as i32, n as i32, 1, 1];
+            put(&mut block, 0, sh);
+            let slots = [0usize, 1, 3, 4];
+            for (d, &k) in data.iter_mut().zip(&slots) {
+                put(&mut block, off[k], desc(d, sh, 4));
+            }
+            put(&mut block, off[2], 0.01f32);
+            threads = (n * n) as i64;
+        }
+        Some(Bench {
+            art,
+            kernel,
+            block,
+            threads,
+            _data: data,
+        })
+    }
+
+    /// Seconds of one launch over all threads.
+    fn run(&mut self) -> Option<f64> {
+        let k = self.art.kernel(self.kernel)?;
         let t = Instant::now();
         // SAFETY: the block was laid out by `arg_layout` for this kernel's
-        // params, its arrays outlive the call and cover every index the
-        // kernel reads or writes for threads 0..n.
-        unsafe { (k.entry)(block.as_ptr() as *const u8, 0, n) };
-        times.push(t.elapsed().as_secs_f64());
+        // params; its arrays (owned by `self`, never reallocated) cover
+        // every index the kernel touches for threads 0..threads.
+        unsafe { (k.entry)(self.block.as_ptr() as *const u8, 0, self.threads) };
+        Some(t.elapsed().as_secs_f64())
     }
-    times.sort_by(f64::total_cmp);
-    Some(times[times.len() / 2])
-}
-
-fn block_for(m: &Module, kernel: &str) -> Option<(Vec<u64>, Vec<u32>)> {
-    let f = &m.funcs[m.func_by_name(kernel)?];
-    let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
-    let al = arg_layout(&types, &m.structs);
-    Some((vec![0u64; al.size.div_ceil(8) as usize], al.offsets))
-}
-
-fn time_nbody(m: &Module) -> Option<f64> {
-    let n = 4096usize;
-    let mut pos: Vec<[f32; 3]> = (0..n)
-        .map(|i| {
-            [
-                (i as f32 * 0.37).sin(),
-                (i as f32 * 0.11).cos(),
-                i as f32 * 1e-3,
-            ]
-        })
-        .collect();
-    let mut vel = vec![[0f32; 3]; n];
-    let mut mass = vec![1f32; n];
-    let mut np = vec![[0f32; 3]; n];
-    let mut nv = vec![[0f32; 3]; n];
-    let (mut block, off) = block_for(m, "nbody_step")?;
-    let sh = [n as i32, 1, 1, 1];
-    put(&mut block, 0, sh);
-    put(&mut block, off[0], desc(&mut pos, sh));
-    put(&mut block, off[1], desc(&mut vel, sh));
-    put(&mut block, off[2], desc(&mut mass, sh));
-    put(&mut block, off[3], desc(&mut np, sh));
-    put(&mut block, off[4], desc(&mut nv, sh));
-    put(&mut block, off[5], n as i32);
-    put(&mut block, off[6], 0.01f32);
-    put(&mut block, off[7], 1.0f32);
-    put(&mut block, off[8], 0.01f32);
-    run(m, "nbody_step", &block, n as i64, 5)
-}
-
-fn time_jacobi(m: &Module) -> Option<f64> {
-    let n = 1024usize;
-    let mut u: Vec<f32> = (0..n * n).map(|i| (i % 97) as f32 * 0.01).collect();
-    let mut rhs: Vec<f32> = (0..n * n).map(|i| (i % 13) as f32 * 0.1).collect();
-    let mut un = vec![0f32; n * n];
-    let mut res = vec![0f32; n * n];
-    let (mut block, off) = block_for(m, "jacobi_step")?;
-    let sh = [n as i32, n as i32, 1, 1];
-    put(&mut block, 0, sh);
-    put(&mut block, off[0], desc(&mut u, sh));
-    put(&mut block, off[1], desc(&mut rhs, sh));
-    put(&mut block, off[2], 0.01f32);
-    put(&mut block, off[3], desc(&mut un, sh));
-    put(&mut block, off[4], desc(&mut res, sh));
-    run(m, "jacobi_step", &block, (n * n) as i64, 9)
 }

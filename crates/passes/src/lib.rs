@@ -11,9 +11,12 @@
 //! ```text
 //! O0   nothing (calls kept, for the debugger; `inline` alone if forced)
 //! O1   inline · fixpoint(simplify, dce)
-//! O2   inline · fixpoint(simplify, dce)
-//!      · fixpoint(unroll, simplify, strength-reduce, cse, licm, dce)
+//! O2   inline · fixpoint(simplify, dce) · fixpoint(simplify, cse, licm, dce)
 //! ```
+//!
+//! `unroll` and `strength-reduce` are opt-in ([`PipelineOptions::enable`]):
+//! measured over the conformance corpus they changed nothing or nothing
+//! for the better (`examples/pass_stats.rs`, `docs/passes.md`).
 //!
 //! (each fixpoint group repeats until a round changes nothing, at most 8
 //! rounds; [`describe_pipeline`] prints this).
@@ -115,8 +118,8 @@ pub enum OptLevel {
     O0,
     /// `inline`, then `simplify` and `dce` to a fixpoint.
     O1,
-    /// O1, then `unroll`, `simplify`, `strength-reduce`, `cse`, `licm` and
-    /// `dce` to a fixpoint. The default.
+    /// O1, then `simplify`, `cse`, `licm` and `dce` to a fixpoint (plus the
+    /// opt-in passes of [`PipelineOptions::enable`]). The default.
     #[default]
     O2,
 }
@@ -174,6 +177,11 @@ pub struct PipelineOptions {
     /// Names of passes to leave out of the pipeline (default none), e.g.
     /// `["licm"]`: to measure a pass, or to work around one.
     pub disable: Vec<String>,
+    /// Opt-in passes added to O2's second group (default none):
+    /// `"unroll"` and `"strength-reduce"`, which are not in O2 by default
+    /// because they changed nothing measurable on the conformance corpus
+    /// (see `docs/passes.md`). Unknown names are ignored.
+    pub enable: Vec<String>,
     /// When to run the verifier (default: [`VerifyMode::default`]).
     pub verify: VerifyMode,
     /// If set, the module's IR text is written after each pass to
@@ -189,6 +197,7 @@ impl Default for PipelineOptions {
             inline: true,
             force_inline: false,
             disable: Vec::new(),
+            enable: Vec::new(),
             verify: VerifyMode::default(),
             dump_dir: None,
         }
@@ -438,9 +447,11 @@ fn verify(m: &Module, pass: &str) -> Result<(), PassError> {
 /// ```text
 /// O0:  (nothing; `inline` alone with force_inline)
 /// O1:  inline · fixpoint(simplify, dce)
-/// O2:  inline · fixpoint(simplify, dce)
-///      · fixpoint(unroll, simplify, strength-reduce, cse, licm, dce)
+/// O2:  inline · fixpoint(simplify, dce) · fixpoint(simplify, cse, licm, dce)
 /// ```
+///
+/// `opts.enable` adds `unroll` (first) and `strength-reduce` (after
+/// `simplify`) to O2's second group; `opts.disable` removes passes.
 ///
 /// `inline` is left out when `opts.inline` is false (at O0 it runs only
 /// when `opts.force_inline` is set). Each fixpoint group runs at most 8
@@ -468,14 +479,19 @@ pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
         pm.add_fixpoint(o1, 8);
     }
     if level == OptLevel::O2 {
-        let o2 = group(vec![
-            Box::new(unroll::Unroll::default()),
-            Box::new(simplify::Simplify),
-            Box::new(reduce::StrengthReduce),
-            Box::new(cse::Cse),
-            Box::new(licm::Licm),
-            Box::new(dce::Dce),
-        ]);
+        let wants = |name: &str| opts.enable.iter().any(|e| e == name);
+        let mut o2: Vec<Box<dyn Pass>> = Vec::new();
+        if wants("unroll") {
+            o2.push(Box::new(unroll::Unroll::default()));
+        }
+        o2.push(Box::new(simplify::Simplify));
+        if wants("strength-reduce") {
+            o2.push(Box::new(reduce::StrengthReduce));
+        }
+        o2.push(Box::new(cse::Cse));
+        o2.push(Box::new(licm::Licm));
+        o2.push(Box::new(dce::Dce));
+        let o2 = group(o2);
         if !o2.is_empty() {
             pm.add_fixpoint(o2, 8);
         }

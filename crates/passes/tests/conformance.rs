@@ -1,8 +1,8 @@
 //! The passes on real kernels: every case of the conformance corpus
 //! (`$WEFT_CONFORMANCE_DIR`, default `../shared/conformance` from the
 //! workspace root) is compiled by the frontend, run through the pipeline
-//! of every optimization level (O2 also without inlining, O0 also with
-//! forced inlining) with the verifier after every pass, and launched on the reference interpreter before and after; the
+//! of every optimization level (O2 also without inlining and with the
+//! opt-in passes, O0 also with forced inlining) with the verifier after every pass, and launched on the reference interpreter before and after; the
 //! final contents of every
 //! array must be bit for bit the same (the passes only fold what they can
 //! compute exactly as the interpreter does).
@@ -347,15 +347,22 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
         // The other levels: O1, and O0 (nothing, or only `inline` when
         // forced, as for the HLSL backend).
         let mut levels = Vec::new();
-        for (what, level, force_inline) in [
-            ("O1 pipeline", OptLevel::O1, false),
-            ("O0 pipeline", OptLevel::O0, false),
-            ("O0 pipeline with forced inlining", OptLevel::O0, true),
+        for (what, level, force_inline, enable) in [
+            ("O1 pipeline", OptLevel::O1, false, &[][..]),
+            ("O0 pipeline", OptLevel::O0, false, &[]),
+            ("O0 pipeline with forced inlining", OptLevel::O0, true, &[]),
+            (
+                "O2 pipeline with unroll and strength-reduce",
+                OptLevel::O2,
+                false,
+                &["unroll", "strength-reduce"],
+            ),
         ] {
             let mut lm = m.clone();
             let o = PipelineOptions {
                 opt_level: level,
                 force_inline,
+                enable: enable.iter().map(|s| s.to_string()).collect(),
                 ..opts.clone()
             };
             match run_pipeline(&mut lm, &o) {

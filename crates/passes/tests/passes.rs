@@ -556,12 +556,13 @@ fn levels_parse_and_describe_their_pipelines() {
     assert_eq!(
         weft_passes::describe_pipeline(OptLevel::O2),
         "inline\nfixpoint(max 8 rounds): simplify, dce\n\
-         fixpoint(max 8 rounds): unroll, simplify, strength-reduce, cse, licm, dce\n"
+         fixpoint(max 8 rounds): simplify, cse, licm, dce\n"
     );
     // Options: no inlining, a disabled pass, forced inlining at O0.
     let o = PipelineOptions {
         inline: false,
         disable: vec!["cse".into()],
+        enable: vec!["strength-reduce".into(), "unroll".into()],
         ..PipelineOptions::default()
     };
     assert_eq!(

@@ -101,12 +101,24 @@ fn same_before_after(m: Module, name: &str, n: i32, args: &[Arg]) -> Vec<Vec<u8>
 
 /// [`same_before_after`], also returning the optimized module.
 fn optimized_same(m: Module, name: &str, n: i32, args: &[Arg]) -> (Vec<Vec<u8>>, Module) {
+    optimized_same_with(m, name, n, args, &[])
+}
+
+/// [`optimized_same`] with opt-in passes ([`PipelineOptions::enable`]).
+fn optimized_same_with(
+    m: Module,
+    name: &str,
+    n: i32,
+    args: &[Arg],
+    enable: &[&str],
+) -> (Vec<Vec<u8>>, Module) {
     let before = run(&m, name, n, args);
     let mut opt = m.clone();
     run_pipeline(
         &mut opt,
         &PipelineOptions {
             verify: VerifyMode::Always,
+            enable: enable.iter().map(|s| s.to_string()).collect(),
             ..PipelineOptions::default()
         },
     )
@@ -632,7 +644,8 @@ fn strength_reduced_remainders_run_the_same() {
         },
     );
     let xs = [i32::MIN, i32::MAX, -7, 7, 0, -1, 1, 22, -22, i32::MIN + 1];
-    let (_, opt) = optimized_same(m, "k", xs.len() as i32, &[i32s(&xs), i32s(&[0; 10])]);
+    let args = [i32s(&xs), i32s(&[0; 10])];
+    let (_, opt) = optimized_same_with(m, "k", xs.len() as i32, &args, &["strength-reduce"]);
     let k = &opt.funcs[opt.func_by_name("k").expect("kernel")];
     let rems = weft_passes::walk::all_insts(k)
         .into_iter()
