@@ -109,28 +109,13 @@ pub fn device_count() -> usize {
     cu::CudaContext::device_count().map_or(0, |n| n.max(0) as usize)
 }
 
-/// The PTX architectures the backend supports, lowest first.
-const ARCHS: [(i32, &str); 8] = [
-    (70, "sm_70"),
-    (72, "sm_72"),
-    (75, "sm_75"),
-    (80, "sm_80"),
-    (86, "sm_86"),
-    (87, "sm_87"),
-    (89, "sm_89"),
-    (90, "sm_90"),
-];
-
-/// The PTX target for compute capability `cc`: the newest supported
-/// architecture not above it (PTX is forward compatible: a newer GPU JITs
-/// it), `sm_70` below that.
+/// The PTX target for compute capability `cc`: the backend's newest
+/// supported architecture not above it (PTX is forward compatible: a newer
+/// GPU JITs it), `sm_70` below that (such a GPU rejects the PTX on load).
 pub fn arch_for(cc: (i32, i32)) -> &'static str {
-    let v = cc.0 * 10 + cc.1;
-    ARCHS
-        .iter()
-        .rev()
-        .find(|(n, _)| *n <= v)
-        .map_or(ARCHS[0].1, |(_, a)| a)
+    let (major, minor) = (cc.0.max(0) as u32, cc.1.max(0) as u32);
+    weft_backend_ptx::arch_for_compute_capability(major, minor)
+        .unwrap_or(weft_backend_ptx::SUPPORTED_ARCHS[0])
 }
 
 impl CudaDevice {
