@@ -622,6 +622,14 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         }
     }
 
+    /// A `bool` operand (a condition).
+    fn cond(&self, v: weft_ir::Value) -> Result<IntValue<'ctx>> {
+        if self.scalar_of(v)? != Scalar::Bool {
+            return self.invalid(format!("condition {v} is not a bool"));
+        }
+        Ok(self.get1(v)?.into_int_value())
+    }
+
     fn scalar_of(&self, v: weft_ir::Value) -> Result<Scalar> {
         match self.cur().values.get(v).map(|d| d.ty) {
             Some(Type::Scalar(s)) => Ok(s),
@@ -1252,7 +1260,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 self.def_result(inst, &[v])
             }
             InstKind::Select(c, a, b) => {
-                let cv = self.get1(*c)?.into_int_value();
+                let cv = self.cond(*c)?;
                 let (av, bv) = (self.get(*a)?, self.get(*b)?);
                 if av.len() != bv.len() {
                     return self.invalid("select of different types");
@@ -1382,7 +1390,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 then_region,
                 else_region,
             } => {
-                let c = self.get1(*cond)?.into_int_value();
+                let c = self.cond(*cond)?;
                 let then_b = self.new_block("then")?;
                 let else_b = self.new_block("else")?;
                 let rtypes = self.result_types(inst);

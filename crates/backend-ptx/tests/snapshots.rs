@@ -1,6 +1,12 @@
 //! Snapshot tests of the emitted PTX (sm_80, default options) for a few
-//! conformance kernels. `WEFT_BLESS=1 cargo test -p weft-backend-ptx --test
-//! snapshots` rewrites `tests/snapshots/*.ptx`.
+//! conformance kernels.
+//!
+//! The input of each snapshot is the kernel's IR, stored next to it
+//! (`tests/snapshots/<case>.ir`, IR text as the frontend and the default
+//! pipeline produced it), so the PTX snapshot changes only when this
+//! backend (or LLVM) does, not with every frontend or pass change.
+//! `WEFT_BLESS=1 cargo test -p weft-backend-ptx --test snapshots` regenerates
+//! both files from the conformance corpus.
 
 mod common;
 
@@ -8,26 +14,37 @@ use std::path::PathBuf;
 use weft_backend_ptx::{emit_ptx, PtxOptions};
 
 fn check(case: &str) {
-    let Some(dir) = common::conformance_dir() else {
-        println!("SKIP: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
-        return;
-    };
-    let src = std::fs::read_to_string(dir.join("cases").join(case).join("kernel.py")).unwrap();
-    // A relative file name keeps the `.file` directive independent of where
-    // the corpus lives.
-    let m = common::compile_source(&format!("{case}/kernel.py"), &src);
-    let ptx = normalize(&emit_ptx(&m, &PtxOptions::default()).unwrap().ptx);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(format!("{case}.ptx"));
-    if std::env::var_os("WEFT_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, &ptx).unwrap();
-        return;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let ir_path = dir.join(format!("{case}.ir"));
+    let ptx_path = dir.join(format!("{case}.ptx"));
+    let bless = std::env::var_os("WEFT_BLESS").is_some_and(|v| v == "1");
+    if bless {
+        let Some(corpus) = common::conformance_dir() else {
+            panic!("WEFT_BLESS=1 needs the conformance corpus (WEFT_CONFORMANCE_DIR)");
+        };
+        let src =
+            std::fs::read_to_string(corpus.join("cases").join(case).join("kernel.py")).unwrap();
+        // A relative file name keeps `.file` independent of the corpus path.
+        let m = common::compile_source(&format!("{case}/kernel.py"), &src);
+        std::fs::write(&ir_path, weft_ir::text::print_module(&m)).unwrap();
     }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+    let ir = std::fs::read_to_string(&ir_path).unwrap_or_else(|_| {
         panic!(
             "{} is missing: run with WEFT_BLESS=1 to create it",
-            path.display()
+            ir_path.display()
+        )
+    });
+    let m = weft_ir::text::parse_module(&ir)
+        .unwrap_or_else(|e| panic!("{}: {e:?} (rerun with WEFT_BLESS=1)", ir_path.display()));
+    let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    if bless {
+        std::fs::write(&ptx_path, &ptx).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&ptx_path).unwrap_or_else(|_| {
+        panic!(
+            "{} is missing: run with WEFT_BLESS=1 to create it",
+            ptx_path.display()
         )
     });
     if want != ptx {
@@ -38,29 +55,12 @@ fn check(case: &str) {
             .unwrap_or(want.lines().count().min(ptx.lines().count()));
         panic!(
             "PTX of {case} differs from {} at line {}:\n  snapshot: {:?}\n  now:      {:?}\nrerun with WEFT_BLESS=1 to accept the new output",
-            path.display(),
+            ptx_path.display(),
             line + 1,
             want.lines().nth(line),
             ptx.lines().nth(line)
         );
     }
-}
-
-/// Line directives into other files than the kernel's (the prelude, file
-/// 2+) lose their line and column, so editing the prelude does not churn
-/// every snapshot.
-fn normalize(ptx: &str) -> String {
-    let mut out = String::with_capacity(ptx.len());
-    for line in ptx.lines() {
-        let mut parts = line.split_whitespace();
-        if parts.next() == Some(".loc") && parts.next().is_some_and(|f| f != "1") {
-            out.push_str("\t.loc\t<other file>");
-        } else {
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[test]
