@@ -457,7 +457,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
     }
 
     fn tyname(&self, t: Type) -> String {
-        typenames::warp_name(t, self.structs)
+        builtins::type_name(t, self.structs)
     }
 
     fn at(&self, b: &mut FuncBuilder, span: Span) {

@@ -1,7 +1,7 @@
 //! Warp's type names (`wp.vec3`, `wp.mat33d`, `wp.float64`, `float`, ...)
-//! and how types are spelled back in diagnostics and mangled func names.
+//! and the spelling of types in mangled func names.
 
-use weft_ir::{ArrayType, Scalar, StructTable, Type};
+use weft_ir::{Scalar, StructTable, Type};
 
 /// Suffix letters of Warp's vector/matrix type names.
 fn suffix_scalar(suffix: &str) -> Option<Scalar> {
@@ -19,23 +19,6 @@ fn suffix_scalar(suffix: &str) -> Option<Scalar> {
         "ul" => Scalar::U64,
         _ => return None,
     })
-}
-
-fn scalar_suffix(s: Scalar) -> &'static str {
-    match s {
-        Scalar::F32 => "f",
-        Scalar::F64 => "d",
-        Scalar::F16 => "h",
-        Scalar::I8 => "b",
-        Scalar::U8 => "ub",
-        Scalar::I16 => "s",
-        Scalar::U16 => "us",
-        Scalar::I32 => "i",
-        Scalar::U32 => "ui",
-        Scalar::I64 => "l",
-        Scalar::U64 => "ul",
-        Scalar::Bool => "bool",
-    }
 }
 
 /// The type named `wp.<name>` (scalars, vectors, matrices, quaternions,
@@ -101,25 +84,6 @@ pub(crate) fn np_scalar(name: &str) -> Option<Scalar> {
     })
 }
 
-/// Warp's spelling of a type, for messages: `float32`, `vec3f`, `mat33d`,
-/// `array(dtype=vec3f, ndim=2)`, struct names.
-pub(crate) fn warp_name(ty: Type, structs: &StructTable) -> String {
-    match ty {
-        Type::Scalar(s) => s.warp_name().to_string(),
-        Type::Vec(n, s) => format!("vec{n}{}", scalar_suffix(s)),
-        Type::Mat(r, c, s) => format!("mat{r}{c}{}", scalar_suffix(s)),
-        Type::Quat(s) => format!("quat{}", scalar_suffix(s)),
-        Type::Transform(s) => format!("transform{}", scalar_suffix(s)),
-        Type::Struct(id) => structs
-            .get(id)
-            .map_or_else(|| "<struct>".to_string(), |d| d.name.clone()),
-        Type::Array(ArrayType { elem, ndim }) => format!(
-            "array(dtype={}, ndim={ndim})",
-            warp_name(Type::from(elem), structs)
-        ),
-    }
-}
-
 /// A short identifier-safe spelling for mangled overload names:
 /// `f32`, `vec3f32`, `mat33f64`, `quatf32`, `arr2_f32`, struct names.
 pub(crate) fn mangle(ty: Type, structs: &StructTable) -> String {
@@ -155,7 +119,6 @@ mod tests {
         assert_eq!(wp_type("quati"), None);
         assert_eq!(wp_type("mat23"), None);
         let t = StructTable::new();
-        assert_eq!(warp_name(Type::Vec(3, Scalar::F64), &t), "vec3d");
         assert_eq!(mangle(Type::Mat(3, 3, Scalar::F32), &t), "mat33f32");
     }
 }
