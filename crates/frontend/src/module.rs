@@ -302,12 +302,27 @@ pub(crate) fn collect<'a>(
                         .with_help("rename it"),
                     );
                 }
-                Decor::Kernel => m.kernels.push(f),
+                // A later definition of a name replaces the earlier one, as in
+                // Python.
+                Decor::Kernel => {
+                    m.kernels.retain(|k| k.name.id != f.name.id);
+                    m.kernels.push(f);
+                }
                 Decor::Func => {
                     let index = func_count;
                     func_count += 1;
                     if let Some(fd) = func_def(&m, table, f, index, diags) {
-                        funcs.entry(f.name.id.to_string()).or_default().push(fd);
+                        // Overloads by signature; a redefinition with the same
+                        // parameter types replaces the earlier one (as Warp).
+                        let list = funcs.entry(f.name.id.to_string()).or_default();
+                        let same = |o: &FuncDef<'_>| {
+                            o.params
+                                .iter()
+                                .map(|p| p.1)
+                                .eq(fd.params.iter().map(|p| p.1))
+                        };
+                        list.retain(|o| !same(o));
+                        list.push(fd);
                     }
                 }
                 Decor::Other(span, true) => diags.push(

@@ -662,3 +662,29 @@ fn int32_min_literal() {
     run(src, "k", &[1], &mut args);
     assert_eq!(ints(&args[0]), &[i32::MIN, -5]);
 }
+
+#[test]
+fn redefinitions_replace_earlier_definitions() {
+    let src = r#"import warp as wp
+
+@wp.func
+def f(x: int):
+    return x + 1
+
+@wp.func
+def f(x: int):
+    return x + 2
+
+@wp.kernel
+def k(out: wp.array(dtype=int)):
+    out[0] = 1
+
+@wp.kernel
+def k(out: wp.array(dtype=int)):
+    out[0] = f(40)
+"#;
+    let mut args = [Arg::I32(vec![0])];
+    let m = run(src, "k", &[1], &mut args);
+    assert_eq!(ints(&args[0]), &[42]);
+    assert_eq!(m.kernels().count(), 1);
+}
