@@ -27,7 +27,33 @@ fn mutate(m: &mut Module, rng: &mut Rng) {
     let ninst = f.insts.len();
     let nval = f.values.len();
     let inst = weft_ir::Inst::from_u32(rng.below(ninst) as u32);
-    match rng.below(5) {
+    match rng.below(6) {
+        // retype a value (param, loop param or result) to anything
+        5 => {
+            use weft_ir::{ArrayType, ElemType, Type};
+            let tys = [
+                Type::I32,
+                Type::F32,
+                Type::BOOL,
+                Type::Scalar(Scalar::F16),
+                Type::Vec(3, Scalar::F32),
+                Type::Mat(2, 2, Scalar::F64),
+                Type::Array(ArrayType {
+                    elem: ElemType::Scalar(Scalar::F32),
+                    ndim: 1,
+                }),
+                Type::Array(ArrayType {
+                    elem: ElemType::Vec(3, Scalar::F32),
+                    ndim: rng.below(5) as u8,
+                }),
+            ];
+            let v = Value::from_u32(rng.below(nval) as u32);
+            let t = tys[rng.below(tys.len())];
+            f.values[v].ty = t;
+            if let Some(k) = f.regions[f.body].params.iter().position(|&p| p == v) {
+                f.params[k].ty = t;
+            }
+        }
         // replace an operand by another value (any type, any scope)
         0 => {
             let args = f.insts[inst].kind.args();
