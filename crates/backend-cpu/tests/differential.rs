@@ -438,7 +438,7 @@ fn jit_equals_interp(
     n: usize,
     arrays: &[(Vec<u8>, u32)],
     values: &[Vec<u8>],
-) {
+) -> Vec<Vec<u8>> {
     let kid = m.func_by_name(name).unwrap();
     let mut ib: Vec<Vec<u8>> = arrays.iter().map(|(b, _)| b.clone()).collect();
     let mut jb = ib.clone();
@@ -468,6 +468,7 @@ fn jit_equals_interp(
     for (k, (j, i)) in jb.iter().zip(&ib).enumerate() {
         assert_eq!(j, i, "array argument {k} differs");
     }
+    jb
 }
 
 #[test]
@@ -598,4 +599,89 @@ fn fma_and_select_match_the_interpreter() {
         .map(|k| if k & 1 == 1 { k } else { 100 + k })
         .collect();
     assert_eq!(got, want);
+}
+
+/// A func (not inlined) with a loop and an early return from inside it,
+/// called per thread: the JIT's compiled func agrees with the interpreter.
+#[test]
+fn called_func_with_loop_and_early_return_matches_the_interpreter() {
+    use weft_ir::{FuncBuilder, FuncKind, Function, Param, Type};
+    let mut m = weft_ir::Module::new();
+    let v3 = Type::Vec(3, Scalar::F32);
+    // func f(x: i32, v: vec3) -> f32:
+    //   acc = 0; j = 0
+    //   loop { if j >= x: break acc; if j == 3: return v.y * j; acc += v.x; j += 1 }
+    let mut f = Function::new(
+        "f",
+        FuncKind::Func,
+        vec![
+            Param {
+                name: "x".into(),
+                ty: Type::I32,
+            },
+            Param {
+                name: "v".into(),
+                ty: v3,
+            },
+        ],
+        vec![Type::F32],
+    );
+    let pv = f.param_values().to_vec();
+    {
+        let mut b = FuncBuilder::new(&mut f, &m.structs);
+        let zf = b.fconst(Scalar::F32, 0.0);
+        let zi = b.iconst(Scalar::I32, 0);
+        let (lp, body, ps) = b.loop_(vec![zi, zf], &[Type::F32]);
+        b.switch_to(body);
+        let done = b.binary(BinaryOp::Ge, ps[0], pv[0]);
+        let (_, t, e) = b.if_(done, &[]);
+        b.switch_to(t);
+        b.break_(vec![ps[1]]);
+        b.switch_to(e);
+        b.yield_(vec![]);
+        b.switch_to(body);
+        let three = b.iconst(Scalar::I32, 3);
+        let is3 = b.binary(BinaryOp::Eq, ps[0], three);
+        let (_, t, e) = b.if_(is3, &[]);
+        b.switch_to(t);
+        let vy = b.extract(pv[1], vec![1]);
+        let jf = b.cast(ps[0], Scalar::F32);
+        let r = b.binary(BinaryOp::Mul, vy, jf);
+        b.return_(vec![r]);
+        b.switch_to(e);
+        b.yield_(vec![]);
+        b.switch_to(body);
+        let vx = b.extract(pv[1], vec![0]);
+        let acc = b.binary(BinaryOp::Add, ps[1], vx);
+        let one = b.iconst(Scalar::I32, 1);
+        let j = b.binary(BinaryOp::Add, ps[0], one);
+        b.continue_(vec![j, acc]);
+        let body_region = b.func.body;
+        b.switch_to(body_region);
+        let res = b.func.results(lp)[0];
+        b.return_(vec![res]);
+    }
+    let fid = m.funcs.push(f);
+    add_kernel(
+        &mut m,
+        "k",
+        &[("o", arr1(Scalar::F32)), ("s", Type::F32)],
+        |b, p| {
+            let i = b.thread_id();
+            let two = b.fconst(Scalar::F32, 2.0);
+            let v = b.make(v3, vec![p[1], two, p[1]]);
+            let c = b.call(fid, vec![i, v], &[Type::F32]);
+            let r = b.func.results(c)[0];
+            b.store(at(p[0], i), r);
+            b.return_(vec![]);
+        },
+    );
+    let n = 8;
+    jit_equals_interp(
+        &m,
+        "k",
+        n,
+        &[(vec![0u8; 4 * n], 4)],
+        &[1.25f32.to_le_bytes().to_vec()],
+    );
 }
