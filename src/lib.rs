@@ -40,7 +40,9 @@
 //! [`Device::llvm_cpu`] (the LLVM backend's host JIT, launched like `cpu`),
 //! [`Device::cuda`] (PTX on an NVIDIA GPU; device-resident [`CudaArray`]s
 //! and asynchronous [`Device::launch_async`], or plain [`Array`]s staged
-//! through device memory by [`Device::launch`]) and [`Device::interp`] (the
+//! through device memory by [`Device::launch`]), [`Device::vulkan`] (the
+//! HLSL backend's shaders on a Vulkan device, arrays copied there and back
+//! at each launch) and [`Device::interp`] (the
 //! reference interpreter, single-threaded: the oracle the other devices are
 //! tested against). [`Module::ptx`] and [`Module::llvm_ir`] show the LLVM
 //! backend's output. [`conform`] runs the conformance corpus format (cases
@@ -58,7 +60,7 @@ pub use weft_ir as ir;
 pub use weft_runtime::{
     Arg, Array, ArrayError, BackendError, Cache, CacheError, CacheKey, CudaArg, CudaArray,
     CudaDevice, CudaError, CudaEvent, DeviceKind, Dtype, Element, Kernel, KernelSig, LaunchError,
-    RuntimeError, ScalarElem, Value,
+    RuntimeError, ScalarElem, Value, VulkanDevice, VulkanError,
 };
 
 /// Any error of the Weft API.
@@ -258,6 +260,15 @@ impl Device {
             inner: weft_runtime::Device::cuda(ordinal)?,
         })
     }
+    /// The Vulkan device (the HLSL backend's shaders, compiled to SPIR-V by
+    /// `glslangValidator`); an error when there is no Vulkan loader or no
+    /// usable device. Arrays are copied to the device and back at each
+    /// launch.
+    pub fn vulkan() -> Result<Device, Error> {
+        Ok(Device {
+            inner: weft_runtime::Device::vulkan()?,
+        })
+    }
     /// A device of `kind` (`cuda`: GPU 0; if it cannot be opened, loading a
     /// kernel reports why — [`Device::open`] reports it at once).
     pub fn new(kind: DeviceKind) -> Device {
@@ -274,6 +285,7 @@ impl Device {
     pub fn open(name: &str) -> Result<Device, Error> {
         match DeviceKind::from_name(name) {
             Some(DeviceKind::Cuda) => Device::cuda(0),
+            Some(DeviceKind::Vulkan) => Device::vulkan(),
             Some(kind) => Ok(Device::new(kind)),
             None => Err(Error::UnknownDevice(name.to_string())),
         }
@@ -281,6 +293,10 @@ impl Device {
     /// The GPU of a `cuda` device (device arrays, events, synchronize).
     pub fn cuda_device(&self) -> Option<&Arc<CudaDevice>> {
         self.inner.cuda_device()
+    }
+    /// The opened device of a `vulkan` device.
+    pub fn vulkan_device(&self) -> Option<&Arc<VulkanDevice>> {
+        self.inner.vulkan_device()
     }
     pub fn kind(&self) -> DeviceKind {
         self.inner.kind()

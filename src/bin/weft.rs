@@ -23,7 +23,7 @@ fn cli() -> Command {
         CArg::new("backend")
             .long("backend")
             .value_name("B")
-            .value_parser(["cpu", "interp", "llvm-cpu", "cuda"])
+            .value_parser(["cpu", "interp", "llvm-cpu", "cuda", "vulkan"])
             .default_value("cpu")
             .help("Device to run on")
     };

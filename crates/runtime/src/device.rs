@@ -15,6 +15,7 @@ use crate::dtype::{type_name, Dtype};
 use crate::error::{LaunchError, RuntimeError};
 use crate::llvm_cpu::LlvmCpuProgram;
 use crate::sig::KernelSig;
+use crate::vulkan::{VulkanDevice, VulkanKernel, VulkanProgram};
 use rayon::prelude::*;
 use std::sync::Arc;
 use weft_ir::layout::{ARRAY_DESC_SHAPE, ARRAY_DESC_STRIDES};
@@ -32,6 +33,8 @@ pub enum DeviceKind {
     LlvmCpu,
     /// An NVIDIA GPU through the CUDA driver API (PTX from LLVM NVPTX).
     Cuda,
+    /// A Vulkan device running the HLSL backend's shaders (SPIR-V by glslang).
+    Vulkan,
 }
 
 impl DeviceKind {
@@ -41,6 +44,7 @@ impl DeviceKind {
             DeviceKind::Interp => "interp",
             DeviceKind::LlvmCpu => "llvm-cpu",
             DeviceKind::Cuda => "cuda",
+            DeviceKind::Vulkan => "vulkan",
         }
     }
     /// Parses a device name (`cpu`, `interp`, `llvm-cpu`, `cuda`, ...).
@@ -50,6 +54,7 @@ impl DeviceKind {
             "interp" => Some(DeviceKind::Interp),
             "llvm-cpu" => Some(DeviceKind::LlvmCpu),
             "cuda" => Some(DeviceKind::Cuda),
+            "vulkan" => Some(DeviceKind::Vulkan),
             _ => None,
         }
     }
@@ -62,6 +67,9 @@ pub struct Device {
     /// The opened GPU of a `cuda` device (`None` if it could not be opened:
     /// compiling for it then reports why).
     cuda: Option<Arc<CudaDevice>>,
+    /// The opened device of a `vulkan` device (`None` if it could not be
+    /// opened: compiling for it then reports why).
+    vulkan: Option<Arc<VulkanDevice>>,
 }
 
 /// A module compiled for one device.
@@ -72,6 +80,7 @@ pub struct Program {
     cpu: Option<Arc<CpuProgram>>,
     llvm: Option<Arc<LlvmCpuProgram>>,
     cuda: Option<Arc<CudaProgram>>,
+    vulkan: Option<Arc<VulkanProgram>>,
 }
 
 #[derive(Clone)]
@@ -91,6 +100,7 @@ enum Exec {
         _program: Arc<LlvmCpuProgram>,
     },
     Cuda(CudaKernel),
+    Vulkan(VulkanKernel),
 }
 
 /// A kernel ready to launch on the device that loaded it.
@@ -161,6 +171,11 @@ impl Program {
             }
         } else if let Some(p) = &self.cuda {
             Exec::Cuda(p.kernel(name).ok_or_else(|| self.no_kernel(name))?)
+        } else if let Some(p) = &self.vulkan {
+            Exec::Vulkan(p.kernel(name).map_err(|e| RuntimeError::Compile {
+                device: "vulkan",
+                source: Box::new(e),
+            })?)
         } else {
             Exec::Interp {
                 module: self.module.clone(),
@@ -209,7 +224,22 @@ impl Device {
         Ok(Device {
             kind: DeviceKind::Cuda,
             cuda: Some(CudaDevice::open(ordinal)?),
+            vulkan: None,
         })
+    }
+    /// The Vulkan device (the process-wide one of
+    /// [`VulkanDevice::shared`]); an error (never a panic) when there is no
+    /// Vulkan loader or no usable device.
+    pub fn vulkan() -> Result<Device, RuntimeError> {
+        Ok(Device {
+            kind: DeviceKind::Vulkan,
+            cuda: None,
+            vulkan: Some(VulkanDevice::shared().map_err(vulkan_err)?),
+        })
+    }
+    /// The opened device of a `vulkan` device.
+    pub fn vulkan_device(&self) -> Option<&Arc<VulkanDevice>> {
+        self.vulkan.as_ref()
     }
     /// A device of `kind`; for `cuda`, GPU 0 (if it cannot be opened,
     /// [`Device::compile`] reports why; [`Device::cuda`] reports it here).
@@ -218,7 +248,11 @@ impl Device {
             DeviceKind::Cuda => CudaDevice::open(0).ok(),
             _ => None,
         };
-        Device { kind, cuda }
+        let vulkan = match kind {
+            DeviceKind::Vulkan => VulkanDevice::shared().ok(),
+            _ => None,
+        };
+        Device { kind, cuda, vulkan }
     }
     /// The GPU of a `cuda` device: device arrays, streams, events.
     pub fn cuda_device(&self) -> Option<&Arc<CudaDevice>> {
@@ -237,7 +271,7 @@ impl Device {
             device: self.name(),
             source,
         };
-        let (mut cpu, mut llvm, mut cuda) = (None, None, None);
+        let (mut cpu, mut llvm, mut cuda, mut vulkan) = (None, None, None, None);
         match self.kind {
             DeviceKind::Cpu => {
                 cpu = Some(Arc::new(
@@ -258,6 +292,13 @@ impl Device {
                     crate::cuda::compile(&dev, &module).map_err(compile_err)?,
                 ))
             }
+            DeviceKind::Vulkan => {
+                let dev = match &self.vulkan {
+                    Some(d) => d.clone(),
+                    None => VulkanDevice::shared().map_err(vulkan_err)?,
+                };
+                vulkan = Some(Arc::new(VulkanProgram::new(dev, module.clone())))
+            }
             DeviceKind::Interp => {}
         }
         Ok(Program {
@@ -267,6 +308,7 @@ impl Device {
             cpu,
             llvm,
             cuda,
+            vulkan,
         })
     }
 
@@ -297,6 +339,7 @@ impl Device {
                 Ok(())
             }
             Exec::Cuda(k) => k.launch_host_args(&kernel.sig, &dims, total, args),
+            Exec::Vulkan(k) => k.launch(&kernel.sig, &dims, total, args),
             Exec::Interp { module, func } => run_interp(kernel, module, *func, dim, args),
         }
     }
@@ -494,6 +537,16 @@ fn pack_args(sig: &KernelSig, dims: &[i32; 4], args: &[Arg<'_>]) -> Vec<Block> {
 /// [`pack_args`] on argument views: an array's `ArrayDesc.data` is the
 /// view's address (a device pointer for a device array).
 pub(crate) fn pack_views(sig: &KernelSig, dims: &[i32; 4], args: &[ArgView<'_>]) -> Vec<Block> {
+    let bytes = pack_bytes(sig, dims, args);
+    let mut block = vec![Block::default(); bytes.len().div_ceil(16)];
+    for (dst, src) in block.iter_mut().zip(bytes.chunks(16)) {
+        dst.0[..src.len()].copy_from_slice(src);
+    }
+    block
+}
+
+/// [`pack_views`] as plain bytes (`sig.layout.size` of them).
+pub(crate) fn pack_bytes(sig: &KernelSig, dims: &[i32; 4], args: &[ArgView<'_>]) -> Vec<u8> {
     let mut bytes = vec![0u8; sig.layout.size as usize];
     for (k, d) in dims.iter().enumerate() {
         bytes[k * 4..k * 4 + 4].copy_from_slice(&d.to_le_bytes());
@@ -519,11 +572,14 @@ pub(crate) fn pack_views(sig: &KernelSig, dims: &[i32; 4], args: &[ArgView<'_>])
             ArgView::Value(v) => bytes[off..off + v.bytes().len()].copy_from_slice(v.bytes()),
         }
     }
-    let mut block = vec![Block::default(); bytes.len().div_ceil(16)];
-    for (dst, src) in block.iter_mut().zip(bytes.chunks(16)) {
-        dst.0[..src.len()].copy_from_slice(src);
+    bytes
+}
+
+fn vulkan_err(e: crate::vulkan::VulkanError) -> RuntimeError {
+    RuntimeError::Device {
+        device: "vulkan",
+        source: Box::new(e),
     }
-    block
 }
 
 /// Shape and strides as the ABI has them: unused axes shape 1, stride 0.

@@ -9,7 +9,8 @@
 //! * [`Device`]: `cpu` (Cranelift JIT, launches split over all cores with
 //!   rayon), `llvm-cpu` (LLVM's host JIT, launched exactly like `cpu`),
 //!   `interp` (the reference interpreter, the oracle) or `cuda` (PTX on an
-//!   NVIDIA GPU, see [`cuda`]); all go through one launch path;
+//!   NVIDIA GPU, see [`cuda`]) or `vulkan` (the HLSL backend's shaders on a
+//!   Vulkan device, see [`vulkan`]); all go through one launch path;
 //! * [`Cache`]: the on-disk compile cache (PTX), see [`cache`];
 //! * [`Program`] (a module compiled for a device) and [`Kernel`].
 //!
@@ -38,6 +39,7 @@ pub mod dtype;
 pub mod error;
 mod llvm_cpu;
 pub mod sig;
+pub mod vulkan;
 
 pub use array::{Arg, Array, ArrayError, Value};
 pub use cache::{Cache, CacheError, CacheKey};
@@ -46,3 +48,4 @@ pub use device::{check_args, Device, DeviceKind, Kernel, Program};
 pub use dtype::{Dtype, Element, ScalarElem};
 pub use error::{BackendError, LaunchError, RuntimeError};
 pub use sig::{IndexRange, KernelSig, LengthRule};
+pub use vulkan::{VulkanDevice, VulkanError};
