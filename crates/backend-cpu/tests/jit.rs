@@ -1093,3 +1093,28 @@ fn strided_and_contiguous_arrays_over_all_subranges() {
         }
     }
 }
+
+#[test]
+fn artifact_is_send_and_sync_and_usable_from_other_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<weft_backend_cpu::CpuArtifact>();
+    let m = kernel_module(&[("o", arr1(Scalar::I32))], |b, p| {
+        let i = b.thread_id();
+        b.store(at(p[0], i), i);
+        b.return_(vec![]);
+    });
+    let art = std::sync::Arc::new(compile_checked(&m));
+    let mut o = vec![0i32; 8];
+    let block = pack(&m, "k", [8, 1, 1, 1], &[Arg::Array(desc(&mut o))]);
+    let a2 = art.clone();
+    let bp = block.ptr() as usize;
+    std::thread::spawn(move || {
+        let k = a2.kernel("k").unwrap();
+        // SAFETY: the block matches the kernel; `o` outlives the join.
+        unsafe { (k.entry)(bp as *const u8, 0, 8) };
+    })
+    .join()
+    .unwrap();
+    assert_eq!(o, (0..8).collect::<Vec<i32>>());
+    assert_eq!(art.kernel_names().collect::<Vec<_>>(), vec!["k"]);
+}
