@@ -400,9 +400,21 @@ impl<'a> Emitter<'a> {
     fn def(&mut self, v: Value, expr: String) -> R<()> {
         let t = self.ty(self.vty(v))?;
         let name = self.name_for(v);
-        self.line(&format!("{t} {name} = {expr};"));
+        let precise = if self.precise(self.vty(v)) {
+            "precise "
+        } else {
+            ""
+        };
+        self.line(&format!("{precise}{t} {name} = {expr};"));
         self.val.insert(v, name);
         Ok(())
+    }
+
+    /// Whether values of type `t` are declared `precise`: floating-point
+    /// values without fast math, so that no compiler reassociates, contracts
+    /// or assumes away NaNs, infinities and signed zeros.
+    fn precise(&self, t: Type) -> bool {
+        !self.opts.fast_math && t.scalar_of().is_some_and(|s| s.is_float())
     }
 
     /// Declares `v` as an uninitialised local; returns its name.
@@ -935,11 +947,14 @@ impl<'a> Emitter<'a> {
                         loc,
                     ))
                 }
-                Sqrt | Floor | Ceil | Trunc | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh
-                | Tanh | Exp | Exp2 | Log | Log2 | Log10 => {
+                Sqrt | Floor | Ceil | Trunc | Sin | Cos | Tan | Sinh | Cosh | Tanh | Exp | Exp2
+                | Log | Log2 | Log10 => {
                     format!("{}({x})", format!("{op:?}").to_lowercase())
                 }
                 Cbrt => format!("{}({x})", h(self, "weft_cbrt32")),
+                Asin => format!("{}({x})", h(self, "weft_asin32")),
+                Acos => format!("{}({x})", h(self, "weft_acos32")),
+                Atan => format!("{}({x})", h(self, "weft_atan32")),
                 Erf => format!("{}({x})", h(self, "weft_erf32")),
                 Erfc => format!("{}({x})", h(self, "weft_erfc32")),
                 Erfinv => format!("{}({x})", h(self, "weft_erfinv32")),
@@ -1034,7 +1049,7 @@ impl<'a> Emitter<'a> {
                     ))
                 }
                 Pow => format!("{}({a}, {b})", self.helpers.call("weft_pow32")),
-                Atan2 => format!("atan2({a}, {b})"),
+                Atan2 => format!("{}({a}, {b})", self.helpers.call("weft_atan2_32")),
                 Eq => return Ok(infix("==")),
                 Ne => return Ok(format!("(!({a} == {b}))")),
                 Lt => return Ok(infix("<")),

@@ -31,7 +31,43 @@ float weft_f16(float x) { return f16tof32(f32tof16(x)); }",
 uint2 weft_bits64(double x)
 {
 #ifdef WEFT_GLSLANG
-    return asuint(x);
+    // glslang's asuint(double) converts to float first: compute the bits.
+    if (!(x == x))
+        return uint2(0u, 0x7ff80000u);
+    uint sign = (x < 0.0L || (x == 0.0L && 1.0L / x < 0.0L)) ? 0x80000000u : 0u;
+    double a = abs(x);
+    if (a == 0.0L)
+        return uint2(0u, sign);
+    if (a > 1.7976931348623157e308L)
+        return uint2(0u, sign | 0x7ff00000u);
+    if (a < 2.2250738585072014e-308L)
+    {
+        // Subnormal: the bits are a / 2^-1074.
+        double m = a * 4.4989137945431964e161L * 4.4989137945431964e161L;
+        uint mh = (uint)(m * 2.3283064365386962890625e-10L);
+        return uint2((uint)(m - (double)mh * 4294967296.0L), sign | mh);
+    }
+    // Scale into [1, 2) by powers 2^512, 2^256, ..., 2 (exact).
+    int e = 0;
+    [unroll] for (int p = 512; p >= 1; p /= 2)
+    {
+        if (a >= asdouble(0u, (uint)(1023 + p) << 20))
+        {
+            a *= asdouble(0u, (uint)(1023 - p) << 20);
+            e += p;
+        }
+    }
+    [unroll] for (int q = 512; q >= 1; q /= 2)
+    {
+        if (a < asdouble(0u, (uint)(1024 - q) << 20))
+        {
+            a *= asdouble(0u, (uint)(1023 + q) << 20);
+            e -= q;
+        }
+    }
+    double f = (a - 1.0L) * 4503599627370496.0L;
+    uint hi = (uint)(f * 2.3283064365386962890625e-10L);
+    return uint2((uint)(f - (double)hi * 4294967296.0L), sign | ((uint)(e + 1023) << 20) | hi);
 #else
     uint lo, hi;
     asuint(x, lo, hi);
@@ -264,6 +300,78 @@ float weft_pow32(float a, float b)
         return asfloat(0x7fc00000u);
     float r = weft_isinf32(a) ? (b > 0.0 ? asfloat(0x7f800000u) : 0.0) : pow(abs(a), b);
     return (a < 0.0 && odd) ? -r : r;
+}",
+    },
+    Helper {
+        name: "weft_atan32",
+        deps: &["weft_isnan32", "weft_isinf32", "weft_copysign32"],
+        text: "// Inverse trigonometry to float precision (Cephes' polynomials): the
+// intrinsics' precision is implementation-defined and often far coarser.
+float weft_atan32(float x)
+{
+    float a = abs(x);
+    float y = 0.0;
+    if (a > 2.414213562373095)
+    {
+        y = 1.5707963267948966;
+        a = -1.0 / a;
+    }
+    else if (a > 0.4142135623730950)
+    {
+        y = 0.7853981633974483;
+        a = (a - 1.0) / (a + 1.0);
+    }
+    float z = a * a;
+    y += (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * a + a;
+    return weft_isnan32(x) ? x : weft_copysign32(y, x);
+}
+float weft_atan2_32(float y, float x)
+{
+    if (weft_isnan32(x) || weft_isnan32(y))
+        return x + y;
+    bool xneg = (asuint(x) & 0x80000000u) != 0u;
+    if (y == 0.0)
+        return xneg ? weft_copysign32(3.14159265358979, y) : y;
+    if (x == 0.0)
+        return weft_copysign32(1.5707963267948966, y);
+    if (weft_isinf32(x))
+    {
+        if (weft_isinf32(y))
+            return weft_copysign32(xneg ? 2.356194490192345 : 0.7853981633974483, y);
+        return weft_copysign32(xneg ? 3.14159265358979 : 0.0, y);
+    }
+    if (weft_isinf32(y))
+        return weft_copysign32(1.5707963267948966, y);
+    float z = weft_atan32(abs(y / x));
+    if (xneg)
+        z = 3.14159265358979 - z;
+    return weft_copysign32(z, y);
+}
+float weft_asin32(float x)
+{
+    float a = abs(x);
+    if (!(a <= 1.0))
+        return asfloat(0x7fc00000u);
+    if (a < 1.0e-4)
+        return x;
+    bool big = a > 0.5;
+    float z = big ? 0.5 * (1.0 - a) : a * a;
+    float r = big ? sqrt(z) : a;
+    float y = ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z + 7.4953002686e-2) * z
+               + 1.6666752422e-1) * z * r + r;
+    if (big)
+        y = 1.5707963267948966 - (y + y);
+    return weft_copysign32(y, x);
+}
+float weft_acos32(float x)
+{
+    if (!(abs(x) <= 1.0))
+        return asfloat(0x7fc00000u);
+    if (x < -0.5)
+        return 3.14159265358979 - 2.0 * weft_asin32(sqrt(0.5 * (1.0 + x)));
+    if (x > 0.5)
+        return 2.0 * weft_asin32(sqrt(0.5 * (1.0 - x)));
+    return 1.5707963267948966 - weft_asin32(x);
 }",
     },
     Helper {
@@ -623,6 +731,7 @@ fn entry_of(name: &str) -> &'static str {
         "weft_rint64" => "weft_round64",
         "weft_rem_i32" | "weft_div_u32" | "weft_rem_u32" => "weft_div_i32",
         "weft_f32_to_u32" => "weft_f32_to_i32",
+        "weft_atan2_32" | "weft_asin32" | "weft_acos32" => "weft_atan32",
         "weft_f64_to_u32" => "weft_f64_to_i32",
         "weft_u64_to_f64" => "weft_i64_to_f64",
         "weft_f64_to_u64" => "weft_f64_to_i64",

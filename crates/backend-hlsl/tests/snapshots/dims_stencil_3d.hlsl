@@ -48,7 +48,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     uint4 u_shape = weft_cb[2];
     uint4 u_strides = weft_cb[3];
     uint4 out_strides = weft_cb[5];
-    float k = asfloat(weft_cb[6].x);
+    precise float k = asfloat(weft_cb[6].x);
 #line 6 "kernel.py"
     int t3 = (int)weft_tid;
     int t4 = weft_dim.w;
@@ -76,7 +76,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 9 "kernel.py"
     int nz = (int)u_shape.z;
 #line 10 "kernel.py"
-    float c = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
+    precise float c = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
 #line 13 "kernel.py"
     bool t25 = (i > 0);
     float acc;
@@ -85,8 +85,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     {
 #line 14 "kernel.py"
         int t27 = (i - 1);
-        float t28 = asfloat(u.Load((uint)t27 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
-        float acc_1 = (0.0 + t28);
+        precise float t28 = asfloat(u.Load((uint)t27 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_1 = (0.0 + t28);
 #line 15 "kernel.py"
         acc = acc_1;
         cnt = 1;
@@ -105,8 +105,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     {
 #line 17 "kernel.py"
         int t38 = (i + 1);
-        float t39 = asfloat(u.Load((uint)t38 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
-        float acc_3 = (acc + t39);
+        precise float t39 = asfloat(u.Load((uint)t38 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_3 = (acc + t39);
 #line 18 "kernel.py"
         int cnt_2 = (cnt + 1);
         acc_2 = acc_3;
@@ -125,8 +125,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     {
 #line 20 "kernel.py"
         int t48 = (j - 1);
-        float t49 = asfloat(u.Load((uint)i * u_strides.x + (uint)t48 * u_strides.y + (uint)l * u_strides.z));
-        float acc_5 = (acc_2 + t49);
+        precise float t49 = asfloat(u.Load((uint)i * u_strides.x + (uint)t48 * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_5 = (acc_2 + t49);
 #line 21 "kernel.py"
         int cnt_4 = (cnt_1 + 1);
         acc_4 = acc_5;
@@ -146,8 +146,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     {
 #line 23 "kernel.py"
         int t59 = (j + 1);
-        float t60 = asfloat(u.Load((uint)i * u_strides.x + (uint)t59 * u_strides.y + (uint)l * u_strides.z));
-        float acc_7 = (acc_4 + t60);
+        precise float t60 = asfloat(u.Load((uint)i * u_strides.x + (uint)t59 * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_7 = (acc_4 + t60);
 #line 24 "kernel.py"
         int cnt_6 = (cnt_3 + 1);
         acc_6 = acc_7;
@@ -166,8 +166,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     {
 #line 26 "kernel.py"
         int t69 = (l - 1);
-        float t70 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t69 * u_strides.z));
-        float acc_9 = (acc_6 + t70);
+        precise float t70 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t69 * u_strides.z));
+        precise float acc_9 = (acc_6 + t70);
 #line 27 "kernel.py"
         int cnt_8 = (cnt_5 + 1);
         acc_8 = acc_9;
@@ -187,8 +187,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     {
 #line 29 "kernel.py"
         int t80 = (l + 1);
-        float t81 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t80 * u_strides.z));
-        float acc_11 = (acc_8 + t81);
+        precise float t81 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t80 * u_strides.z));
+        precise float acc_11 = (acc_8 + t81);
 #line 30 "kernel.py"
         int cnt_10 = (cnt_7 + 1);
         acc_10 = acc_11;
@@ -200,10 +200,10 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt_9 = cnt_7;
     }
 #line 31 "kernel.py"
-    float t87 = (float)cnt_9;
-    float t88 = (t87 * c);
-    float t89 = (acc_10 - t88);
-    float t90 = (k * t89);
-    float t91 = (c + t90);
+    precise float t87 = (float)cnt_9;
+    precise float t88 = (t87 * c);
+    precise float t89 = (acc_10 - t88);
+    precise float t90 = (k * t89);
+    precise float t91 = (c + t90);
     out_.Store((uint)i * out_strides.x + (uint)j * out_strides.y + (uint)l * out_strides.z, asuint(t91));
 }

@@ -66,7 +66,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         tid = t11;
     }
 #line 7 "kernel.py"
-    float t12 = asfloat(x.Load((uint)tid * x_strides.x));
-    float t14 = (t12 * 2.0);
+    precise float t12 = asfloat(x.Load((uint)tid * x_strides.x));
+    precise float t14 = (t12 * 2.0);
     y.Store((uint)tid * y_strides.x, asuint(t14));
 }

@@ -54,9 +54,9 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     uint4 new_pos_strides = weft_cb[9];
     uint4 new_vel_strides = weft_cb[11];
     int n = asint(weft_cb[12].x);
-    float dt = asfloat(weft_cb[12].y);
-    float grav = asfloat(weft_cb[12].z);
-    float eps2 = asfloat(weft_cb[12].w);
+    precise float dt = asfloat(weft_cb[12].y);
+    precise float grav = asfloat(weft_cb[12].z);
+    precise float eps2 = asfloat(weft_cb[12].w);
 #line 16 "kernel.py"
     int t9 = (int)weft_tid;
     int t10 = weft_dim.y;
@@ -76,12 +76,12 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         i = t18;
     }
 #line 17 "kernel.py"
-    float3 p = asfloat(pos.Load3((uint)i * pos_strides.x));
+    precise float3 p = asfloat(pos.Load3((uint)i * pos_strides.x));
 #line 18 "kernel.py"
-    float3 acc = float3(0.0, 0.0, 0.0);
+    precise float3 acc = float3(0.0, 0.0, 0.0);
 #line 19 "kernel.py"
     int j = 0;
-    float3 acc_1 = acc;
+    precise float3 acc_1 = acc;
     float3 acc_2;
     [loop] for (;;)
     {
@@ -93,55 +93,55 @@ void main(uint3 weft_id : SV_DispatchThreadID)
             break;
         }
 #line 20 "kernel.py"
-        float3 t31 = asfloat(pos.Load3((uint)j * pos_strides.x));
-        float t38 = (t31.x - p.x);
-        float t39 = (t31.y - p.y);
-        float t40 = (t31.z - p.z);
+        precise float3 t31 = asfloat(pos.Load3((uint)j * pos_strides.x));
+        precise float t38 = (t31.x - p.x);
+        precise float t39 = (t31.y - p.y);
+        precise float t40 = (t31.z - p.z);
 #line 445 "<prelude>"
-        float t108 = (t38 * t38);
-        float t113 = (t39 * t39);
-        float t114 = (t108 + t113);
-        float t119 = (t40 * t40);
-        float t120 = (t114 + t119);
+        precise float t108 = (t38 * t38);
+        precise float t113 = (t39 * t39);
+        precise float t114 = (t108 + t113);
+        precise float t119 = (t40 * t40);
+        precise float t120 = (t114 + t119);
 #line 21 "kernel.py"
-        float r2 = (t120 + eps2);
+        precise float r2 = (t120 + eps2);
 #line 22 "kernel.py"
-        float t45 = sqrt(r2);
-        float inv_r = (1.0 / t45);
+        precise float t45 = sqrt(r2);
+        precise float inv_r = (1.0 / t45);
 #line 23 "kernel.py"
-        float t47 = asfloat(mass.Load((uint)j * mass_strides.x));
-        float t48 = (grav * t47);
-        float t49 = (t48 * inv_r);
-        float t50 = (t49 * inv_r);
-        float t51 = (t50 * inv_r);
-        float t55 = (t38 * t51);
-        float t56 = (t39 * t51);
-        float t57 = (t40 * t51);
-        float t65 = (acc_1.x + t55);
-        float t66 = (acc_1.y + t56);
-        float t67 = (acc_1.z + t57);
-        float3 acc_3 = float3(t65, t66, t67);
+        precise float t47 = asfloat(mass.Load((uint)j * mass_strides.x));
+        precise float t48 = (grav * t47);
+        precise float t49 = (t48 * inv_r);
+        precise float t50 = (t49 * inv_r);
+        precise float t51 = (t50 * inv_r);
+        precise float t55 = (t38 * t51);
+        precise float t56 = (t39 * t51);
+        precise float t57 = (t40 * t51);
+        precise float t65 = (acc_1.x + t55);
+        precise float t66 = (acc_1.y + t56);
+        precise float t67 = (acc_1.z + t57);
+        precise float3 acc_3 = float3(t65, t66, t67);
         j = t30;
         acc_1 = acc_3;
     }
 #line 24 "kernel.py"
-    float3 t69 = asfloat(vel.Load3((uint)i * vel_strides.x));
-    float t73 = (acc_2.x * dt);
-    float t74 = (acc_2.y * dt);
-    float t75 = (acc_2.z * dt);
-    float t83 = (t69.x + t73);
-    float t84 = (t69.y + t74);
-    float t85 = (t69.z + t75);
-    float3 v = float3(t83, t84, t85);
+    precise float3 t69 = asfloat(vel.Load3((uint)i * vel_strides.x));
+    precise float t73 = (acc_2.x * dt);
+    precise float t74 = (acc_2.y * dt);
+    precise float t75 = (acc_2.z * dt);
+    precise float t83 = (t69.x + t73);
+    precise float t84 = (t69.y + t74);
+    precise float t85 = (t69.z + t75);
+    precise float3 v = float3(t83, t84, t85);
 #line 25 "kernel.py"
     new_vel.Store3((uint)i * new_vel_strides.x, asuint(v));
 #line 26 "kernel.py"
-    float t90 = (t83 * dt);
-    float t91 = (t84 * dt);
-    float t92 = (t85 * dt);
-    float t100 = (p.x + t90);
-    float t101 = (p.y + t91);
-    float t102 = (p.z + t92);
-    float3 t103 = float3(t100, t101, t102);
+    precise float t90 = (t83 * dt);
+    precise float t91 = (t84 * dt);
+    precise float t92 = (t85 * dt);
+    precise float t100 = (p.x + t90);
+    precise float t101 = (p.y + t91);
+    precise float t102 = (p.z + t92);
+    precise float3 t103 = float3(t100, t101, t102);
     new_pos.Store3((uint)i * new_pos_strides.x, asuint(t103));
 }

@@ -58,7 +58,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     uint4 ps_strides = weft_cb[3];
     uint4 f_strides = weft_cb[5];
     uint4 ke_strides = weft_cb[7];
-    float dt = asfloat(weft_cb[8].x);
+    precise float dt = asfloat(weft_cb[8].x);
 #line 14 "kernel.py"
     int t4 = (int)weft_tid;
     int t5 = weft_dim.y;
@@ -95,25 +95,25 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     if (t17)
     {
 #line 17 "kernel.py"
-        float3 t19 = asfloat(f.Load3((uint)i * f_strides.x));
-        float t21 = (dt / p.mass);
-        float t25 = (t19.x * t21);
-        float t26 = (t19.y * t21);
-        float t27 = (t19.z * t21);
-        float t35 = (p.vel.x + t25);
-        float t36 = (p.vel.y + t26);
-        float t37 = (p.vel.z + t27);
-        float3 t38 = float3(t35, t36, t37);
+        precise float3 t19 = asfloat(f.Load3((uint)i * f_strides.x));
+        precise float t21 = (dt / p.mass);
+        precise float t25 = (t19.x * t21);
+        precise float t26 = (t19.y * t21);
+        precise float t27 = (t19.z * t21);
+        precise float t35 = (p.vel.x + t25);
+        precise float t36 = (p.vel.y + t26);
+        precise float t37 = (p.vel.z + t27);
+        precise float3 t38 = float3(t35, t36, t37);
         Particle p_2 = p;
         p_2.vel = t38;
 #line 18 "kernel.py"
-        float t45 = (t35 * dt);
-        float t46 = (t36 * dt);
-        float t47 = (t37 * dt);
-        float t55 = (p.pos.x + t45);
-        float t56 = (p.pos.y + t46);
-        float t57 = (p.pos.z + t47);
-        float3 t58 = float3(t55, t56, t57);
+        precise float t45 = (t35 * dt);
+        precise float t46 = (t36 * dt);
+        precise float t47 = (t37 * dt);
+        precise float t55 = (p.pos.x + t45);
+        precise float t56 = (p.pos.y + t46);
+        precise float t57 = (p.pos.z + t47);
+        precise float3 t58 = float3(t55, t56, t57);
         Particle p_3 = p_2;
         p_3.pos = t58;
 #line 19 "kernel.py"
@@ -138,14 +138,14 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     ps.Store(ps_at_1 + 28u, asuint(p_1.id));
     ps.Store(ps_at_1 + 32u, asuint(p_1.active));
 #line 21 "kernel.py"
-    float t67 = (0.5 * p_1.mass);
+    precise float t67 = (0.5 * p_1.mass);
 #line 445 "<prelude>"
-    float t76 = (p_1.vel.x * p_1.vel.x);
-    float t81 = (p_1.vel.y * p_1.vel.y);
-    float t82 = (t76 + t81);
-    float t87 = (p_1.vel.z * p_1.vel.z);
-    float t88 = (t82 + t87);
+    precise float t76 = (p_1.vel.x * p_1.vel.x);
+    precise float t81 = (p_1.vel.y * p_1.vel.y);
+    precise float t82 = (t76 + t81);
+    precise float t87 = (p_1.vel.z * p_1.vel.z);
+    precise float t88 = (t82 + t87);
 #line 21 "kernel.py"
-    float t71 = (t67 * t88);
+    precise float t71 = (t67 * t88);
     ke.Store((uint)i * ke_strides.x, asuint(t71));
 }
