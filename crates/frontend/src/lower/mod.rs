@@ -1,0 +1,426 @@
+//! Lowering of kernel and func bodies to structured SSA.
+//!
+//! Python locals are tracked in an environment (name → SSA value). Control
+//! flow follows the IR's structure:
+//!
+//! * `if`: each branch is lowered with a copy of the environment; a
+//!   variable whose value differs between the branches that fall through
+//!   becomes a result of the `if` (each branch `yield`s its value). A
+//!   variable defined in only some branches is undefined afterwards.
+//! * loops: variables assigned in the body that exist before the loop are
+//!   carried as block params; `continue`/`break` pass their current values,
+//!   the loop's results are their values after it.
+//! * `for i in range(C)` with a compile-time trip count ≤ 16 (and no
+//!   `break`/`continue`) is unrolled, `i` being a constant in each copy.
+//!
+//! Funcs are lowered on first call (so callee return types are known at the
+//! call), per overload; a call to a func being lowered is recursion.
+//!
+//! Submodules: `stmt` (assignments and stores), `control` (branches, loops,
+//! returns), `expr` (expressions), `call` (calls of every kind).
+
+use crate::builtins::{self, FuncCaller};
+use crate::consts::{dotted, to_const, CVal, ConstEval};
+use crate::diag::{Diagnostic, Span};
+use crate::module::{FuncDef, ModInfo};
+use crate::typenames;
+use ruff_python_ast::{self as ast, Expr, Number, Stmt};
+use ruff_text_size::Ranged;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use weft_ir::{
+    AtomicOp, BinaryOp, Const, FuncBuilder, FuncId, FuncKind, Function, InstKind, MemAccess, Param,
+    Region, Scalar, StructTable, Type, Value,
+};
+
+mod call;
+mod control;
+mod expr;
+mod stmt;
+
+type Res<T> = Result<T, Diagnostic>;
+
+/// Which file a func comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Origin {
+    User,
+    Prelude,
+}
+
+#[derive(Clone)]
+enum InstState {
+    InProgress,
+    Done(u32),
+    /// Failed; for prelude funcs, the error messages (to re-wrap at every
+    /// call site).
+    Failed(Vec<String>),
+}
+
+/// State shared by all function lowerings of one compile.
+#[derive(Default)]
+pub(crate) struct Ctx {
+    /// Lowered functions in [`FuncId`] order (`None` while being lowered).
+    pub funcs: Vec<Option<Function>>,
+    /// Return types per function slot (known once lowered).
+    returns: Vec<Vec<Type>>,
+    /// Instances by (origin, func def index, param types).
+    instances: HashMap<(Origin, usize, Vec<Type>), InstState>,
+    names: HashSet<String>,
+    /// Diagnostics about the user's file.
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Ctx {
+    fn alloc(&mut self, base: &str) -> (u32, String) {
+        let mut name = base.to_string();
+        let mut k = 1;
+        while self.names.contains(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.names.insert(name.clone());
+        self.funcs.push(None);
+        self.returns.push(Vec::new());
+        ((self.funcs.len() - 1) as u32, name)
+    }
+}
+
+/// The modules visible to a lowering.
+#[derive(Copy, Clone)]
+pub(crate) struct Mods<'a> {
+    pub user: &'a ModInfo<'a>,
+    pub prelude: Option<&'a ModInfo<'a>>,
+}
+
+/// An expression's lowered form.
+#[derive(Clone, Debug)]
+enum Ev {
+    V(Value),
+    /// Several values: tuple expressions, multi-value returns, `wp.tid()`.
+    Tuple(Vec<Value>),
+    /// An array indexed with fewer indices than its dimensionality.
+    View(Value, Vec<Value>),
+    /// `arr.shape`.
+    Shape(Value),
+}
+
+struct LoopFrame {
+    carried: Vec<String>,
+    /// The counter's next value (range loops).
+    next: Option<Value>,
+}
+
+struct FnLower<'a, 'c> {
+    ctx: &'c mut Ctx,
+    structs: &'c StructTable,
+    mods: Mods<'a>,
+    m: &'a ModInfo<'a>,
+    origin: Origin,
+    kind: FuncKind,
+    /// Known return types and the span that fixed them.
+    ret: Option<(Vec<Type>, Span, bool)>,
+    env: BTreeMap<String, Value>,
+    /// Variables defined on some paths only: where they were last defined.
+    maybe: HashMap<String, Span>,
+    array_params: HashSet<String>,
+    loops: Vec<LoopFrame>,
+    dead: bool,
+}
+
+/// The span of a statement's leading keyword.
+fn keyword(stmt: Span, len: u32) -> Span {
+    Span::at(stmt.start(), len.into())
+}
+
+/// Runs `f` with at least 128 KiB of stack left, growing the stack in 4 MiB
+/// segments when needed: lowering recurses over the syntax tree, whose depth
+/// the source chooses.
+pub(crate) fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
+}
+
+fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(span, msg)
+}
+
+/// Lowers kernel `def` of the user module into the next function slot.
+pub(crate) fn lower_kernel<'a>(
+    ctx: &mut Ctx,
+    structs: &StructTable,
+    mods: Mods<'a>,
+    def: &'a ast::StmtFunctionDef,
+) -> Result<(), Vec<Diagnostic>> {
+    let m = mods.user;
+    let mut params = Vec::new();
+    let mut errs = Vec::new();
+    for p in def.parameters.iter_non_variadic_params() {
+        if let Some(d) = &p.default {
+            errs.push(
+                err(d.range(), "kernel parameters cannot have default values")
+                    .with_label("remove this default"),
+            );
+        }
+        match crate::module::kernel_param(m, structs, &p.parameter) {
+            Ok(t) => params.push(Param {
+                name: p.parameter.name.id.to_string(),
+                ty: t,
+            }),
+            Err(d) => errs.push(d),
+        }
+    }
+    if let Some(v) = def
+        .parameters
+        .vararg
+        .as_ref()
+        .or(def.parameters.kwarg.as_ref())
+    {
+        errs.push(err(v.range(), "variadic parameters are not supported").with_label("here"));
+    }
+    if let Some(r) = &def.returns {
+        errs.push(
+            err(r.range(), "kernels cannot return values")
+                .with_label("remove this annotation")
+                .with_help("write results into an array parameter"),
+        );
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let (slot, name) = ctx.alloc(def.name.id.as_str());
+    let mut func = Function::new(&name, FuncKind::Kernel, params.clone(), Vec::new());
+    func.loc = m.loc(def.name.range());
+    let array_params = params
+        .iter()
+        .filter(|p| p.ty.is_array())
+        .map(|p| p.name.clone())
+        .collect();
+    let res = {
+        let mut b = FuncBuilder::new(&mut func, structs);
+        let mut l = FnLower::new(ctx, structs, mods, m, Origin::User, FuncKind::Kernel);
+        l.array_params = array_params;
+        l.ret = Some((Vec::new(), def.name.range(), true));
+        l.body(&mut b, def, &params)
+    };
+    match res {
+        Ok(()) => {
+            ctx.funcs[slot as usize] = Some(func);
+            Ok(())
+        }
+        Err(d) => {
+            ctx.funcs[slot as usize] = Some(func);
+            Err(vec![d])
+        }
+    }
+}
+
+/// Lowers a func overload (once; cached), returning its slot.
+fn lower_func<'a>(
+    ctx: &mut Ctx,
+    structs: &StructTable,
+    mods: Mods<'a>,
+    origin: Origin,
+    fd: &FuncDef<'a>,
+    ptypes: &[Type],
+    mangled: &str,
+) -> Result<u32, Vec<Diagnostic>> {
+    let m = match origin {
+        Origin::User => mods.user,
+        Origin::Prelude => match mods.prelude {
+            Some(p) => p,
+            None => return Err(vec![err(Span::default(), "the prelude is unavailable")]),
+        },
+    };
+    let (slot, name) = ctx.alloc(mangled);
+    let key = (origin, fd.index, ptypes.to_vec());
+    ctx.instances.insert(key.clone(), InstState::InProgress);
+    let params: Vec<Param> = fd
+        .params
+        .iter()
+        .zip(ptypes)
+        .map(|((n, _), t)| Param {
+            name: n.clone(),
+            ty: *t,
+        })
+        .collect();
+    let mut func = Function::new(&name, FuncKind::Func, params.clone(), Vec::new());
+    func.loc = m.loc(fd.def.name.range());
+    let res = {
+        let mut b = FuncBuilder::new(&mut func, structs);
+        let mut l = FnLower::new(ctx, structs, mods, m, origin, FuncKind::Func);
+        if let Some(r) = &fd.returns {
+            l.ret = Some((
+                r.clone(),
+                fd.def
+                    .returns
+                    .as_ref()
+                    .map_or(fd.def.name.range(), |r| r.range()),
+                true,
+            ));
+        }
+        let r = l.body(&mut b, fd.def, &params);
+        let rets = l.ret.map(|r| r.0).unwrap_or_default();
+        r.map(|()| rets)
+    };
+    match res {
+        Ok(rets) => {
+            func.returns = rets.clone();
+            ctx.funcs[slot as usize] = Some(func);
+            ctx.returns[slot as usize] = rets;
+            ctx.instances.insert(key, InstState::Done(slot));
+            Ok(slot)
+        }
+        Err(d) => {
+            func.returns = Vec::new();
+            ctx.funcs[slot as usize] = Some(func);
+            let msgs = vec![d.message.clone()];
+            ctx.instances.insert(key, InstState::Failed(msgs));
+            Err(vec![d])
+        }
+    }
+}
+
+fn zero(b: &mut FuncBuilder, ty: Type, span: Span) -> Res<Value> {
+    let structs = b.structs;
+    Ok(match ty {
+        Type::Scalar(s) => b.konst(Const::from_i128(s, 0)),
+        Type::Vec(..) | Type::Quat(_) | Type::Transform(_) | Type::Mat(..) | Type::Struct(_) => {
+            let n = ty.arity(structs);
+            let mut parts = Vec::new();
+            for i in 0..n {
+                let ct = ty.project(i, structs).unwrap_or(Type::BOOL);
+                parts.push(zero(b, ct, span)?);
+            }
+            b.make(ty, parts)
+        }
+        Type::Array(_) => {
+            return Err(err(
+                span,
+                "an array variable cannot be reassigned in a branch or loop",
+            )
+            .with_label("here"))
+        }
+    })
+}
+
+fn is_const(b: &FuncBuilder, v: Value) -> Option<Const> {
+    match b.func.values[v].def {
+        weft_ir::ValueDef::Result(i, 0) => match b.func.insts[i].kind {
+            InstKind::Const(c) => Some(c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Emits a compile-time value as IR constants.
+fn materialize(b: &mut FuncBuilder, c: &CVal) -> Value {
+    match c {
+        CVal::Int(i) => b.konst(Const::from_i128(Scalar::I32, *i)),
+        CVal::Float(f) => b.fconst(Scalar::F32, *f),
+        CVal::Bool(x) => b.bconst(*x),
+        CVal::Typed(k) => b.konst(*k),
+        CVal::Agg(ty, cs) => {
+            let scalars: Vec<Value> = cs.iter().map(|&k| b.konst(k)).collect();
+            match *ty {
+                Type::Mat(r, cn, s) => {
+                    let rows: Vec<Value> = (0..r as usize)
+                        .map(|i| {
+                            let row = scalars[i * cn as usize..(i + 1) * cn as usize].to_vec();
+                            b.make(Type::Vec(cn, s), row)
+                        })
+                        .collect();
+                    b.make(*ty, rows)
+                }
+                t => b.make(t, scalars),
+            }
+        }
+    }
+}
+
+impl<'a, 'c> FnLower<'a, 'c> {
+    fn new(
+        ctx: &'c mut Ctx,
+        structs: &'c StructTable,
+        mods: Mods<'a>,
+        m: &'a ModInfo<'a>,
+        origin: Origin,
+        kind: FuncKind,
+    ) -> Self {
+        FnLower {
+            ctx,
+            structs,
+            mods,
+            m,
+            origin,
+            kind,
+            ret: None,
+            env: BTreeMap::new(),
+            maybe: HashMap::new(),
+            array_params: HashSet::new(),
+            loops: Vec::new(),
+            dead: false,
+        }
+    }
+
+    fn tyname(&self, t: Type) -> String {
+        builtins::type_name(t, self.structs)
+    }
+
+    fn at(&self, b: &mut FuncBuilder, span: Span) {
+        b.set_loc(self.m.loc(span));
+    }
+
+    fn name(&self, b: &mut FuncBuilder, v: Value, name: &str) {
+        if b.func.value_name(v).is_none() {
+            b.name_value(v, name);
+        }
+    }
+
+    fn body(
+        &mut self,
+        b: &mut FuncBuilder,
+        def: &'a ast::StmtFunctionDef,
+        params: &[Param],
+    ) -> Res<()> {
+        let vals = b.func.param_values().to_vec();
+        for (p, v) in params.iter().zip(vals) {
+            self.env.insert(p.name.clone(), v);
+        }
+        self.at(b, def.name.range());
+        self.stmts(b, &def.body)?;
+        if !b.is_terminated() {
+            self.at(b, def.range());
+            let rets = self.ret.as_ref().map(|r| r.0.clone()).unwrap_or_default();
+            let mut vs = Vec::new();
+            for t in rets {
+                vs.push(zero(b, t, def.name.range())?);
+            }
+            b.return_(vs);
+        }
+        Ok(())
+    }
+}
+
+impl FuncCaller for FnLower<'_, '_> {
+    fn call_prelude(
+        &mut self,
+        b: &mut FuncBuilder,
+        name: &str,
+        args: &[Value],
+        span: Span,
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let Some(p) = self.mods.prelude else {
+            return Err(err(
+                span,
+                format!("internal error: the prelude is unavailable (needed for `{name}`)"),
+            ));
+        };
+        let Some(defs) = p.func_defs(name, self.structs) else {
+            return Err(err(
+                span,
+                format!("internal error: the prelude has no func `{name}`"),
+            ));
+        };
+        let spans = vec![span; args.len()];
+        self.resolve_and_call(b, name, &defs, Origin::Prelude, args, &spans, &[], span)
+    }
+}
