@@ -50,3 +50,10 @@ def body_energy(
             pot = pot - grav * m * mass[j] / wp.sqrt(wp.dot(d, d) + eps2)
     v = vel[i]
     energy[i] = 0.5 * m * wp.dot(v, v) + 0.5 * pot
+
+
+@wp.kernel
+def body_speed(vel: wp.array(dtype=wp.vec3), speed: wp.array(dtype=float)):
+    # |v| per body (the renderer colours bodies by it).
+    i = wp.tid()
+    speed[i] = wp.length(vel[i])
