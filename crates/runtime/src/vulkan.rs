@@ -85,11 +85,7 @@ pub enum VulkanError {
         device: String,
     },
     #[error("{what} of {size} bytes exceeds the device limit of {limit} bytes")]
-    TooLarge {
-        what: String,
-        size: u64,
-        limit: u64,
-    },
+    TooLarge { what: String, size: u64, limit: u64 },
 }
 
 impl VulkanError {
@@ -138,18 +134,24 @@ const CAPABILITIES: &[Capability] = &[
     }),
     (22, "Int16", "shaderInt16", |f| f.int16),
     (39, "Int8", "shaderInt8", |f| f.int8),
-    (4433, "StorageBuffer16BitAccess", "storageBuffer16BitAccess", |f| {
-        f.storage16
-    }),
+    (
+        4433,
+        "StorageBuffer16BitAccess",
+        "storageBuffer16BitAccess",
+        |f| f.storage16,
+    ),
     (
         4434,
         "UniformAndStorageBuffer16BitAccess",
         "uniformAndStorageBuffer16BitAccess",
         |f| f.uniform_storage16,
     ),
-    (4448, "StorageBuffer8BitAccess", "storageBuffer8BitAccess", |f| {
-        f.storage8
-    }),
+    (
+        4448,
+        "StorageBuffer8BitAccess",
+        "storageBuffer8BitAccess",
+        |f| f.storage8,
+    ),
     (
         4449,
         "UniformAndStorageBuffer8BitAccess",

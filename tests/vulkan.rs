@@ -1,0 +1,287 @@
+//! The `vulkan` device through the public API: saxpy, a launch split into
+//! several dispatches, arrays passed twice, argument checks identical to the
+//! CPU device's, the conformance corpus, and a clear error without a device.
+//!
+//! Without a Vulkan device or `glslangValidator` each test prints
+//! `SKIP: no Vulkan device: <reason>` and returns.
+
+use std::path::PathBuf;
+use std::process::Command;
+use weft::conform::{self, Case};
+use weft::{Arg, Array, Compiler, Device, Error, RuntimeError, VulkanError};
+
+fn vulkan() -> Option<Device> {
+    if let Err(why) = weft_runtime::vulkan::availability() {
+        println!("SKIP: no Vulkan device: {why}");
+        return None;
+    }
+    match Device::vulkan() {
+        Ok(d) => Some(d),
+        Err(e) => {
+            println!("SKIP: no Vulkan device: {e}");
+            None
+        }
+    }
+}
+
+const SRC: &str = r#"
+import warp as wp
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+@wp.kernel
+def index2d(out: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    out[i, j] = i * 10000 + j
+
+@wp.kernel
+def add_into(a: wp.array(dtype=float), b: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] + b[i]
+
+@wp.kernel
+def count(c: wp.array(dtype=int)):
+    wp.atomic_add(c, 0, 1)
+"#;
+
+fn module() -> weft::Module {
+    Compiler::new().compile("vk.py", SRC).expect("compiles")
+}
+
+#[test]
+fn saxpy_runs_on_vulkan() {
+    let Some(dev) = vulkan() else { return };
+    let m = module();
+    let k = dev.load(&m, "saxpy").expect("loads");
+    let n = 1000;
+    let x = Array::from_slice(&(0..n).map(|i| i as f32).collect::<Vec<_>>(), &[n]).unwrap();
+    let y = Array::from_slice(&vec![1.0f32; n], &[n]).unwrap();
+    dev.launch(&k, &[n], &[Arg::array(&x), Arg::array(&y), Arg::f32(2.0)])
+        .expect("launches");
+    let y = y.to_vec::<f32>().unwrap();
+    for (i, v) in y.iter().enumerate() {
+        assert_eq!(*v, 2.0 * i as f32 + 1.0, "y[{i}]");
+    }
+    // A launch of zero threads does nothing.
+    dev.launch(&k, &[0], &[Arg::array(&x), Arg::array(&x), Arg::f32(2.0)])
+        .expect("empty launch");
+}
+
+#[test]
+fn launch_over_65535_workgroups_is_split() {
+    let Some(dev) = vulkan() else { return };
+    let m = module();
+    // 5 million threads: more than 65 535 workgroups of 64 in x.
+    let n = 5_000_000;
+    let k = dev.load(&m, "saxpy").expect("loads");
+    let x =
+        Array::from_slice(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>(), &[n]).unwrap();
+    let y = Array::from_slice(&vec![0.5f32; n], &[n]).unwrap();
+    dev.launch(&k, &[n], &[Arg::array(&x), Arg::array(&y), Arg::f32(3.0)])
+        .expect("launches");
+    let y = y.to_vec::<f32>().unwrap();
+    let bad = (0..n).find(|&i| y[i] != 3.0 * (i % 1000) as f32 + 0.5);
+    assert_eq!(bad, None, "first wrong element");
+
+    // Two axes: every (i, j) of a 2500 x 2000 launch is written once, with
+    // its own indices (the dispatch base feeds the tid decomposition).
+    let (r, c) = (2500, 2000);
+    let k = dev.load(&m, "index2d").expect("loads");
+    let out = Array::from_slice(&vec![-1i32; r * c], &[r, c]).unwrap();
+    dev.launch(&k, &[r, c], &[Arg::array(&out)])
+        .expect("launches");
+    let out = out.to_vec::<i32>().unwrap();
+    let bad = (0..r * c).find(|&t| out[t] != (t / c * 10000 + t % c) as i32);
+    assert_eq!(bad, None, "first wrong element");
+
+    // Atomics across dispatches: every thread counts once.
+    let k = dev.load(&m, "count").expect("loads");
+    let cnt = Array::from_slice(&[0i32], &[1]).unwrap();
+    dev.launch(&k, &[n], &[Arg::array(&cnt)]).expect("launches");
+    assert_eq!(cnt.to_vec::<i32>().unwrap(), vec![n as i32]);
+}
+
+#[test]
+fn an_array_passed_twice_is_one_buffer() {
+    let Some(dev) = vulkan() else { return };
+    let m = module();
+    let n = 300;
+    let run = |dev: &Device| {
+        let k = dev.load(&m, "add_into").expect("loads");
+        let a = Array::from_slice(&(0..n).map(|i| i as f32).collect::<Vec<_>>(), &[n]).unwrap();
+        let b = Array::from_slice(&vec![0.25f32; n], &[n]).unwrap();
+        // out aliases a: a[i] = a[i] + b[i].
+        dev.launch(&k, &[n], &[Arg::array(&a), Arg::array(&b), Arg::array(&a)])
+            .expect("launches");
+        a.to_vec::<f32>().unwrap()
+    };
+    assert_eq!(run(&dev), run(&Device::cpu()));
+}
+
+/// The launch error of `args`, as text.
+fn launch_error(dev: &Device, kernel: &str, dim: &[usize], args: &[Arg]) -> String {
+    let m = module();
+    let k = dev.load(&m, kernel).expect("loads");
+    match dev.launch(&k, dim, args) {
+        Err(Error::Launch(e)) => e.to_string(),
+        other => panic!("expected a launch error on {}, got {other:?}", dev.name()),
+    }
+}
+
+#[test]
+fn argument_errors_are_the_cpus() {
+    let Some(dev) = vulkan() else { return };
+    let cpu = Device::cpu();
+    let x = Array::from_slice(&[1.0f32; 8], &[8]).unwrap();
+    let ints = Array::from_slice(&[1i32; 8], &[8]).unwrap();
+    let cases: Vec<(&str, Vec<usize>, Vec<Arg>)> = vec![
+        ("saxpy", vec![8], vec![Arg::array(&x)]),
+        (
+            "saxpy",
+            vec![8],
+            vec![Arg::array(&x), Arg::array(&x), Arg::f32(1.0), Arg::f32(2.0)],
+        ),
+        (
+            "saxpy",
+            vec![8],
+            vec![Arg::f32(1.0), Arg::array(&x), Arg::f32(1.0)],
+        ),
+        (
+            "saxpy",
+            vec![8],
+            vec![Arg::array(&x), Arg::array(&x), Arg::array(&x)],
+        ),
+        (
+            "saxpy",
+            vec![8],
+            vec![Arg::array(&ints), Arg::array(&x), Arg::f32(1.0)],
+        ),
+        (
+            "saxpy",
+            vec![8],
+            vec![Arg::array(&x), Arg::array(&x), Arg::i32(1)],
+        ),
+        ("index2d", vec![2, 4], vec![Arg::array(&ints)]),
+        (
+            "saxpy",
+            vec![],
+            vec![Arg::array(&x), Arg::array(&x), Arg::f32(1.0)],
+        ),
+        (
+            "saxpy",
+            vec![1, 1, 1, 1, 1],
+            vec![Arg::array(&x), Arg::array(&x), Arg::f32(1.0)],
+        ),
+        (
+            "saxpy",
+            vec![1 << 20, 1 << 20],
+            vec![Arg::array(&x), Arg::array(&x), Arg::f32(1.0)],
+        ),
+    ];
+    // (The array-length rule is left out: at this commit the CPU device
+    // misses it for these kernels, see tests/launch_errors.rs.)
+    for (kernel, dim, args) in &cases {
+        let want = launch_error(&cpu, kernel, dim, args);
+        let got = launch_error(&dev, kernel, dim, args);
+        assert_eq!(got, want, "{kernel} over {dim:?}");
+    }
+    // Nothing ran: the arrays are as they were.
+    assert_eq!(x.to_vec::<f32>().unwrap(), vec![1.0; 8]);
+}
+
+#[test]
+fn a_kernel_of_another_device_is_refused() {
+    let Some(dev) = vulkan() else { return };
+    let m = module();
+    let k = Device::cpu().load(&m, "count").expect("loads");
+    let c = Array::from_slice(&[0i32], &[1]).unwrap();
+    let e = dev.launch(&k, &[1], &[Arg::array(&c)]).unwrap_err();
+    assert!(e.to_string().contains("loaded for the `cpu` device"), "{e}");
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("SKIP: conformance corpus not found at {}", dir.display());
+        None
+    }
+}
+
+/// Whether `e` is a kernel the HLSL backend or the device cannot run.
+fn unsupported(e: &Error) -> bool {
+    match e {
+        Error::Runtime(RuntimeError::Compile { source, .. }) => source
+            .downcast_ref::<VulkanError>()
+            .is_some_and(VulkanError::is_unsupported),
+        _ => false,
+    }
+}
+
+#[test]
+fn conformance_vulkan() {
+    let Some(dev) = vulkan() else { return };
+    let Some(dir) = corpus() else { return };
+    let only = std::env::var("WEFT_CASE").ok();
+    let compiler = Compiler::new();
+    let (mut passed, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
+    for path in conform::find_cases(&dir).expect("cases") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if only.as_ref().is_some_and(|o| *o != name) {
+            continue;
+        }
+        let case = Case::load(&path).expect("case loads");
+        match conform::run_case(&case, &dev, &compiler) {
+            Ok(run) => match conform::check_case(&case, &run) {
+                Ok(ms) if ms.is_empty() => passed += 1,
+                Ok(ms) => failures.push(format!("{name}: {}", ms[0])),
+                Err(e) => failures.push(format!("{name}: {e}")),
+            },
+            Err(e) if unsupported(&e) => skipped.push(format!("{name}: {e}")),
+            Err(e) => failures.push(format!("{name}: {}", conform::one_line(&e))),
+        }
+    }
+    for s in &skipped {
+        println!("unsupported: {s}");
+    }
+    for f in &failures {
+        println!("FAIL {f}");
+    }
+    println!(
+        "vulkan ({}): {passed} passed, {} unsupported, {} failed",
+        dev.vulkan_device().map_or("?", |d| d.name()),
+        skipped.len(),
+        failures.len()
+    );
+    assert!(passed > 0, "no case ran");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn no_vulkan_device_is_an_error_not_a_panic() {
+    let Some(dir) = corpus() else { return };
+    let case = dir.join("cases/atomic_histogram_int");
+    if !case.is_dir() {
+        println!("SKIP: no case {}", case.display());
+        return;
+    }
+    // No installable client driver: the loader finds no device.
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["run", "--backend", "vulkan", "--out"])
+        .arg(std::env::temp_dir().join("weft-vk-none"))
+        .arg(&case)
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .expect("weft runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("vulkan device"), "{err}");
+}
