@@ -688,3 +688,23 @@ def k(out: wp.array(dtype=int)):
     assert_eq!(ints(&args[0]), &[42]);
     assert_eq!(m.kernels().count(), 1);
 }
+
+#[test]
+fn loop_variable_keeps_its_last_value() {
+    let src = r#"import warp as wp
+
+@wp.kernel
+def k(a: wp.array(dtype=int), n: int):
+    i = wp.tid()
+    for j in range(n):
+        if j * j >= i:
+            break
+    for q in range(n):
+        pass
+    a[i] = j * 100 + q
+"#;
+    let mut args = [Arg::I32(vec![0; 4]), Arg::Int(3)];
+    run(src, "k", &[4], &mut args);
+    // First j with j*j >= i, else the last one (2); q ends at 2.
+    assert_eq!(ints(&args[0]), &[2, 102, 202, 202]);
+}

@@ -457,10 +457,22 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some((var, ..)) = counter {
             assigned.remove(var);
         }
-        let carried: Vec<String> = assigned
+        let mut carried: Vec<String> = assigned
             .into_iter()
             .filter(|n| self.env.contains_key(n))
             .collect();
+        // The loop variable keeps its last value after the loop, as in
+        // Python and Warp (`for j in range(n): if ...: break` then use `j`):
+        // it is carried too, starting at `start` when it did not exist.
+        if let Some((var, start, ..)) = counter {
+            let fits = self.env.get(var).is_none_or(|&v| b.ty(v) == b.ty(start));
+            if fits {
+                if !self.env.contains_key(var) {
+                    self.env.insert(var.to_string(), start);
+                }
+                carried.push(var.to_string());
+            }
+        }
         let env0 = self.env.clone();
         let mut init: Vec<Value> = Vec::new();
         if let Some((_, start, ..)) = counter {
