@@ -81,6 +81,13 @@
 //!   `return` jumps to the next copy); otherwise the general version runs.
 //!   The body is therefore translated up to six times; compile time stays
 //!   well under a millisecond for the seed's kernels.
+//! * **SIMD stage.** In the unit-stride version, a straight-line body of
+//!   lane-exact `f32`/`i32` arithmetic on 1-D arrays indexed by the thread
+//!   id (saxpy and the like) first runs four threads per 128-bit vector
+//!   instruction, lane `k` being thread `i + k`; the scalar loops finish
+//!   the remainder. Results are bit-identical to the scalar code. The
+//!   general SPMD-on-SIMD design of DESIGN.md (masks, any body) replaces
+//!   this later.
 //! * **Control flow.** A region is translated into the current block.
 //!   `If` becomes `brif` to two fresh blocks and a merge block whose params
 //!   are the flattened results (`Yield` jumps there). `Loop` becomes a header

@@ -6,7 +6,7 @@
 use crate::shims::{BinaryFn, Shim, UnaryFn};
 use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
+use cranelift_codegen::ir::types::{F32, F32X4, F64, I16, I32, I32X4, I64, I8};
 use cranelift_codegen::ir::{
     self as cl, AbiParam, AtomicRmwOp, Block, BlockArg, InstBuilder, MemFlagsData, StackSlotData,
     StackSlotKind,
@@ -17,7 +17,7 @@ use cranelift_module::Module as _;
 use std::collections::HashMap;
 use std::rc::Rc;
 use weft_ir::ir::{AtomicOp, BinaryOp, InstKind, MemAccess, UnaryOp};
-use weft_ir::{layout, FuncId, Inst, Loc, Region, Scalar, Type};
+use weft_ir::{layout, ElemType, FuncId, Inst, Loc, Region, Scalar, Type};
 
 type Result<T> = std::result::Result<T, CpuError>;
 
@@ -203,6 +203,98 @@ fn param_placement(f: &weft_ir::Function) -> (Vec<bool>, HashMap<usize, Vec<usiz
         }
     }
     (at_entry, per_thread)
+}
+
+/// Threads per iteration of the SIMD thread loop (128-bit vectors).
+const LANES: i64 = 4;
+
+/// Whether the kernel body can run [`LANES`] threads per vector
+/// instruction, lane `k` being thread `i + k` with exactly the scalar
+/// semantics: a straight-line body of `f32`/`i32` constants, loads and
+/// stores of 1-D `f32`/`i32` arrays at `[thread_id]`, and the lane-exact
+/// operations `f32` add/sub/mul/div/neg/abs/sqrt and `i32` add/sub/neg,
+/// ending in `return`. Scalar params are splatted. Used only in the
+/// unit-stride version, so loads and stores are contiguous.
+fn simd_ok(f: &weft_ir::Function) -> bool {
+    let body = &f.regions[f.body];
+    let params: std::collections::HashSet<weft_ir::Value> = body.params.iter().copied().collect();
+    let mut tids = std::collections::HashSet::new();
+    let lane_ty =
+        |v: weft_ir::Value| matches!(f.value_type(v), Type::Scalar(Scalar::F32 | Scalar::I32));
+    let array_ok = |a: weft_ir::Value| {
+        params.contains(&a)
+            && matches!(
+                f.value_type(a),
+                Type::Array(weft_ir::ArrayType {
+                    elem: ElemType::Scalar(Scalar::F32 | Scalar::I32),
+                    ndim: 1
+                })
+            )
+    };
+    let elem_of = |a: weft_ir::Value| match f.value_type(a) {
+        Type::Array(at) => Some(Type::from(at.elem)),
+        _ => None,
+    };
+    let mut has_store = false;
+    let n = body.insts.len();
+    for (k, &inst) in body.insts.iter().enumerate() {
+        let d = &f.insts[inst];
+        // operands other than the thread id as an index: scalars of a lane type
+        let ok = match &d.kind {
+            InstKind::ThreadId => {
+                tids.insert(d.results[0]);
+                true
+            }
+            InstKind::Const(c) => matches!(c.ty, Scalar::F32 | Scalar::I32),
+            InstKind::Load(m) => {
+                array_ok(m.array)
+                    && m.path.is_empty()
+                    && m.indices.len() == 1
+                    && tids.contains(&m.indices[0])
+            }
+            InstKind::Store(m, x) => {
+                has_store = true;
+                array_ok(m.array)
+                    && m.path.is_empty()
+                    && m.indices.len() == 1
+                    && tids.contains(&m.indices[0])
+                    && !tids.contains(x)
+                    && lane_ty(*x)
+                    && Some(f.value_type(*x)) == elem_of(m.array)
+            }
+            InstKind::Unary(op, x) => {
+                !tids.contains(x)
+                    && lane_ty(*x)
+                    && match f.value_type(*x) {
+                        Type::Scalar(Scalar::F32) => {
+                            matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt)
+                        }
+                        _ => *op == UnaryOp::Neg,
+                    }
+            }
+            InstKind::Binary(op, a, b) => {
+                !tids.contains(a)
+                    && !tids.contains(b)
+                    && lane_ty(*a)
+                    && f.value_type(*a) == f.value_type(*b)
+                    && match f.value_type(*a) {
+                        Type::Scalar(Scalar::F32) => {
+                            matches!(
+                                op,
+                                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+                            )
+                        }
+                        _ => matches!(op, BinaryOp::Add | BinaryOp::Sub),
+                    }
+            }
+            InstKind::Return(vs) => k + 1 == n && vs.is_empty(),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    has_store
 }
 
 /// Threads per iteration of the unrolled thread loop.
@@ -589,6 +681,11 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 }
             }
             let unroll = if unrollable(self.f) { UNROLL } else { 1 };
+            let start = if simd_ok(self.f) {
+                self.simd_loop(start, end)?
+            } else {
+                start
+            };
             self.thread_loop(&body_ctx, start, &stride_of, unroll)?;
             // Restore the general leaves for the other version.
             for (&k, leaves) in &entry_leaves {
@@ -601,6 +698,124 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.switch_to(exit);
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
+        Ok(())
+    }
+
+    /// Emits the SIMD stage of the unit-stride thread loop (see
+    /// [`simd_ok`]): `LANES` threads per iteration while that many remain.
+    /// Returns the first thread index it did not run, in the current block.
+    fn simd_loop(&mut self, start: cl::Value, end: cl::Value) -> Result<cl::Value> {
+        let vloop = self.b.create_block();
+        let i = self.b.append_block_param(vloop, I64);
+        let after = self.b.create_block();
+        let next_i = self.b.append_block_param(after, I64);
+        let last = self.b.ins().iadd_imm_s(start, LANES);
+        let c = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, last, end);
+        self.b.ins().brif(
+            c,
+            vloop,
+            &[BlockArg::Value(start)],
+            after,
+            &[BlockArg::Value(start)],
+        );
+        self.switch_to(vloop);
+        self.simd_body(i)?;
+        let ni = self.b.ins().iadd_imm_s(i, LANES);
+        let last = self.b.ins().iadd_imm_s(i, 2 * LANES);
+        let c = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, last, end);
+        self.b.ins().brif(
+            c,
+            vloop,
+            &[BlockArg::Value(ni)],
+            after,
+            &[BlockArg::Value(ni)],
+        );
+        self.switch_to(after);
+        Ok(next_i)
+    }
+
+    /// The body for threads `i..i+LANES`, one vector lane per thread. Only
+    /// for bodies [`simd_ok`] accepts; in the unit-stride version.
+    fn simd_body(&mut self, i: cl::Value) -> Result<()> {
+        let f = self.f;
+        let mut vals: HashMap<weft_ir::Value, cl::Value> = HashMap::new();
+        let vt = |s: Scalar| if s == Scalar::F32 { F32X4 } else { I32X4 };
+        let flags = MemFlagsData::new().with_notrap();
+        // Index of thread i as the IR computes it: i32, sign-extended.
+        let t32 = self.b.ins().ireduce(I32, i);
+        let idx = self.b.ins().sextend(I64, t32);
+        for &inst in &f.regions[f.body].insts {
+            self.loc = f.insts[inst].loc;
+            let res = f.insts[inst].results.first().copied();
+            let vector = |tx: &mut Self,
+                          vals: &HashMap<weft_ir::Value, cl::Value>,
+                          v: weft_ir::Value|
+             -> Result<cl::Value> {
+                if let Some(&x) = vals.get(&v) {
+                    return Ok(x);
+                }
+                // a uniform scalar (param): splat it
+                let s = tx.scalar_of(v)?;
+                let x = tx.get1(v)?;
+                Ok(tx.b.ins().splat(vt(s), x))
+            };
+            let addr = |tx: &mut Self, m: &MemAccess| -> Result<cl::Value> {
+                let leaves = tx.get(m.array)?;
+                let off = tx.b.ins().ishl_imm_u(idx, 2);
+                Ok(tx.b.ins().iadd(leaves[0], off))
+            };
+            let v = match &f.insts[inst].kind {
+                InstKind::ThreadId => continue,
+                InstKind::Const(c) => {
+                    let x = self.konst(*c);
+                    self.b.ins().splat(vt(c.ty), x)
+                }
+                InstKind::Load(m) => {
+                    let Type::Array(at) = f.value_type(m.array) else {
+                        return self.invalid("load from a non-array");
+                    };
+                    let ElemType::Scalar(s) = at.elem else {
+                        return self.invalid("vector load of an aggregate");
+                    };
+                    let a = addr(self, m)?;
+                    self.b.ins().load(vt(s), flags, a, 0)
+                }
+                InstKind::Store(m, x) => {
+                    let xv = vector(self, &vals, *x)?;
+                    let a = addr(self, m)?;
+                    self.b.ins().store(flags, xv, a, 0);
+                    continue;
+                }
+                InstKind::Unary(op, x) => {
+                    let xv = vector(self, &vals, *x)?;
+                    let fl = self.scalar_of(*x)? == Scalar::F32;
+                    match op {
+                        UnaryOp::Neg if fl => self.b.ins().fneg(xv),
+                        UnaryOp::Neg => self.b.ins().ineg(xv),
+                        UnaryOp::Abs => self.b.ins().fabs(xv),
+                        _ => self.b.ins().sqrt(xv),
+                    }
+                }
+                InstKind::Binary(op, a, b) => {
+                    let fl = self.scalar_of(*a)? == Scalar::F32;
+                    let (av, bv) = (vector(self, &vals, *a)?, vector(self, &vals, *b)?);
+                    let ins = self.b.ins();
+                    match (op, fl) {
+                        (BinaryOp::Add, true) => ins.fadd(av, bv),
+                        (BinaryOp::Sub, true) => ins.fsub(av, bv),
+                        (BinaryOp::Mul, true) => ins.fmul(av, bv),
+                        (BinaryOp::Div, true) => ins.fdiv(av, bv),
+                        (BinaryOp::Add, false) => ins.iadd(av, bv),
+                        _ => ins.isub(av, bv),
+                    }
+                }
+                InstKind::Return(_) => break,
+                _ => return self.invalid("instruction not vectorizable"),
+            };
+            if let Some(r) = res {
+                vals.insert(r, v);
+            }
+        }
         Ok(())
     }
 
