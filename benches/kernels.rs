@@ -13,8 +13,9 @@
 //! rayon thread). Run with `cargo bench --bench kernels`; sample counts are
 //! small so the whole run takes a few minutes on two cores. After
 //! criterion's figures, a paired summary times each pair alternately and
-//! prints the ratio of the fastest runs, which other processes on a shared
-//! machine disturb much less than criterion's means.
+//! prints the ratio of the fastest runs (wall time on all cores, and CPU
+//! time on one thread), which other processes on a shared machine disturb
+//! much less than criterion's means.
 
 use criterion::{criterion_group, Criterion, Throughput};
 use rayon::prelude::*;
@@ -233,19 +234,71 @@ fn bench_compile(c: &mut Criterion) {
     });
 }
 
-/// Runs `a` and `b` alternately `rounds` times and returns each one's
-/// fastest time. On a shared machine other processes only ever add time, so
-/// the minimum of interleaved runs is the steadiest estimate of the ratio.
-fn paired_min(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
-    let time = |f: &mut dyn FnMut()| {
-        let t = Instant::now();
-        f();
-        t.elapsed()
+/// CPU time consumed so far by the calling thread (Linux
+/// `CLOCK_THREAD_CPUTIME_ID`); `None` elsewhere or if the clock fails. Unlike
+/// wall time it does not count the time other processes hold the core.
+#[cfg(target_os = "linux")]
+fn cpu_ns() -> Option<u64> {
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
-    let (mut best_a, mut best_b) = (Duration::MAX, Duration::MAX);
+    // SAFETY: `clock_gettime` (libc, always linked on Linux) writes one
+    // `struct timespec` (two 64-bit fields on 64-bit Linux) through the
+    // pointer, which points at a live, writable `Timespec`.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0 && cfg!(target_pointer_width = "64"))
+        .then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_ns() -> Option<u64> {
+    None
+}
+
+/// Fastest wall and CPU time of one side of a pair.
+#[derive(Clone, Copy)]
+struct Best {
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+impl Best {
+    fn new() -> Best {
+        Best {
+            wall: Duration::MAX,
+            cpu: Some(Duration::MAX),
+        }
+    }
+    fn run(&mut self, f: &mut dyn FnMut()) {
+        let (c0, t) = (cpu_ns(), Instant::now());
+        f();
+        let wall = t.elapsed();
+        let cpu = cpu_ns()
+            .zip(c0)
+            .map(|(c1, c0)| Duration::from_nanos(c1 - c0));
+        self.wall = self.wall.min(wall);
+        self.cpu = self.cpu.zip(cpu).map(|(a, b)| a.min(b));
+    }
+}
+
+/// Runs `a` and `b` alternately `rounds` times; each one's fastest times.
+/// On a shared machine other processes only ever add time, so the minimum
+/// of interleaved runs is the steadiest estimate of the ratio.
+fn paired_min(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Best, Best) {
+    let (mut best_a, mut best_b) = (Best::new(), Best::new());
     for _ in 0..rounds {
-        best_a = best_a.min(time(&mut a));
-        best_b = best_b.min(time(&mut b));
+        best_a.run(&mut a);
+        best_b.run(&mut b);
     }
     (best_a, best_b)
 }
@@ -254,10 +307,21 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// Prints weft / hand-written ratios from interleaved min-of-N timings.
-fn paired_summary() {
-    println!("\npaired summary (interleaved runs, fastest of each):");
+/// One line of the paired summary: weft and hand-written, wall or CPU.
+fn report(what: &str, weft: Best, hand: Best, cpu: bool) {
+    let pick = |b: Best| if cpu { b.cpu } else { Some(b.wall) };
+    if let (Some(w), Some(h)) = (pick(weft), pick(hand)) {
+        println!(
+            "  {what:<16} weft {:9.3} ms   rust+rayon {:9.3} ms   ratio {:.2}",
+            ms(w),
+            ms(h),
+            ms(w) / ms(h)
+        );
+    }
+}
 
+/// Times the saxpy and N-body pairs on the current rayon pool.
+fn measure_pairs(rounds: usize) -> [(&'static str, Best, Best); 2] {
     let a = 0.5f32;
     let xs: Vec<f32> = (0..SAXPY_N).map(|i| (i % 1000) as f32 * 1e-3).collect();
     let mut ys: Vec<f32> = (0..SAXPY_N).map(|i| (i % 77) as f32).collect();
@@ -265,8 +329,8 @@ fn paired_summary() {
     let saxpy = load(SAXPY_SOURCE, "saxpy");
     let x = Array::from_slice(&xs, &[SAXPY_N]).expect("x");
     let y = Array::from_slice(&ys, &[SAXPY_N]).expect("y");
-    let (w, h) = paired_min(
-        30,
+    let (sw, sh) = paired_min(
+        rounds * 3,
         || {
             cpu.launch(
                 &saxpy,
@@ -277,12 +341,6 @@ fn paired_summary() {
         },
         || saxpy_rayon(black_box(a), &xs, &mut ys),
     );
-    println!(
-        "  saxpy 2^24 f32   weft {:8.3} ms   rust+rayon {:8.3} ms   ratio {:.2}",
-        ms(w),
-        ms(h),
-        ms(w) / ms(h)
-    );
 
     let n = NBODY_N;
     let (pos, vel, mass) = bodies(n);
@@ -292,8 +350,8 @@ fn paired_summary() {
     let out = [(); 2].map(|_| Array::zeros(arrays[0].dtype().clone(), &[n]).expect("out"));
     let mut new_pos = vec![[0.0f32; 3]; n];
     let mut new_vel = vec![[0.0f32; 3]; n];
-    let (w, h) = paired_min(
-        12,
+    let (nw, nh) = paired_min(
+        rounds,
         || {
             cpu.launch(
                 &step,
@@ -317,23 +375,51 @@ fn paired_summary() {
             nbody_rayon(&pos, &vel, &mass, &mut new_pos, &mut new_vel, consts)
         },
     );
-    println!(
-        "  nbody N=4096     weft {:8.3} ms   rust+rayon {:8.3} ms   ratio {:.2}",
-        ms(w),
-        ms(h),
-        ms(w) / ms(h)
-    );
+    [("saxpy 2^24 f32", sw, sh), ("nbody N=4096", nw, nh)]
+}
 
-    let mut best = Duration::MAX;
-    for _ in 0..30 {
-        let t = Instant::now();
-        let module = Compiler::new()
-            .compile("examples/nbody.py", black_box(NBODY_SOURCE))
-            .expect("compile");
-        Device::cpu().load(&module, "nbody_step").expect("load");
-        best = best.min(t.elapsed());
+/// Prints weft / hand-written ratios from interleaved min-of-N timings: wall
+/// time on all cores, then CPU time on a one-thread pool, where the whole
+/// launch runs on the measuring thread (the time other processes on a
+/// shared machine take does not count).
+fn paired_summary() {
+    println!("\npaired summary (interleaved runs, fastest of each)");
+    println!(
+        " wall time, {} rayon threads:",
+        rayon::current_num_threads()
+    );
+    for (what, w, h) in measure_pairs(12) {
+        report(what, w, h, false);
     }
-    println!("  compile_nbody    {:8.3} ms (fastest of 30)", ms(best));
+    if cpu_ns().is_some() {
+        match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+            Ok(pool) => {
+                println!(" CPU time, 1 rayon thread:");
+                for (what, w, h) in pool.install(|| measure_pairs(5)) {
+                    report(what, w, h, true);
+                }
+            }
+            Err(e) => println!(" (no 1-thread pool: {e})"),
+        }
+    }
+
+    let mut best = Best::new();
+    for _ in 0..30 {
+        best.run(&mut || {
+            let module = Compiler::new()
+                .compile("examples/nbody.py", black_box(NBODY_SOURCE))
+                .expect("compile");
+            Device::cpu().load(&module, "nbody_step").expect("load");
+        });
+    }
+    print!(
+        " compile_nbody (fastest of 30): {:.3} ms wall",
+        ms(best.wall)
+    );
+    match best.cpu {
+        Some(c) => println!(", {:.3} ms CPU", ms(c)),
+        None => println!(),
+    }
 }
 
 criterion_group! {
