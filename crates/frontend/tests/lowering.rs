@@ -708,3 +708,30 @@ def k(a: wp.array(dtype=int), n: int):
     // First j with j*j >= i, else the last one (2); q ends at 2.
     assert_eq!(ints(&args[0]), &[2, 102, 202, 202]);
 }
+
+#[test]
+fn array_views() {
+    let src = r#"import warp as wp
+
+@wp.kernel
+def k(a: wp.array2d(dtype=float)):
+    i = wp.tid()
+    row = a[i]
+    row[1] = row[0] + 5.0
+    row[2] += 1.0
+"#;
+    let m = compile(src);
+    let k = m.func_by_name("k").expect("k");
+    let mut data: Vec<u8> = [1.0f32; 6].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut args = [ArgValue::Array {
+        data: &mut data,
+        shape: [2, 3, 1, 1],
+        strides: [12, 4, 0, 0],
+    }];
+    run_kernel(&m, k, &[2], &mut args, &InterpOptions::default()).expect("runs");
+    let out: Vec<f32> = data
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(out, vec![1.0, 6.0, 2.0, 1.0, 6.0, 2.0]);
+}

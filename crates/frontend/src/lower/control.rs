@@ -131,11 +131,14 @@ impl<'a, 'c> FnLower<'a, 'c> {
             b.switch_to(r);
             self.env = env0.clone();
             self.dead = false;
+            self.nesting += 1;
             let res = if r == tr {
-                then_f(self, b)?
+                then_f(self, b)
             } else {
-                else_f(self, b)?
+                else_f(self, b)
             };
+            self.nesting -= 1;
+            let res = res?;
             let dead = self.dead || b.is_terminated();
             outs.push((r, std::mem::take(&mut self.env), dead, res));
             branch_maybe.extend(self.maybe.drain());
@@ -532,7 +535,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
         });
         let dead0 = self.dead;
         self.dead = false;
+        self.nesting += 1;
         let res = self.stmts(b, body);
+        self.nesting -= 1;
         self.loops.pop();
         res?;
         if !self.dead && !b.is_terminated() {

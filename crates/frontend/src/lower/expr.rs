@@ -294,6 +294,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some(&v) = self.env.get(name) {
             return Ok(Ev::V(v));
         }
+        if let Some((arr, idx)) = self.views.get(name) {
+            return Ok(Ev::View(*arr, idx.clone()));
+        }
         if let Some(c) = self.m.consts.get(name) {
             self.at(b, n.range);
             return Ok(Ev::V(materialize(b, c)));

@@ -122,6 +122,11 @@ struct FnLower<'a, 'c> {
     /// Variables defined on some paths only: where they were last defined.
     maybe: HashMap<String, Span>,
     array_params: HashSet<String>,
+    /// Variables holding an array view (`row = a[i]` of a 2-D array): the
+    /// array and the leading indices.
+    views: HashMap<String, (Value, Vec<Value>)>,
+    /// Number of enclosing branches and (non-unrolled) loops.
+    nesting: u32,
     loops: Vec<LoopFrame>,
     dead: bool,
 }
@@ -357,6 +362,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
             maybe: HashMap::new(),
             array_params: HashSet::new(),
             loops: Vec::new(),
+            views: HashMap::new(),
+            nesting: 0,
             dead: false,
         }
     }

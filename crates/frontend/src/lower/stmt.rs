@@ -12,6 +12,34 @@ enum PlaceBase {
 }
 
 impl<'a, 'c> FnLower<'a, 'c> {
+    /// `name = a[i]` with `a` of more dimensions than indices: `name` is a
+    /// view of the array (Warp's semantics), usable where the array
+    /// expression itself is.
+    fn bind_view(
+        &mut self,
+        n: &ast::ExprName,
+        arr: Value,
+        idx: Vec<Value>,
+        vspan: Span,
+    ) -> Res<()> {
+        let name = n.id.as_str();
+        if self.nesting > 0 {
+            return Err(err(
+                vspan,
+                "array views can only be created outside branches and loops",
+            )
+            .with_label("a view of an array")
+            .with_help("create the view before the branch or loop, or index every dimension"));
+        }
+        if self.env.contains_key(name) {
+            return Err(err(n.range, format!("`{name}` already holds a value"))
+                .with_label("cannot become an array view")
+                .with_help("give the view another name"));
+        }
+        self.views.insert(name.to_string(), (arr, idx));
+        Ok(())
+    }
+
     pub(super) fn stmts(&mut self, b: &mut FuncBuilder, body: &[Stmt]) -> Res<()> {
         for s in body {
             if self.dead {
@@ -187,6 +215,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         match t {
             Expr::Name(n) => {
                 let v = match v {
+                    Ev::View(arr, idx) => return self.bind_view(n, arr, idx, vspan),
                     Ev::Tuple(vs) if vs.len() > 1 => {
                         return Err(err(
                             vspan,
@@ -373,6 +402,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 if b.ty(v).is_array() {
                     return Ok(Some(PlaceBase::Array(v, Vec::new())));
                 }
+            } else if let Some((arr, idx)) = self.views.get(n.id.as_str()) {
+                return Ok(Some(PlaceBase::Array(*arr, idx.clone())));
             }
             return Ok(None);
         }
