@@ -534,12 +534,21 @@ impl<'a> Emitter<'a> {
                 format!(" ({src}:{})", f.loc.line)
             }
         );
-        let _ = writeln!(s, "// D3D12: dxc -T cs_6_0 -E main; Vulkan: glslangValidator -D -V -S comp -e main -DWEFT_GLSLANG=1");
+        let _ = writeln!(s, "// D3D12: dxc -T cs_6_0 -E main -rootsig-define WEFT_ROOT_SIGNATURE; Vulkan: glslangValidator -D -V -S comp -e main -DWEFT_GLSLANG=1");
         let _ = writeln!(
             s,
             "// Constant buffer b0 (set 0, binding 0): {} bytes, see the binding layout.",
             b.total_cbuffer_size
         );
+        let table = if b.arrays.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", DescriptorTable(UAV(u0, numDescriptors = {}))",
+                b.arrays.len()
+            )
+        };
+        let _ = writeln!(s, "#define WEFT_ROOT_SIGNATURE \"CBV(b0){table}\"");
         s.push('\n');
         s.push_str(&self.type_defs);
         let _ = writeln!(

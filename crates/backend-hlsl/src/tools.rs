@@ -107,10 +107,84 @@ pub fn compile_spirv(a: &HlslArtifact) -> Result<Vec<u32>, HlslError> {
             message: format!("output is not SPIR-V ({} bytes)", bytes.len()),
         });
     }
-    Ok(bytes
+    let words: Vec<u32> = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+        .collect();
+    preserve_inf_nan(&words).ok_or_else(|| HlslError::Tool {
+        tool: "glslangValidator".into(),
+        message: "malformed SPIR-V output".into(),
+    })
+}
+
+const OP_EXTENSION: u32 = 10;
+const OP_ENTRY_POINT: u32 = 15;
+const OP_EXECUTION_MODE: u32 = 16;
+const OP_CAPABILITY: u32 = 17;
+const CAP_FLOAT64: u32 = 10;
+const CAP_SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4466;
+const MODE_SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4461;
+
+/// Adds the `SignedZeroInfNanPreserve` execution mode (SPV_KHR_float_controls)
+/// for 32-bit floats (and 64-bit ones when used) to every entry point, so
+/// that Vulkan drivers keep IEEE semantics for NaN, infinities and signed
+/// zeros (HLSL cannot request it). `None` if the module is malformed.
+pub(crate) fn preserve_inf_nan(spv: &[u32]) -> Option<Vec<u32>> {
+    if spv.len() < 5 || spv[0] != 0x0723_0203 {
+        return None;
+    }
+    let mut insts = Vec::new();
+    let mut i = 5;
+    while i < spv.len() {
+        let n = (spv[i] >> 16) as usize;
+        if n == 0 || i + n > spv.len() {
+            return None;
+        }
+        insts.push(&spv[i..i + n]);
+        i += n;
+    }
+    let op = |w: &[u32]| w[0] & 0xffff;
+    let float64 = insts
+        .iter()
+        .any(|w| op(w) == OP_CAPABILITY && w.get(1) == Some(&CAP_FLOAT64));
+    let last_cap = insts.iter().rposition(|w| op(w) == OP_CAPABILITY)?;
+    let last_mode = insts
+        .iter()
+        .rposition(|w| op(w) == OP_ENTRY_POINT || op(w) == OP_EXECUTION_MODE)?;
+    let entries: Vec<u32> = insts
+        .iter()
+        .filter(|w| op(w) == OP_ENTRY_POINT)
+        .filter_map(|w| w.get(2).copied())
+        .collect();
+    let mut ext: Vec<u32> = Vec::new();
+    let mut name = b"SPV_KHR_float_controls".to_vec();
+    name.resize(name.len() / 4 * 4 + 4, 0);
+    ext.push(((1 + name.len() as u32 / 4) << 16) | OP_EXTENSION);
+    ext.extend(
+        name.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+    let mut out = spv[..5].to_vec();
+    for (k, w) in insts.iter().enumerate() {
+        out.extend_from_slice(w);
+        if k == last_cap {
+            out.extend_from_slice(&[(2 << 16) | OP_CAPABILITY, CAP_SIGNED_ZERO_INF_NAN_PRESERVE]);
+            out.extend_from_slice(&ext);
+        }
+        if k == last_mode {
+            for &e in &entries {
+                for width in [32, 64].into_iter().filter(|&b| b == 32 || float64) {
+                    out.extend_from_slice(&[
+                        (4 << 16) | OP_EXECUTION_MODE,
+                        e,
+                        MODE_SIGNED_ZERO_INF_NAN_PRESERVE,
+                        width,
+                    ]);
+                }
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Validates SPIR-V with `spirv-val --target-env vulkan1.1`.

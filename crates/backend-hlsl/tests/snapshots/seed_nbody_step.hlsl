@@ -1,6 +1,7 @@
 // Kernel `nbody_step` (kernel.py:5) compiled by weft-backend-hlsl.
-// D3D12: dxc -T cs_6_0 -E main; Vulkan: glslangValidator -D -V -S comp -e main -DWEFT_GLSLANG=1
+// D3D12: dxc -T cs_6_0 -E main -rootsig-define WEFT_ROOT_SIGNATURE; Vulkan: glslangValidator -D -V -S comp -e main -DWEFT_GLSLANG=1
 // Constant buffer b0 (set 0, binding 0): 208 bytes, see the binding layout.
+#define WEFT_ROOT_SIGNATURE "CBV(b0), DescriptorTable(UAV(u0, numDescriptors = 5))"
 
 [[vk::binding(0, 0)]] cbuffer weft_params : register(b0)
 {
@@ -85,63 +86,63 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float3 acc_2;
     [loop] for (;;)
     {
-        bool t29 = (j < n);
-        int t30 = (j + 1);
-        if (!t29)
+        bool t31 = (j < n);
+        int t32 = (j + 1);
+        if (!t31)
         {
             acc_2 = acc_1;
             break;
         }
 #line 20 "kernel.py"
-        precise float3 t31 = asfloat(pos.Load3((uint)j * pos_strides.x));
-        precise float t38 = (t31.x - p.x);
-        precise float t39 = (t31.y - p.y);
-        precise float t40 = (t31.z - p.z);
+        precise float3 t33 = asfloat(pos.Load3((uint)j * pos_strides.x));
+        precise float t40 = (t33.x - p.x);
+        precise float t41 = (t33.y - p.y);
+        precise float t42 = (t33.z - p.z);
 #line 445 "<prelude>"
-        precise float t108 = (t38 * t38);
-        precise float t113 = (t39 * t39);
-        precise float t114 = (t108 + t113);
-        precise float t119 = (t40 * t40);
-        precise float t120 = (t114 + t119);
+        precise float t110 = (t40 * t40);
+        precise float t115 = (t41 * t41);
+        precise float t116 = (t110 + t115);
+        precise float t121 = (t42 * t42);
+        precise float t122 = (t116 + t121);
 #line 21 "kernel.py"
-        precise float r2 = (t120 + eps2);
+        precise float r2 = (t122 + eps2);
 #line 22 "kernel.py"
-        precise float t45 = sqrt(r2);
-        precise float inv_r = (1.0 / t45);
+        precise float t47 = sqrt(r2);
+        precise float inv_r = (1.0 / t47);
 #line 23 "kernel.py"
-        precise float t47 = asfloat(mass.Load((uint)j * mass_strides.x));
-        precise float t48 = (grav * t47);
-        precise float t49 = (t48 * inv_r);
-        precise float t50 = (t49 * inv_r);
+        precise float t49 = asfloat(mass.Load((uint)j * mass_strides.x));
+        precise float t50 = (grav * t49);
         precise float t51 = (t50 * inv_r);
-        precise float t55 = (t38 * t51);
-        precise float t56 = (t39 * t51);
-        precise float t57 = (t40 * t51);
-        precise float t65 = (acc_1.x + t55);
-        precise float t66 = (acc_1.y + t56);
-        precise float t67 = (acc_1.z + t57);
-        precise float3 acc_3 = float3(t65, t66, t67);
-        j = t30;
+        precise float t52 = (t51 * inv_r);
+        precise float t53 = (t52 * inv_r);
+        precise float t57 = (t40 * t53);
+        precise float t58 = (t41 * t53);
+        precise float t59 = (t42 * t53);
+        precise float t67 = (acc_1.x + t57);
+        precise float t68 = (acc_1.y + t58);
+        precise float t69 = (acc_1.z + t59);
+        precise float3 acc_3 = float3(t67, t68, t69);
+        j = t32;
         acc_1 = acc_3;
     }
 #line 24 "kernel.py"
-    precise float3 t69 = asfloat(vel.Load3((uint)i * vel_strides.x));
-    precise float t73 = (acc_2.x * dt);
-    precise float t74 = (acc_2.y * dt);
-    precise float t75 = (acc_2.z * dt);
-    precise float t83 = (t69.x + t73);
-    precise float t84 = (t69.y + t74);
-    precise float t85 = (t69.z + t75);
-    precise float3 v = float3(t83, t84, t85);
+    precise float3 t71 = asfloat(vel.Load3((uint)i * vel_strides.x));
+    precise float t75 = (acc_2.x * dt);
+    precise float t76 = (acc_2.y * dt);
+    precise float t77 = (acc_2.z * dt);
+    precise float t85 = (t71.x + t75);
+    precise float t86 = (t71.y + t76);
+    precise float t87 = (t71.z + t77);
+    precise float3 v = float3(t85, t86, t87);
 #line 25 "kernel.py"
     new_vel.Store3((uint)i * new_vel_strides.x, asuint(v));
 #line 26 "kernel.py"
-    precise float t90 = (t83 * dt);
-    precise float t91 = (t84 * dt);
     precise float t92 = (t85 * dt);
-    precise float t100 = (p.x + t90);
-    precise float t101 = (p.y + t91);
-    precise float t102 = (p.z + t92);
-    precise float3 t103 = float3(t100, t101, t102);
-    new_pos.Store3((uint)i * new_pos_strides.x, asuint(t103));
+    precise float t93 = (t86 * dt);
+    precise float t94 = (t87 * dt);
+    precise float t102 = (p.x + t92);
+    precise float t103 = (p.y + t93);
+    precise float t104 = (p.z + t94);
+    precise float3 t105 = float3(t102, t103, t104);
+    new_pos.Store3((uint)i * new_pos_strides.x, asuint(t105));
 }

@@ -1,6 +1,7 @@
 // Kernel `step_particles` (kernel.py:13) compiled by weft-backend-hlsl.
-// D3D12: dxc -T cs_6_0 -E main; Vulkan: glslangValidator -D -V -S comp -e main -DWEFT_GLSLANG=1
+// D3D12: dxc -T cs_6_0 -E main -rootsig-define WEFT_ROOT_SIGNATURE; Vulkan: glslangValidator -D -V -S comp -e main -DWEFT_GLSLANG=1
 // Constant buffer b0 (set 0, binding 0): 144 bytes, see the binding layout.
+#define WEFT_ROOT_SIGNATURE "CBV(b0), DescriptorTable(UAV(u0, numDescriptors = 3))"
 
 struct Particle
 {
