@@ -1,11 +1,13 @@
 //! The on-disk compile cache.
 //!
-//! A [`Cache`] is a directory of entries, each one file named by the hex of
-//! its [`CacheKey`]: a SHA-256 over length-prefixed parts (for PTX: the IR
-//! text of the module, which is the source as the backend sees it, the
-//! options, the target, the libdevice used and the Weft version; see
-//! [`ptx_cached`]). The payload is opaque bytes, so the cache serves any
-//! artifact.
+//! A [`Cache`] is a directory of entries, each one file named
+//! `<kind>-<hex>`: the artifact kind (`ptx`, `spirv`, `ir`, ...) and the hex
+//! of its [`CacheKey`], a SHA-256 over length-prefixed parts (for PTX: the
+//! IR text of the module, which is the source as the backend sees it, the
+//! options, the target, the libdevice used), the Weft version and the
+//! compiler build ([`build_id`]). The payload is opaque bytes, so the cache
+//! serves any artifact: PTX ([`ptx_cached`]), SPIR-V compiled from HLSL
+//! ([`spirv_cached`]), and the facade's optimized IR text.
 //!
 //! # Entry format
 //!
@@ -21,7 +23,10 @@
 //! # Location
 //!
 //! `$WEFT_CACHE_DIR` if set, else `$XDG_CACHE_HOME/weft`, else
-//! `~/.cache/weft` ([`default_dir`]).
+//! `~/.cache/weft` ([`default_dir`]); [`Cache::open_default`] uses its
+//! subdirectory `v<weft version>` ([`versioned_dir`]), so two Weft versions
+//! never share entries. [`Cache::info`] counts entries and bytes per kind;
+//! [`Cache::clear`] removes them.
 
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -44,26 +49,71 @@ pub enum CacheError {
     NoDir,
 }
 
-/// A 256-bit cache key.
+/// A 256-bit cache key and the kind of artifact it names.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CacheKey([u8; 32]);
+pub struct CacheKey {
+    kind: &'static str,
+    hash: [u8; 32],
+}
+
+/// Identifies the running compiler build: the size and modification time
+/// of the executable (so a rebuilt compiler never reads its predecessor's
+/// artifacts, even at the same version), or empty if unknown.
+pub fn build_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let Ok(md) = std::env::current_exe().and_then(std::fs::metadata) else {
+            return String::new();
+        };
+        let mtime = md
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        format!("{}:{mtime}", md.len())
+    })
+}
 
 impl CacheKey {
-    /// The key of `parts` (each length-prefixed, so part boundaries count)
-    /// and the Weft version.
+    /// The key of `parts` (each length-prefixed, so part boundaries count),
+    /// the Weft version and [`build_id`], of kind `data`.
     pub fn new(parts: &[&[u8]]) -> CacheKey {
+        CacheKey::of_kind("data", parts)
+    }
+    /// [`CacheKey::new`] for an artifact of `kind` (a short lower-case
+    /// word: `ptx`, `spirv`, `ir`; it names the entry and is hashed too).
+    pub fn of_kind(kind: &'static str, parts: &[&[u8]]) -> CacheKey {
         let mut h = Sha256::new();
         let version = env!("CARGO_PKG_VERSION").as_bytes();
-        for p in std::iter::once(version).chain(parts.iter().copied()) {
+        let head = [version, build_id().as_bytes(), kind.as_bytes()];
+        for p in head.into_iter().chain(parts.iter().copied()) {
             h.update((p.len() as u64).to_le_bytes());
             h.update(p);
         }
-        CacheKey(h.finalize().into())
+        CacheKey {
+            kind,
+            hash: h.finalize().into(),
+        }
     }
-    /// Lower-case hex, the entry's file name.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+    /// Lower-case hex of the hash.
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        self.hash.iter().map(|b| format!("{b:02x}")).collect()
     }
+    /// The entry's file name: `<kind>-<hex>`.
+    pub fn file_name(&self) -> String {
+        format!("{}-{}", self.kind, self.hex())
+    }
+}
+
+/// Entries and bytes of one kind of artifact ([`Cache::info`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KindInfo {
+    pub kind: String,
+    pub entries: usize,
+    pub bytes: u64,
 }
 
 /// What a lookup found.
@@ -93,6 +143,12 @@ pub fn default_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("weft")))
 }
 
+/// [`default_dir`]`/v<weft version>`: where [`Cache::open_default`] keeps
+/// its entries.
+pub fn versioned_dir() -> Option<PathBuf> {
+    default_dir().map(|d| d.join(concat!("v", env!("CARGO_PKG_VERSION"))))
+}
+
 impl Cache {
     /// Opens (creating it if needed) the cache at `dir`.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Cache, CacheError> {
@@ -103,15 +159,74 @@ impl Cache {
         })?;
         Ok(Cache { dir })
     }
-    /// Opens the cache at [`default_dir`].
+    /// Opens the cache at [`versioned_dir`].
     pub fn open_default() -> Result<Cache, CacheError> {
-        Cache::open(default_dir().ok_or(CacheError::NoDir)?)
+        Cache::open(versioned_dir().ok_or(CacheError::NoDir)?)
     }
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+    /// The file of `key`'s entry.
+    pub fn entry_path(&self, key: &CacheKey) -> PathBuf {
+        self.dir.join(key.file_name())
+    }
     fn path(&self, key: &CacheKey) -> PathBuf {
-        self.dir.join(key.hex())
+        self.entry_path(key)
+    }
+
+    /// The entries (not temporary files), as (kind, path, size).
+    fn entries(&self) -> Result<Vec<(String, PathBuf, u64)>, CacheError> {
+        let io = |source| CacheError::Io {
+            path: self.dir.clone(),
+            source,
+        };
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(&self.dir).map_err(io)? {
+            let e = e.map_err(io)?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some((kind, hex)) = name.rsplit_once('-') else {
+                continue;
+            };
+            if name.starts_with('.') || hex.len() != 64 {
+                continue;
+            }
+            let size = e.metadata().map_or(0, |m| m.len());
+            out.push((kind.to_string(), e.path(), size));
+        }
+        Ok(out)
+    }
+
+    /// Entries and bytes per kind, sorted by kind.
+    pub fn info(&self) -> Result<Vec<KindInfo>, CacheError> {
+        let mut kinds: Vec<KindInfo> = Vec::new();
+        for (kind, _, size) in self.entries()? {
+            match kinds.iter_mut().find(|k| k.kind == kind) {
+                Some(k) => {
+                    k.entries += 1;
+                    k.bytes += size;
+                }
+                None => kinds.push(KindInfo {
+                    kind,
+                    entries: 1,
+                    bytes: size,
+                }),
+            }
+        }
+        kinds.sort_by(|a, b| a.kind.cmp(&b.kind));
+        Ok(kinds)
+    }
+
+    /// Removes every entry; returns how many were removed.
+    pub fn clear(&self) -> Result<usize, CacheError> {
+        let mut n = 0;
+        for (_, path, _) in self.entries()? {
+            match std::fs::remove_file(&path) {
+                Ok(()) => n += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(CacheError::Io { path, source }),
+            }
+        }
+        Ok(n)
     }
 
     /// The payload stored under `key`, if there is a valid entry.
@@ -143,7 +258,7 @@ impl Cache {
         let path = self.path(key);
         let tmp = self.dir.join(format!(
             ".{}.{}.{}.tmp",
-            key.hex(),
+            key.file_name(),
             std::process::id(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         ));
@@ -259,13 +374,15 @@ pub fn ptx_key(m: &weft_ir::Module, opts: &weft_backend_ptx::PtxOptions) -> Cach
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     let opts = format!("{opts:?}");
-    CacheKey::new(&[
-        b"ptx",
-        b"nvptx64-nvidia-cuda",
-        ir.as_bytes(),
-        opts.as_bytes(),
-        libdevice.as_bytes(),
-    ])
+    CacheKey::of_kind(
+        "ptx",
+        &[
+            b"nvptx64-nvidia-cuda",
+            ir.as_bytes(),
+            opts.as_bytes(),
+            libdevice.as_bytes(),
+        ],
+    )
 }
 
 /// [`weft_backend_ptx::emit_ptx`] through the default cache (uncached if
@@ -293,6 +410,66 @@ pub fn ptx_cached_in(
     let a = weft_backend_ptx::emit_ptx(m, opts)?;
     let _ = cache.put(&key, &encode_ptx(&a));
     Ok((a, false))
+}
+
+// ---- SPIR-V (the Vulkan device's shaders) ----
+
+/// The cache key of the SPIR-V compiled from `art`'s HLSL: the HLSL text,
+/// entry point and group size, the target and the glslang found.
+pub fn spirv_key(art: &weft_backend_hlsl::HlslArtifact) -> CacheKey {
+    let glslang = weft_backend_hlsl::find_glslang()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    CacheKey::of_kind(
+        "spirv",
+        &[
+            b"spirv-vulkan1.1-hlsl",
+            art.source.as_bytes(),
+            art.entry.as_bytes(),
+            &art.group_size.to_le_bytes(),
+            glslang.as_bytes(),
+        ],
+    )
+}
+
+/// [`weft_backend_hlsl::compile_spirv`] through the default cache
+/// (uncached if it cannot be opened); the flag says whether it was a hit.
+/// The Vulkan device's hook: call it where it calls `compile_spirv`.
+pub fn spirv_cached(
+    art: &weft_backend_hlsl::HlslArtifact,
+) -> Result<(Vec<u32>, bool), weft_backend_hlsl::HlslError> {
+    match Cache::open_default() {
+        Ok(cache) => spirv_cached_in(&cache, art),
+        Err(_) => Ok((weft_backend_hlsl::compile_spirv(art)?, false)),
+    }
+}
+
+/// [`spirv_cached`] with an explicit cache. An entry that is not whole
+/// SPIR-V words starting with the SPIR-V magic number is rebuilt.
+pub fn spirv_cached_in(
+    cache: &Cache,
+    art: &weft_backend_hlsl::HlslArtifact,
+) -> Result<(Vec<u32>, bool), weft_backend_hlsl::HlslError> {
+    let key = spirv_key(art);
+    if let Some(words) = cache.get(&key).as_deref().and_then(decode_spirv) {
+        return Ok((words, true));
+    }
+    let words = weft_backend_hlsl::compile_spirv(art)?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let _ = cache.put(&key, &bytes);
+    Ok((words, false))
+}
+
+fn decode_spirv(b: &[u8]) -> Option<Vec<u32>> {
+    const SPIRV_MAGIC: u32 = 0x0723_0203;
+    if b.len() % 4 != 0 || b.len() < 20 {
+        return None;
+    }
+    let words: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (words[0] == SPIRV_MAGIC).then_some(words)
 }
 
 #[cfg(test)]
@@ -329,7 +506,7 @@ mod tests {
         let c = Cache::open(scratch("corrupt")).unwrap();
         let k = CacheKey::new(&[b"x"]);
         c.put(&k, b"0123456789").unwrap();
-        let path = c.dir().join(k.hex());
+        let path = c.entry_path(&k);
         let mut bytes = std::fs::read(&path).unwrap();
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
@@ -366,6 +543,40 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(c.dir()).unwrap().flatten().collect();
         assert_eq!(left.len(), 1, "temporary files left behind");
         let _ = std::fs::remove_dir_all(c.dir());
+    }
+
+    #[test]
+    fn info_counts_kinds_and_clear_removes_entries() {
+        let c = Cache::open(scratch("info")).unwrap();
+        c.put(&CacheKey::of_kind("ptx", &[b"a"]), b"12345").unwrap();
+        c.put(&CacheKey::of_kind("ptx", &[b"b"]), b"123").unwrap();
+        c.put(&CacheKey::of_kind("ir", &[b"a"]), b"1").unwrap();
+        assert_ne!(
+            CacheKey::of_kind("ptx", &[b"a"]),
+            CacheKey::of_kind("ir", &[b"a"])
+        );
+        std::fs::write(c.dir().join("unrelated.txt"), b"x").unwrap();
+        let info = c.info().unwrap();
+        let kinds: Vec<_> = info.iter().map(|k| (k.kind.as_str(), k.entries)).collect();
+        assert_eq!(kinds, vec![("ir", 1), ("ptx", 2)]);
+        let h = HEADER as u64;
+        assert_eq!(info[1].bytes, 2 * h + 8);
+        assert_eq!(c.clear().unwrap(), 3);
+        assert!(c.info().unwrap().is_empty());
+        assert!(c.dir().join("unrelated.txt").exists());
+        let _ = std::fs::remove_dir_all(c.dir());
+    }
+
+    #[test]
+    fn spirv_entries_must_look_like_spirv() {
+        let mut ok = vec![0x0723_0203u32.to_le_bytes()];
+        ok.extend([[0u8; 4]; 4]);
+        let ok: Vec<u8> = ok.concat();
+        assert_eq!(decode_spirv(&ok).map(|w| w.len()), Some(5));
+        assert!(decode_spirv(&ok[..19]).is_none());
+        let mut bad = ok.clone();
+        bad[0] ^= 1;
+        assert!(decode_spirv(&bad).is_none());
     }
 
     #[test]

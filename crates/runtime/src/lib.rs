@@ -11,7 +11,7 @@
 //!   `interp` (the reference interpreter, the oracle) or `cuda` (PTX on an
 //!   NVIDIA GPU, see [`cuda`]) or `vulkan` (the HLSL backend's shaders on a
 //!   Vulkan device, see [`vulkan`]); all go through one launch path;
-//! * [`Cache`]: the on-disk compile cache (PTX), see [`cache`];
+//! * [`Cache`]: the on-disk compile cache (PTX, SPIR-V, IR), see [`cache`];
 //! * [`Program`] (a module compiled for a device) and [`Kernel`].
 //!
 //! # Launch checks
@@ -42,7 +42,7 @@ pub mod sig;
 pub mod vulkan;
 
 pub use array::{Arg, Array, ArrayError, Value};
-pub use cache::{Cache, CacheError, CacheKey};
+pub use cache::{Cache, CacheError, CacheKey, KindInfo};
 pub use cuda::{CudaArg, CudaArray, CudaDevice, CudaError, CudaEvent};
 pub use device::{check_args, Device, DeviceKind, Kernel, Program};
 pub use dtype::{Dtype, Element, ScalarElem};
