@@ -114,3 +114,38 @@ impl std::fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_rustc_style_with_and_without_color() {
+        let source = "import warp as wp\nx = oops\n";
+        let d = Diagnostics {
+            file_name: "m.py".into(),
+            source: source.into(),
+            items: vec![
+                Diagnostic::error(Span::new(22.into(), 26.into()), "unknown name `oops`")
+                    .with_label("not defined")
+                    .with_secondary(Span::new(18.into(), 19.into()), "assigned here")
+                    .with_help("define it first"),
+            ],
+        };
+        let plain = d.render(false);
+        assert!(plain.starts_with("error: unknown name `oops`\n"), "{plain}");
+        assert!(plain.contains("--> m.py:2:5"), "{plain}");
+        assert!(plain.contains("x = oops"), "{plain}");
+        assert!(plain.contains("^^^^ not defined"), "{plain}");
+        assert!(plain.contains("= help: define it first"), "{plain}");
+        assert!(!plain.contains('\u{1b}'));
+        assert_eq!(d.to_string(), plain);
+        assert!(d.render(true).contains('\u{1b}'));
+        // A span past the end of the source is clamped, not a panic.
+        let far = Diagnostics {
+            items: vec![Diagnostic::error(Span::new(500.into(), 900.into()), "far")],
+            ..d
+        };
+        assert!(far.render(false).contains("error: far"));
+    }
+}
