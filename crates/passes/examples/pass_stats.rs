@@ -2,7 +2,8 @@
 //! and prints, per pass, the IR instructions it removed (summed over the
 //! corpus); then, per pipeline configuration (each level, and O2 with one
 //! pass left out), the IR size, the size of the Cranelift IR the CPU
-//! backend generates from it (before Cranelift's own optimizations), and
+//! backend generates from it (before Cranelift's own optimizations) and
+//! of the HLSL the HLSL backend writes (statements), and
 //! the JIT's time on two kernels of the corpus: the seed's N-body step
 //! (N = 4096, one thread) and a 2-D Jacobi sweep (1024 × 1024).
 //!
@@ -13,7 +14,6 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Instant;
 use weft_backend_cpu::{compile, emit_clif, CpuOptions};
 use weft_ir::layout::{arg_layout, ArrayDesc};
 use weft_ir::Module;
@@ -172,12 +172,12 @@ fn main() {
     };
     let (nbody, jacobi) = (find("seed_nbody_step"), find("real_jacobi_heat_2d"));
     println!(
-        "{:<22}{:>10}{:>14}{:>12}",
-        "pipeline", "IR insts", "in loops", "CLIF insts"
+        "{:<22}{:>10}{:>14}{:>12}{:>14}",
+        "pipeline", "IR insts", "in loops", "CLIF insts", "HLSL stmts"
     );
     let configs = configs();
     for c in &configs {
-        let (mut ir, mut in_loops, mut clif) = (0usize, 0usize, 0usize);
+        let (mut ir, mut in_loops, mut clif, mut hlsl) = (0usize, 0usize, 0usize, 0usize);
         for (name, m) in &modules {
             let mut m = m.clone();
             if let Err(e) = run_pipeline(&mut m, &c.opts) {
@@ -185,6 +185,18 @@ fn main() {
                 continue;
             }
             ir += inst_count(&m);
+            // HLSL needs every call inlined (not so at O0).
+            let kernels: Vec<String> = m.kernels().map(|(_, f)| f.name.clone()).collect();
+            for k in kernels {
+                let o = weft_backend_hlsl::HlslOptions::default();
+                if let Ok(a) = weft_backend_hlsl::emit_hlsl(&m, &k, &o) {
+                    hlsl += a
+                        .source
+                        .lines()
+                        .filter(|l| l.trim_end().ends_with(';'))
+                        .count();
+                }
+            }
             in_loops += loop_insts(&m);
             match emit_clif(&m, &CpuOptions::default()) {
                 Ok(t) => {
@@ -200,7 +212,7 @@ fn main() {
                 Err(e) => println!("{name}: {}: CPU backend: {e}", c.name),
             }
         }
-        println!("{:<22}{ir:>10}{in_loops:>14}{clif:>12}", c.name);
+        println!("{:<22}{ir:>10}{in_loops:>14}{clif:>12}{hlsl:>14}", c.name);
     }
     if !bench {
         return;
@@ -218,6 +230,33 @@ fn main() {
             vec![prep(&nbody, "nbody_step"), prep(&jacobi, "jacobi_step")],
         ));
     }
+    // JIT compile time of the whole corpus, and the interpreter on a small
+    // N-body (it runs the IR as it is: no backend optimizes behind it).
+    let mut extra = Vec::new();
+    for c in &configs {
+        let mut compile_s = 0.0;
+        for (_, m) in &modules {
+            let mut m = m.clone();
+            if run_pipeline(&mut m, &c.opts).is_err() {
+                continue;
+            }
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let t0 = thread_cpu_time().unwrap_or(0.0);
+                if compile(&m, &CpuOptions::default()).is_ok() {
+                    best = best.min(thread_cpu_time().unwrap_or(0.0) - t0);
+                }
+            }
+            if best.is_finite() {
+                compile_s += best;
+            }
+        }
+        let interp = nbody.clone().and_then(|mut m| {
+            run_pipeline(&mut m, &c.opts).ok()?;
+            (0..5).filter_map(|_| interp_nbody(&m)).reduce(f64::min)
+        });
+        extra.push((compile_s, interp));
+    }
     let mut best = vec![vec![f64::INFINITY; 2]; benches.len()];
     for _ in 0..ROUNDS {
         for (k, (_, bs)) in benches.iter_mut().enumerate() {
@@ -229,10 +268,16 @@ fn main() {
         }
     }
     println!(
-        "\nCPU JIT, best of {ROUNDS}: N-body step (N = 4096, one thread), Jacobi sweep (1024 x 1024, one thread)"
+        "\nCPU JIT, thread CPU time, best of {ROUNDS}: N-body step (N = 4096, one thread), Jacobi sweep (1024 x 1024, one thread)"
     );
-    println!("{:<22}{:>12}{:>12}", "pipeline", "N-body ms", "Jacobi ms");
-    for ((name, _), t) in benches.iter().zip(&best) {
+    println!(
+        "(and the CPU time of JIT-compiling the whole corpus, best of 3 per case; the interpreter on N-body, N = 128, best of 5)"
+    );
+    println!(
+        "{:<22}{:>12}{:>12}{:>16}{:>18}",
+        "pipeline", "N-body ms", "Jacobi ms", "JIT corpus ms", "interp N-body ms"
+    );
+    for (((name, _), t), (cs, it)) in benches.iter().zip(&best).zip(&extra) {
         let ms = |t: f64| {
             if t.is_finite() {
                 format!("{:.2}", t * 1e3)
@@ -240,8 +285,49 @@ fn main() {
                 "-".into()
             }
         };
-        println!("{name:<22}{:>12}{:>12}", ms(t[0]), ms(t[1]));
+        println!(
+            "{name:<22}{:>12}{:>12}{:>16}{:>18}",
+            ms(t[0]),
+            ms(t[1]),
+            ms(*cs),
+            ms(it.unwrap_or(f64::INFINITY))
+        );
     }
+}
+
+/// CPU seconds of the reference interpreter running N-body with N = 128.
+fn interp_nbody(m: &Module) -> Option<f64> {
+    use weft_ir::interp::{run_kernel, ArgValue, InterpOptions};
+    let n = 128usize;
+    let bytes = |v: Vec<f32>| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let pos = bytes((0..3 * n).map(|i| (i as f32 * 0.37).sin()).collect());
+    let mut bufs = [
+        pos,
+        bytes(vec![0.0; 3 * n]),
+        bytes(vec![1.0; n]),
+        bytes(vec![0.0; 3 * n]),
+        bytes(vec![0.0; 3 * n]),
+    ];
+    let mut args: Vec<ArgValue> = bufs
+        .iter_mut()
+        .enumerate()
+        .map(|(k, data)| {
+            let e = if k == 2 { 4 } else { 12 };
+            ArgValue::Array {
+                data: data.as_mut_slice(),
+                shape: [n as i32, 1, 1, 1],
+                strides: [e, 0, 0, 0],
+            }
+        })
+        .collect();
+    args.push(ArgValue::Value((n as i32).to_le_bytes().to_vec()));
+    for x in [0.01f32, 1.0, 0.01] {
+        args.push(ArgValue::Value(x.to_le_bytes().to_vec()));
+    }
+    let k = m.func_by_name("nbody_step")?;
+    let t = thread_cpu_time()?;
+    run_kernel(m, k, &[n as i32], &mut args, &InterpOptions::default()).ok()?;
+    Some(thread_cpu_time()? - t)
 }
 
 /// Instructions nested in at least one loop.
@@ -353,14 +439,41 @@ impl Bench {
         })
     }
 
-    /// Seconds of one launch over all threads.
+    /// CPU seconds of this thread for one launch over all threads (CPU
+    /// time rather than wall time: the machine is shared, and time spent
+    /// descheduled is not the kernel's).
     fn run(&mut self) -> Option<f64> {
         let k = self.art.kernel(self.kernel)?;
-        let t = Instant::now();
+        let t = thread_cpu_time()?;
         // SAFETY: the block was laid out by `arg_layout` for this kernel's
         // params; its arrays (owned by `self`, never reallocated) cover
         // every index the kernel touches for threads 0..threads.
         unsafe { (k.entry)(self.block.as_ptr() as *const u8, 0, self.threads) };
-        Some(t.elapsed().as_secs_f64())
+        Some(thread_cpu_time()? - t)
     }
+}
+
+#[repr(C)]
+struct Timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+}
+
+/// Linux's `CLOCK_THREAD_CPUTIME_ID`.
+const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+
+/// This thread's CPU time in seconds.
+fn thread_cpu_time() -> Option<f64> {
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes one `struct timespec` (two 64-bit
+    // fields on 64-bit Linux) to the pointer, which is valid and exclusive.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
 }
