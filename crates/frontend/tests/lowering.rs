@@ -735,3 +735,28 @@ def k(a: wp.array2d(dtype=float)):
         .collect();
     assert_eq!(out, vec![1.0, 6.0, 2.0, 1.0, 6.0, 2.0]);
 }
+
+#[test]
+fn tuple_variables() {
+    let src = r#"import warp as wp
+
+@wp.func
+def two(a: float):
+    return a, a * 2.0
+
+@wp.kernel
+def k(out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    t = two(float(i))
+    if i > 0:
+        t = two(float(i) + 10.0)
+    for j in range(n):
+        t = two(t[1])
+    x, y = t
+    out[i] = x + y + t[1]
+"#;
+    let mut args = [Arg::F32(vec![0.0; 2], 1), Arg::Int(2)];
+    run(src, "k", &[2], &mut args);
+    // i=0: (0,0) -> (0,0) -> (0,0); i=1: (11,22) -> (22,44) -> (44,88)
+    assert_eq!(floats(&args[0]), &[0.0, 44.0 + 88.0 + 88.0]);
+}

@@ -457,6 +457,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
     ) -> Res<()> {
         let mut assigned = BTreeSet::new();
         assigned_names(body, &mut assigned);
+        // A tuple variable is carried element by element.
+        for (t, &k) in &self.tuples {
+            if assigned.contains(t) {
+                assigned.extend((0..k).map(|i| format!("{t}.{i}")));
+            }
+        }
         if let Some((var, ..)) = counter {
             assigned.remove(var);
         }

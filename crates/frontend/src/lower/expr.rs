@@ -297,6 +297,17 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some((arr, idx)) = self.views.get(name) {
             return Ok(Ev::View(*arr, idx.clone()));
         }
+        if let Some(&k) = self.tuples.get(name) {
+            let vs: Option<Vec<Value>> = (0..k)
+                .map(|i| self.env.get(&format!("{name}.{i}")).copied())
+                .collect();
+            if let Some(vs) = vs {
+                return Ok(Ev::Tuple(vs));
+            }
+            if let Some(&at) = (0..k).find_map(|i| self.maybe.get(&format!("{name}.{i}"))) {
+                self.maybe.insert(name.to_string(), at);
+            }
+        }
         if let Some(c) = self.m.consts.get(name) {
             self.at(b, n.range);
             return Ok(Ev::V(materialize(b, c)));

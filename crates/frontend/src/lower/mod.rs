@@ -125,6 +125,10 @@ struct FnLower<'a, 'c> {
     /// Variables holding an array view (`row = a[i]` of a 2-D array): the
     /// array and the leading indices.
     views: HashMap<String, (Value, Vec<Value>)>,
+    /// Variables holding a tuple (`t = f()` of a multi-value func): their
+    /// arity. Element `k` of `t` lives in the environment as `t.k`, so
+    /// branches and loops treat the elements like any variable.
+    tuples: HashMap<String, usize>,
     /// Number of enclosing branches and (non-unrolled) loops.
     nesting: u32,
     loops: Vec<LoopFrame>,
@@ -363,6 +367,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             array_params: HashSet::new(),
             loops: Vec::new(),
             views: HashMap::new(),
+            tuples: HashMap::new(),
             nesting: 0,
             dead: false,
         }

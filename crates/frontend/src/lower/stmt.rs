@@ -12,6 +12,39 @@ enum PlaceBase {
 }
 
 impl<'a, 'c> FnLower<'a, 'c> {
+    /// `name = (v0, v1, ...)`: a tuple variable (see `FnLower::tuples`).
+    fn bind_tuple(
+        &mut self,
+        b: &mut FuncBuilder,
+        n: &ast::ExprName,
+        vs: Vec<Value>,
+        vspan: Span,
+    ) -> Res<()> {
+        let name = n.id.as_str();
+        let arity = self.tuples.get(name).copied();
+        if self.env.contains_key(name) || arity.is_some_and(|k| k != vs.len()) {
+            return Err(err(n.range, format!("variable `{name}` changes type"))
+                .with_label(format!("assigned {} values here", vs.len()))
+                .with_help("a variable keeps one type; use another name"));
+        }
+        for (k, &v) in vs.iter().enumerate() {
+            let slot = format!("{name}.{k}");
+            if let Some(&old) = self.env.get(&slot) {
+                if b.ty(old) != b.ty(v) {
+                    return Err(err(vspan, format!("tuple `{name}` changes element types"))
+                        .with_label("assigned here")
+                        .with_help("a variable keeps one type; use another name"));
+                }
+            }
+            self.name(b, v, name);
+            self.env.insert(slot.clone(), v);
+            self.maybe.remove(&slot);
+        }
+        self.tuples.insert(name.to_string(), vs.len());
+        self.maybe.remove(name);
+        Ok(())
+    }
+
     /// `name = a[i]` with `a` of more dimensions than indices: `name` is a
     /// view of the array (Warp's semantics), usable where the array
     /// expression itself is.
@@ -216,17 +249,15 @@ impl<'a, 'c> FnLower<'a, 'c> {
             Expr::Name(n) => {
                 let v = match v {
                     Ev::View(arr, idx) => return self.bind_view(n, arr, idx, vspan),
-                    Ev::Tuple(vs) if vs.len() > 1 => {
-                        return Err(err(
-                            vspan,
-                            format!("cannot assign {} values to one name", vs.len()),
-                        )
-                        .with_label("this has several values")
-                        .with_help("unpack them: `a, b = ...`"))
-                    }
+                    Ev::Tuple(vs) if vs.len() > 1 => return self.bind_tuple(b, n, vs, vspan),
                     other => self.single(other, vspan)?,
                 };
                 let name = n.id.as_str();
+                if self.tuples.contains_key(name) {
+                    return Err(err(n.range, format!("variable `{name}` changes type"))
+                        .with_label("holds a tuple")
+                        .with_help("a variable keeps one type; use another name"));
+                }
                 if let Some(&old) = self.env.get(name) {
                     let (ot, nt) = (b.ty(old), b.ty(v));
                     if ot != nt && !ot.is_array() {
