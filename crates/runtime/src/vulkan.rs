@@ -278,8 +278,12 @@ impl VulkanDevice {
         let info = vk::InstanceCreateInfo::default().application_info(&app);
         // SAFETY: valid create info; the instance is destroyed on every
         // error path below or by `Drop`.
-        let instance =
-            unsafe { entry.create_instance(&info, None) }.map_err(vkerr("vkCreateInstance"))?;
+        let instance = unsafe { entry.create_instance(&info, None) }.map_err(|r| match r {
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER => VulkanError::NoDevice(
+                "no Vulkan driver found (lavapipe: apt-get install mesa-vulkan-drivers)".into(),
+            ),
+            r => vkerr("vkCreateInstance")(r),
+        })?;
         // SAFETY: `instance` is live; on error it is destroyed here.
         match unsafe { Self::open_device(entry, instance.clone(), api) } {
             Ok(d) => Ok(Arc::new(d)),
