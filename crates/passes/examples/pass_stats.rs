@@ -475,5 +475,5 @@ fn thread_cpu_time() -> Option<f64> {
     // SAFETY: `clock_gettime` writes one `struct timespec` (two 64-bit
     // fields on 64-bit Linux) to the pointer, which is valid and exclusive.
     let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
 }
