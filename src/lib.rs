@@ -48,8 +48,11 @@
 //! backend's output. [`conform`] runs the conformance corpus format (cases
 //! of kernels, inputs and Warp's outputs).
 
+#[path = "cli/compare.rs"]
+pub mod compare;
 pub mod conform;
 mod pipeline;
+pub mod report;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -136,6 +139,8 @@ impl Default for CompileOptions {
 #[derive(Clone, Debug, Default)]
 pub struct Compiler {
     options: CompileOptions,
+    /// The on-disk cache of optimized IR, if any ([`Compiler::with_cache`]).
+    cache: Option<Cache>,
 }
 
 impl Compiler {
@@ -143,7 +148,31 @@ impl Compiler {
         Compiler::default()
     }
     pub fn with_options(options: CompileOptions) -> Compiler {
-        Compiler { options }
+        Compiler {
+            options,
+            cache: None,
+        }
+    }
+    /// Keeps the optimized IR of each compiled source in `cache` (an entry
+    /// of kind `ir`, keyed by file name, source, options, Weft version and
+    /// build): a later compile of the same source, in any process, parses
+    /// and verifies that IR instead of running the frontend and the passes.
+    /// An entry that fails to parse or verify is rebuilt. Not used while
+    /// `dump_dir` is set (the passes must run to dump).
+    pub fn with_cache(mut self, cache: Cache) -> Compiler {
+        self.cache = Some(cache);
+        self
+    }
+    /// [`Compiler::with_cache`] with the default cache
+    /// ([`Cache::open_default`]); unchanged if it cannot be opened.
+    pub fn with_default_cache(self) -> Compiler {
+        match Cache::open_default() {
+            Ok(c) => self.with_cache(c),
+            Err(_) => self,
+        }
+    }
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
     }
     pub fn options(&self) -> &CompileOptions {
         &self.options
@@ -151,9 +180,36 @@ impl Compiler {
     /// Source → IR (frontend) → pass pipeline. `file_name` is used in
     /// diagnostics and source locations.
     pub fn compile(&self, file_name: &str, source: &str) -> Result<Module, Error> {
+        self.compile_cached(file_name, source).map(|(m, _)| m)
+    }
+    /// [`Compiler::compile`], also saying whether the IR came from the
+    /// disk cache.
+    pub fn compile_cached(&self, file_name: &str, source: &str) -> Result<(Module, bool), Error> {
+        let cache = self
+            .cache
+            .as_ref()
+            .filter(|_| self.options.dump_dir.is_none());
+        let key = cache.map(|_| self.ir_key(file_name, source));
+        if let (Some(c), Some(k)) = (cache, &key) {
+            if let Some(m) = c.get(k).and_then(|b| parse_cached_ir(&b)) {
+                return Ok((Module::from_ir(m), true));
+            }
+        }
         let mut m = self.compile_raw(file_name, source)?;
         pipeline::passes(&mut m, self.options.opt, self.options.dump_dir.clone())?;
-        Ok(Module::from_ir(m))
+        if let (Some(c), Some(k)) = (cache, &key) {
+            // A failed store only costs time later.
+            let _ = c.put(k, pipeline::print_ir(&m).as_bytes());
+        }
+        Ok((Module::from_ir(m), false))
+    }
+    /// The cache key of `source`'s optimized IR under these options.
+    pub fn ir_key(&self, file_name: &str, source: &str) -> CacheKey {
+        let opts = format!("opt={}", self.options.opt);
+        CacheKey::of_kind(
+            "ir",
+            &[file_name.as_bytes(), source.as_bytes(), opts.as_bytes()],
+        )
     }
     /// The frontend's IR, before any pass.
     pub fn compile_raw(&self, file_name: &str, source: &str) -> Result<ir::Module, Error> {
@@ -165,6 +221,15 @@ impl Compiler {
         let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         self.compile(&path.display().to_string(), &source)
     }
+}
+
+/// Parses and verifies cached IR text; `None` if it is not UTF-8, does not
+/// parse or does not verify.
+fn parse_cached_ir(bytes: &[u8]) -> Option<ir::Module> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let m = ir::text::parse_module(text).ok()?;
+    ir::verify::verify_module(&m).ok()?;
+    Some(m)
 }
 
 /// A compiled module: its IR, and its per-device compiled programs (made on

@@ -77,6 +77,34 @@ impl CaseRun {
 pub fn run_case(case: &Case, device: &Device, compiler: &Compiler) -> Result<CaseRun, Error> {
     let kpath = case.dir.join("kernel.py");
     let module = compiler.compile_file(&kpath)?;
+    run_module(case, device, &module).map(|(run, _)| run)
+}
+
+/// Where the time of [`run_module`] went.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct RunTimes {
+    /// Loading every launched kernel (compiling the module for the device).
+    pub load: std::time::Duration,
+    /// The launches, in order, each waited for.
+    pub run: std::time::Duration,
+}
+
+/// [`run_case`] with the case's module already compiled: loads every
+/// kernel it launches on `device` first, then creates the buffers and runs
+/// the launches, timing both steps.
+pub fn run_module(
+    case: &Case,
+    device: &Device,
+    module: &crate::Module,
+) -> Result<(CaseRun, RunTimes), Error> {
+    let t = std::time::Instant::now();
+    let mut kernels: Vec<(&str, crate::Kernel)> = Vec::new();
+    for l in &case.launches {
+        if !kernels.iter().any(|(n, _)| *n == l.kernel) {
+            kernels.push((&l.kernel, device.load(module, &l.kernel)?));
+        }
+    }
+    let load = t.elapsed();
     let structs = Arc::new(module.ir().structs.clone());
     let dtype = |name: &str, path: &Path| {
         data::warp_dtype(name, &structs)
@@ -91,8 +119,13 @@ pub fn run_case(case: &Case, device: &Device, compiler: &Compiler) -> Result<Cas
         buffers.push((b.name.clone(), a));
     }
     let json = case.dir.join("case.json");
+    let mut run = std::time::Duration::ZERO;
     for l in &case.launches {
-        let kernel = device.load(&module, &l.kernel)?;
+        let kernel = &kernels
+            .iter()
+            .find(|(n, _)| *n == l.kernel)
+            .ok_or_else(|| case_err(&json, format!("kernel `{}` not loaded", l.kernel)))?
+            .1;
         let mut args = Vec::with_capacity(l.args.len());
         for a in &l.args {
             args.push(match a {
@@ -115,9 +148,11 @@ pub fn run_case(case: &Case, device: &Device, compiler: &Compiler) -> Result<Cas
                 }
             });
         }
-        device.launch(&kernel, &l.dim, &args)?;
+        let t = std::time::Instant::now();
+        device.launch(kernel, &l.dim, &args)?;
+        run += t.elapsed();
     }
-    Ok(CaseRun { buffers })
+    Ok((CaseRun { buffers }, RunTimes { load, run }))
 }
 
 /// The worst mismatch of one checked array.
@@ -302,6 +337,122 @@ pub fn compare(
         count,
         total: got.len() * leaves.len(),
     }))
+}
+
+/// Element-wise differences of one array from a reference ([`diff_stats`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffStats {
+    pub array: String,
+    /// Largest `|got - reference|` over all scalars (in f64; 0 where both
+    /// are NaN or the same infinity; infinite where only one is).
+    pub max_abs: f64,
+    /// Largest distance in units in the last place over the float scalars
+    /// (`u64::MAX` for a NaN or infinity mismatch); `None` when the array
+    /// holds no floats.
+    pub max_ulp: Option<u64>,
+    /// Scalars outside the tolerance, of `total`.
+    pub bad: usize,
+    pub total: usize,
+}
+
+impl DiffStats {
+    /// Every scalar within the tolerance.
+    pub fn passed(&self) -> bool {
+        self.bad == 0
+    }
+}
+
+/// Distance in ULPs of two floats of type `s` (raw little-endian bits):
+/// the number of representable values between them; `-0.0` and `0.0` are
+/// 0 apart, two NaNs 0 apart, a NaN and a number `u64::MAX`.
+pub fn ulp_distance(s: Scalar, a: &[u8], b: &[u8]) -> u64 {
+    let bits = |x: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..x.len()].copy_from_slice(x);
+        u64::from_le_bytes(w)
+    };
+    let (a, b) = (bits(a), bits(b));
+    let nbits = s.bits() as u32;
+    let sign = 1u64 << (nbits - 1);
+    let exp_all = match s {
+        Scalar::F16 => 0x7c00u64,
+        Scalar::F32 => 0x7f80_0000,
+        _ => 0x7ff0_0000_0000_0000,
+    };
+    let is_nan = |x: u64| x & exp_all == exp_all && x & (exp_all ^ (sign - 1)) != 0;
+    if is_nan(a) || is_nan(b) {
+        return if is_nan(a) && is_nan(b) { 0 } else { u64::MAX };
+    }
+    // Map to a monotonic signed integer line (-0.0 and 0.0 both to 0).
+    let ord = |x: u64| -> i128 {
+        let mag = (x & (sign - 1)) as i128;
+        if x & sign != 0 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    (ord(a) - ord(b)).unsigned_abs().min(u64::MAX as u128) as u64
+}
+
+/// Element-wise differences of `got` from `reference` (an npy of the same
+/// shape and leaves, e.g. another device's output through
+/// [`data::array_to_npy`]), and how many scalars break the corpus rule
+/// with `rtol`/`atol`.
+pub fn diff_stats(
+    name: &str,
+    got: &Array,
+    reference: &Npy,
+    rtol: f64,
+    atol: f64,
+) -> Result<DiffStats, String> {
+    let actual = data::array_to_npy(got);
+    if actual.shape != reference.shape || actual.dtype.leaves() != reference.dtype.leaves() {
+        return Err(format!(
+            "`{name}`: shape {:?} dtype {} differs from the reference's {:?} {}",
+            actual.shape, actual.dtype, reference.shape, reference.dtype
+        ));
+    }
+    let leaves: Vec<Leaf> = got.dtype().leaves();
+    let item: usize = leaves.iter().map(|l| l.scalar.size() as usize).sum();
+    let mut st = DiffStats {
+        array: name.to_string(),
+        max_abs: 0.0,
+        max_ulp: None,
+        bad: 0,
+        total: got.len() * leaves.len(),
+    };
+    for e in 0..got.len() {
+        let mut off = e * item;
+        for l in &leaves {
+            let w = l.scalar.size() as usize;
+            let (gb, rb) = (&actual.data[off..off + w], &reference.data[off..off + w]);
+            off += w;
+            let (g, r) = (decode(l.scalar, gb), decode(l.scalar, rb));
+            if badness(g, r, rtol, atol) > 0.0 {
+                st.bad += 1;
+            }
+            let abs = match (g, r) {
+                (Num::Int(a), Num::Int(b)) => (a - b).unsigned_abs() as f64,
+                (Num::Float(a), Num::Float(b)) if a.is_nan() || b.is_nan() => {
+                    if a.is_nan() && b.is_nan() {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                }
+                (Num::Float(a), Num::Float(b)) if a == b => 0.0,
+                (Num::Float(a), Num::Float(b)) => (a - b).abs(),
+                _ => f64::INFINITY,
+            };
+            st.max_abs = st.max_abs.max(abs);
+            if l.scalar.is_float() {
+                let u = ulp_distance(l.scalar, gb, rb);
+                st.max_ulp = Some(st.max_ulp.map_or(u, |m| m.max(u)));
+            }
+        }
+    }
+    Ok(st)
 }
 
 /// Compares every checked buffer of a run with its expected file.
@@ -515,6 +666,41 @@ mod tests {
             decode(Scalar::U16, &[0xff, 0xff]),
             Num::Int(65535)
         ));
+    }
+
+    #[test]
+    fn ulps_and_diff_stats() {
+        let f = |x: f32| x.to_le_bytes();
+        assert_eq!(ulp_distance(Scalar::F32, &f(1.0), &f(1.0)), 0);
+        let next = f32::from_bits(1.0f32.to_bits() + 1);
+        assert_eq!(ulp_distance(Scalar::F32, &f(1.0), &f(next)), 1);
+        assert_eq!(ulp_distance(Scalar::F32, &f(-0.0), &f(0.0)), 0);
+        let tiny = f32::from_bits(1);
+        assert_eq!(ulp_distance(Scalar::F32, &f(-tiny), &f(tiny)), 2);
+        assert_eq!(ulp_distance(Scalar::F32, &f(f32::NAN), &f(f32::NAN)), 0);
+        assert_eq!(ulp_distance(Scalar::F32, &f(f32::NAN), &f(1.0)), u64::MAX);
+        let d = |x: f64| x.to_le_bytes();
+        assert_eq!(
+            ulp_distance(Scalar::F64, &d(2.0), &d(-2.0)),
+            2 * 2.0f64.to_bits()
+        );
+
+        let got = Array::from_slice(&[1.0f32, 2.0, next], &[3]).unwrap();
+        let reference = data::array_to_npy(&Array::from_slice(&[1.0f32, 2.5, 1.0], &[3]).unwrap());
+        let st = diff_stats("a", &got, &reference, 0.0, 0.1).unwrap();
+        assert_eq!(
+            (st.max_abs, st.max_ulp, st.bad, st.total),
+            (0.5, Some(1 << 21), 1, 3)
+        );
+        assert!(!st.passed());
+        assert!(diff_stats("a", &got, &reference, 0.0, 0.5)
+            .unwrap()
+            .passed());
+        let ints = Array::from_slice(&[3i32, -4], &[2]).unwrap();
+        let iref = data::array_to_npy(&Array::from_slice(&[3i32, 4], &[2]).unwrap());
+        let st = diff_stats("i", &ints, &iref, 1.0, 1.0).unwrap();
+        assert_eq!((st.max_abs, st.max_ulp, st.bad), (8.0, None, 1));
+        assert!(diff_stats("i", &ints, &reference, 0.0, 0.0).is_err());
     }
 
     #[test]
