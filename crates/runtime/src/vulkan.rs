@@ -18,8 +18,8 @@
 //! # Kernels
 //!
 //! A kernel is compiled when a [`crate::Program`] is first asked for it
-//! (`emit_hlsl` → `glslangValidator` → shader module → compute pipeline),
-//! once per program and kernel name. Its descriptor set 0 follows the
+//! (`emit_hlsl` → `glslangValidator`, through the on-disk [`crate::cache`] →
+//! shader module → compute pipeline), once per program and kernel name. Its descriptor set 0 follows the
 //! backend's [`BindingLayout`]: binding 0 the uniform buffer (`b0`), binding
 //! `k + 1` the `k`-th array parameter as a storage buffer (`u<k>`).
 //!
@@ -694,7 +694,7 @@ impl VulkanProgram {
             ..Default::default()
         };
         let art = hlsl::emit_hlsl(&self.module, name, &opts).map_err(shader)?;
-        let spv = hlsl::compile_spirv(&art).map_err(shader)?;
+        let (spv, _hit) = crate::cache::spirv_cached(&art).map_err(shader)?;
         self.dev.check_capabilities(name, &spv)?;
         let k = VulkanKernel(Arc::new(Pipeline::new(&self.dev, &art, &spv)?));
         ks.push(k.clone());
