@@ -658,3 +658,81 @@ fn strength_reduced_remainders_run_the_same() {
         .count();
     assert_eq!(rems, 0, "every remainder rewritten");
 }
+
+/// `unroll`: loops whose trip count becomes constant after inlining (a
+/// func's counted loop, an up-counting and a down-counting one with step
+/// -2, one nested in a loop that is not unrolled) compute the same after
+/// unrolling, and are gone.
+#[test]
+fn unrolled_loops_run_the_same() {
+    let m = weft_ir::text::parse_module(
+        "func @sum(v0 \"a\": array1<i32>, v1 \"k\": i32, v2 \"base\": i32) -> i32 {
+           v3: i32 = const 0
+           v4: i32 = const 1
+           v5: i32 = loop (v6 \"i\": i32 = v3, v7 \"s\": i32 = v3) {
+             v8: bool = lt v6, v1
+             v9: i32 = add v6, v4
+             if v8 {
+               yield
+             } else {
+               break v7
+             }
+             v10: i32 = add v2, v6
+             v11: i32 = load v0[v10]
+             v12: i32 = mul v7, v1
+             v13: i32 = add v12, v11
+             continue v9, v13
+           }
+           return v5
+         }
+         kernel @k(v0 \"a\": array1<i32>, v1 \"out\": array1<i32>, v2 \"n\": i32) {
+           v3: i32 = thread_id
+           v4: i32 = const 4
+           v5: i32 = const 0
+           v6: i32 = call @sum(v0, v4, v5)
+           v7: i32 = const 7
+           v8: i32 = const -2
+           v9: i32 = loop (v10 \"i\": i32 = v7, v11 \"s\": i32 = v3) {
+             v12: bool = gt v10, v5
+             if v12 {
+               yield
+             } else {
+               break v11
+             }
+             v13: i32 = load v0[v10]
+             v14: i32 = xor v11, v13
+             v15: i32 = add v10, v8
+             continue v15, v14
+           }
+           v16: i32 = const 1
+           v17: i32 = loop (v18 \"j\": i32 = v5, v19 \"t\": i32 = v5) {
+             v20: bool = lt v18, v2
+             if v20 {
+               yield
+             } else {
+               break v19
+             }
+             v21: i32 = const 3
+             v22: i32 = call @sum(v0, v21, v18)
+             v23: i32 = add v19, v22
+             v24: i32 = add v18, v16
+             continue v24, v23
+           }
+           v25: i32 = add v6, v9
+           v26: i32 = add v25, v17
+           store v1[v3], v26
+           return
+         }",
+    )
+    .expect("parses");
+    let a: Vec<i32> = (0..16).map(|i| i * 7 - 20).collect();
+    let args = [i32s(&a), i32s(&[0; 8]), Arg::I32(5)];
+    let (out, opt) = optimized_same_with(m, "k", 8, &args, &["unroll"]);
+    assert_ne!(to_i32s(&out[1]), vec![0; 8]);
+    let k = &opt.funcs[opt.func_by_name("k").expect("kernel")];
+    let loops = weft_passes::walk::all_insts(k)
+        .into_iter()
+        .filter(|&i| matches!(k.insts[i].kind, weft_ir::InstKind::Loop { .. }))
+        .count();
+    assert_eq!(loops, 1, "only the loop over `n` is left");
+}
