@@ -231,13 +231,18 @@ pub struct Camera {
     pub center: [f32; 3],
     pub right: [f32; 3],
     pub up: [f32; 3],
+    /// Into the picture, for the soft depth test.
+    pub forward: [f32; 3],
     pub scale: f32,
+    /// How strongly nearer discs win: weights go as `exp(-sharpness *
+    /// depth)` (0: plain averaging).
+    pub sharpness: f32,
 }
 
 impl Camera {
-    /// Looks along `-forward` rotated: the camera is turned by `yaw` about
-    /// the world y axis, then tilted down by `pitch` (radians); `extent` world
-    /// units fit across an image `width` pixels wide.
+    /// A camera looking along +z turned by `yaw` about the world y axis,
+    /// then tilted down by `pitch` (radians); `extent` world units fit
+    /// across an image `width` pixels wide.
     pub fn orbit(center: [f32; 3], yaw: f32, pitch: f32, extent: f32, width: usize) -> Camera {
         let (sy, cy) = yaw.sin_cos();
         let (sp, cp) = pitch.sin_cos();
@@ -249,12 +254,15 @@ impl Camera {
             right[2] * fwd[0] - right[0] * fwd[2],
             right[0] * fwd[1] - right[1] * fwd[0],
         ];
+        // Screen up is world-up-ish whatever the handedness.
         let up = if up[1] < 0.0 { up.map(|c| -c) } else { up };
         Camera {
             center,
             right,
             up,
+            forward: fwd,
             scale: width as f32 / extent,
+            sharpness: 30.0 / extent,
         }
     }
 }
@@ -288,7 +296,7 @@ impl Renderer {
             resolve: load("resolve")?,
             color_by_value: load("color_by_value")?,
             field_image: load("field_image")?,
-            accum: Array::from_slice(&vec![0.0f32; width * height * 4], &[height, width, 4])?,
+            accum: Array::from_slice(&vec![0.0f32; width * height * 5], &[height, width, 5])?,
             image,
             width,
             height,
@@ -297,7 +305,8 @@ impl Renderer {
 
     /// Draws `points` (`vec3` array) as discs of `radius` (a `float` array,
     /// world units) in `colors` (`vec3` array) seen by `camera`, over
-    /// `background`.
+    /// `background`: [`Renderer::begin`], one [`Renderer::splat`] and
+    /// [`Renderer::finish`].
     pub fn points(
         &self,
         points: &Array,
@@ -306,13 +315,30 @@ impl Renderer {
         camera: &Camera,
         background: [f32; 3],
     ) -> Result<(), ExampleError> {
-        let d = &self.device;
-        d.launch(
+        self.begin()?;
+        self.splat(points, colors, radius, camera)?;
+        self.finish(background)
+    }
+
+    /// Starts a picture: clears the splat accumulator.
+    pub fn begin(&self) -> Result<(), ExampleError> {
+        self.device.launch(
             &self.clear,
-            &[self.height, self.width, 4],
+            &[self.height, self.width, 5],
             &[Arg::array(&self.accum)],
         )?;
-        d.launch(
+        Ok(())
+    }
+
+    /// Adds discs for `points` to the picture (see [`Renderer::points`]).
+    pub fn splat(
+        &self,
+        points: &Array,
+        colors: &Array,
+        radius: &Array,
+        camera: &Camera,
+    ) -> Result<(), ExampleError> {
+        self.device.launch(
             &self.splat,
             &[points.len()],
             &[
@@ -322,11 +348,18 @@ impl Renderer {
                 Arg::vec3(camera.center),
                 Arg::vec3(camera.right),
                 Arg::vec3(camera.up),
+                Arg::vec3(camera.forward),
                 Arg::f32(camera.scale),
+                Arg::f32(camera.sharpness),
                 Arg::array(&self.accum),
             ],
         )?;
-        d.launch(
+        Ok(())
+    }
+
+    /// Resolves the accumulated discs over `background` into the image.
+    pub fn finish(&self, background: [f32; 3]) -> Result<(), ExampleError> {
+        self.device.launch(
             &self.resolve,
             &[self.height, self.width],
             &[
@@ -416,4 +449,83 @@ pub fn write_png(
 /// `out/frame_0003.png` style names.
 pub fn frame_path(dir: &Path, index: usize) -> PathBuf {
     dir.join(format!("frame_{index:04}.png"))
+}
+
+/// Static points to draw (scenery: floors, box edges, obstacles), uploaded
+/// once.
+pub struct Splats {
+    pub points: Array,
+    pub colors: Array,
+    pub radius: Array,
+}
+
+impl Splats {
+    pub fn new(
+        points: &[[f32; 3]],
+        colors: &[[f32; 3]],
+        radius: &[f32],
+    ) -> Result<Splats, ExampleError> {
+        let n = points.len();
+        Ok(Splats {
+            points: Array::from_slice(points, &[n])?,
+            colors: Array::from_slice(colors, &[n])?,
+            radius: Array::from_slice(radius, &[n])?,
+        })
+    }
+
+    /// Dots every `spacing` along the twelve edges of the box `lo`..`hi`.
+    pub fn box_edges(
+        lo: [f32; 3],
+        hi: [f32; 3],
+        spacing: f32,
+        color: [f32; 3],
+        radius: f32,
+    ) -> Result<Splats, ExampleError> {
+        let mut pts = Vec::new();
+        for axis in 0..3 {
+            let (a, b) = ((axis + 1) % 3, (axis + 2) % 3);
+            let steps = ((hi[axis] - lo[axis]) / spacing).ceil().max(1.0) as usize;
+            for corner in 0..4 {
+                let mut p = [0.0f32; 3];
+                p[a] = if corner & 1 == 0 { lo[a] } else { hi[a] };
+                p[b] = if corner & 2 == 0 { lo[b] } else { hi[b] };
+                for k in 0..=steps {
+                    p[axis] = lo[axis] + (hi[axis] - lo[axis]) * k as f32 / steps as f32;
+                    pts.push(p);
+                }
+            }
+        }
+        let n = pts.len();
+        Splats::new(&pts, &vec![color; n], &vec![radius; n])
+    }
+
+    /// A checkerboard of dots on the plane y = `y` over `lo`..`hi` in x and z.
+    pub fn floor(
+        lo: [f32; 2],
+        hi: [f32; 2],
+        y: f32,
+        spacing: f32,
+        radius: f32,
+    ) -> Result<Splats, ExampleError> {
+        let (mut pts, mut cols) = (Vec::new(), Vec::new());
+        let nx = ((hi[0] - lo[0]) / spacing).ceil() as usize;
+        let nz = ((hi[1] - lo[1]) / spacing).ceil() as usize;
+        for i in 0..=nx {
+            for k in 0..=nz {
+                pts.push([lo[0] + i as f32 * spacing, y, lo[1] + k as f32 * spacing]);
+                cols.push(if (i / 4 + k / 4) % 2 == 0 {
+                    [0.16, 0.17, 0.2]
+                } else {
+                    [0.1, 0.1, 0.12]
+                });
+            }
+        }
+        let n = pts.len();
+        Splats::new(&pts, &cols, &vec![radius; n])
+    }
+
+    /// Adds these points to `renderer`'s picture.
+    pub fn draw(&self, renderer: &Renderer, camera: &Camera) -> Result<(), ExampleError> {
+        renderer.splat(&self.points, &self.colors, &self.radius, camera)
+    }
 }

@@ -20,11 +20,15 @@ def splat(
     center: wp.vec3,
     right: wp.vec3,
     up: wp.vec3,
+    forward: wp.vec3,
     scale: float,
+    sharpness: float,
     accum: wp.array3d(dtype=float),
 ):
     # One thread per point: its disc (radius in world units, at least about
-    # one pixel) adds color * weight and weight to the pixels it covers.
+    # one pixel) adds coverage a, and color and weight scaled by a soft
+    # depth test exp(-sharpness * depth), to the pixels it covers: nearer
+    # discs dominate the average colour of a pixel.
     i = wp.tid()
     h = accum.shape[0]
     w = accum.shape[1]
@@ -37,6 +41,7 @@ def splat(
     y0 = wp.max(int(wp.floor(sy - r)), 0)
     y1 = wp.min(int(wp.floor(sy + r)), h - 1)
     c = colors[i]
+    dw = wp.exp(-sharpness * wp.dot(d, forward))
     inv_r2 = 1.0 / (r * r)
     for y in range(y0, y1 + 1):
         for x in range(x0, x1 + 1):
@@ -45,21 +50,23 @@ def splat(
             q = (dx * dx + dy * dy) * inv_r2
             if q < 1.0:
                 a = 1.0 - q * q
-                wp.atomic_add(accum, y, x, 0, c[0] * a)
-                wp.atomic_add(accum, y, x, 1, c[1] * a)
-                wp.atomic_add(accum, y, x, 2, c[2] * a)
-                wp.atomic_add(accum, y, x, 3, a)
+                aw = a * dw
+                wp.atomic_add(accum, y, x, 0, c[0] * aw)
+                wp.atomic_add(accum, y, x, 1, c[1] * aw)
+                wp.atomic_add(accum, y, x, 2, c[2] * aw)
+                wp.atomic_add(accum, y, x, 3, aw)
+                wp.atomic_add(accum, y, x, 4, a)
 
 
 @wp.kernel
 def resolve(accum: wp.array3d(dtype=float), background: wp.vec3, img: wp.array2d(dtype=wp.vec3)):
-    # Average color of the discs over a pixel, blended over the background
-    # by their total weight (capped at 1).
+    # Weighted average color of the discs over a pixel, blended over the
+    # background by their total coverage (capped at 1).
     y, x = wp.tid()
     wgt = accum[y, x, 3]
     c = background
     if wgt > 0.0:
-        a = wp.min(wgt, 1.0)
+        a = wp.min(accum[y, x, 4], 1.0)
         avg = wp.vec3(accum[y, x, 0], accum[y, x, 1], accum[y, x, 2]) / wgt
         c = avg * a + background * (1.0 - a)
     img[y, x] = c
