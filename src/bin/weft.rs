@@ -1,4 +1,5 @@
-//! `weft`: the command-line driver (check, build, run, conform, bench-gpu).
+//! `weft`: the command-line driver (check, build, run, conform, compare,
+//! cache, bench, bench-gpu).
 
 use clap::{value_parser, Arg as CArg, ArgAction, ArgMatches, Command};
 use std::io::{IsTerminal, Write};
@@ -8,6 +9,8 @@ use weft::conform::{self, Case};
 use weft::ir::{FuncKind, InstKind, Module as IrModule};
 use weft::{CompileOptions, Compiler, Device, Error, PtxOptions};
 
+#[path = "../cli/bench.rs"]
+mod bench;
 #[path = "../cli/gpu_bench.rs"]
 mod gpu_bench;
 
@@ -126,6 +129,58 @@ fn cli() -> Command {
                 .arg(backend()),
         )
         .subcommand(
+            Command::new("compare")
+                .about("Run one conformance case on every backend and compare each with the interpreter")
+                .arg(
+                    CArg::new("case")
+                        .required(true)
+                        .value_name("CASE")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Case directory or its case.json"),
+                )
+                .arg(
+                    CArg::new("html")
+                        .long("html")
+                        .value_name("PATH")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Also write a self-contained HTML page: the table and the source, IR, PTX, HLSL and CLIF side by side"),
+                )
+                .arg(
+                    CArg::new("only")
+                        .long("backend")
+                        .value_name("B")
+                        .action(ArgAction::Append)
+                        .value_parser(["cpu", "llvm-cpu", "cuda", "vulkan"])
+                        .help("Compare only these backends (repeatable; default: all)"),
+                ),
+        )
+        .subcommand(
+            Command::new("cache")
+                .about("The on-disk compile cache ($WEFT_CACHE_DIR, default the user cache dir)")
+                .subcommand_required(true)
+                .subcommand(Command::new("info").about("Location, entries and size per kind"))
+                .subcommand(Command::new("clear").about("Remove every entry"))
+                .subcommand(
+                    Command::new("warm")
+                        .about("Compile FILE through the cache (optimized IR; PTX and SPIR-V when their tools exist) and print each artifact's hit/miss, time and SHA-256")
+                        .arg(CArg::new("file").required(true).value_name("FILE.py")),
+                ),
+        )
+        .subcommand(
+            Command::new("bench")
+                .about("Compile latency, launch overhead and throughput on every backend (saxpy, N-body, transcendental, atomic sum) beside Rust + rayon")
+                .arg(CArg::new("quick").long("quick").action(ArgAction::SetTrue).help("Small sizes, few repetitions"))
+                .arg(CArg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON instead of the table"))
+                .arg(
+                    CArg::new("only")
+                        .long("backend")
+                        .value_name("B")
+                        .action(ArgAction::Append)
+                        .value_parser(["cpu", "interp", "llvm-cpu", "cuda", "vulkan"])
+                        .help("Only these backends (repeatable; default: all)"),
+                ),
+        )
+        .subcommand(
             Command::new("bench-gpu")
                 .about("Benchmark the CUDA device: N-body step (GFLOP/s) and saxpy (GB/s)")
                 .arg(
@@ -162,6 +217,9 @@ fn main() -> ExitCode {
         Some(("build", a)) => build(a),
         Some(("run", a)) => run(a),
         Some(("conform", a)) => conform_cmd(a),
+        Some(("compare", a)) => compare_cmd(a),
+        Some(("cache", a)) => cache_cmd(a),
+        Some(("bench", a)) => bench_cmd(a),
         Some(("bench-gpu", a)) => bench_gpu(a),
         _ => Ok(ExitCode::from(2)),
     };
@@ -364,5 +422,147 @@ fn bench_gpu(a: &ArgMatches) -> Result<ExitCode, Error> {
     };
     let report = gpu_bench::run(&opts)?;
     say!("{report}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn compare_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let only: Vec<&str> = a
+        .get_many::<String>("only")
+        .map(|v| v.map(String::as_str).collect())
+        .unwrap_or_default();
+    let names: Vec<&str> = weft::compare::BACKENDS
+        .into_iter()
+        .filter(|b| *b == "interp" || only.is_empty() || only.contains(b))
+        .collect();
+    let devices = weft::compare::open_backends(&names);
+    let compiler = Compiler::new().with_default_cache();
+    let cmp = weft::compare::compare_case(&path_arg(a, "case"), &devices, &compiler)?;
+    say!("{}", cmp.table());
+    if let Some(p) = a.get_one::<PathBuf>("html") {
+        let page = weft::report::render(&cmp, &cmp.artifacts());
+        std::fs::write(p, page).map_err(|source| Error::Io {
+            path: p.clone(),
+            source,
+        })?;
+        say!("wrote {}", p.display());
+    }
+    Ok(if cmp.agree() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn cache_err(e: weft::CacheError) -> Error {
+    Error::Backend(Box::new(e))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    weft::CacheKey::of_kind("sha", &[bytes]).hex()
+}
+
+fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let cache = weft::Cache::open_default().map_err(cache_err)?;
+    match a.subcommand() {
+        Some(("info", _)) => {
+            say!("location: {}", cache.dir().display());
+            let info = cache.info().map_err(cache_err)?;
+            let (mut n, mut bytes) = (0, 0);
+            for k in &info {
+                say!(
+                    "{:<6} {:>6} entries {:>12} bytes",
+                    k.kind,
+                    k.entries,
+                    k.bytes
+                );
+                n += k.entries;
+                bytes += k.bytes;
+            }
+            say!("total  {n:>6} entries {bytes:>12} bytes");
+        }
+        Some(("clear", _)) => {
+            let n = cache.clear().map_err(cache_err)?;
+            say!("removed {n} entries from {}", cache.dir().display());
+        }
+        Some(("warm", w)) => {
+            let file = str_arg(w, "file");
+            let source = read(Path::new(file))?;
+            let t = std::time::Instant::now();
+            let (m, hit) = Compiler::new()
+                .with_cache(cache.clone())
+                .compile_cached(file, &source)?;
+            let ir = m.ir_text();
+            let hm = |h: bool| if h { "hit" } else { "miss" };
+            say!(
+                "ir {} {:.3} ms {}",
+                hm(hit),
+                t.elapsed().as_secs_f64() * 1e3,
+                sha256_hex(ir.as_bytes())
+            );
+            if weft_backend_ptx::find_libdevice(None).is_some() {
+                let t = std::time::Instant::now();
+                match weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &PtxOptions::default()) {
+                    Ok((art, hit)) => say!(
+                        "ptx {} {:.3} ms {}",
+                        hm(hit),
+                        t.elapsed().as_secs_f64() * 1e3,
+                        sha256_hex(art.ptx.as_bytes())
+                    ),
+                    Err(e) => say!("ptx error: {e}"),
+                }
+            }
+            if weft_backend_hlsl::find_glslang().is_some() {
+                for k in m.kernel_names() {
+                    let t = std::time::Instant::now();
+                    let r = weft_backend_hlsl::emit_hlsl(m.ir(), &k, &Default::default())
+                        .and_then(|art| weft_runtime::cache::spirv_cached_in(&cache, &art));
+                    match r {
+                        Ok((words, hit)) => {
+                            let bytes: Vec<u8> =
+                                words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                            say!(
+                                "spirv {k} {} {:.3} ms {}",
+                                hm(hit),
+                                t.elapsed().as_secs_f64() * 1e3,
+                                sha256_hex(&bytes)
+                            )
+                        }
+                        Err(e) => say!("spirv {k} unsupported: {e}"),
+                    }
+                }
+            }
+        }
+        _ => return Ok(ExitCode::from(2)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let only: Vec<String> = a
+        .get_many::<String>("only")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
+    let backends = if only.is_empty() {
+        ["interp", "cpu", "llvm-cpu", "vulkan", "cuda"]
+            .map(String::from)
+            .to_vec()
+    } else {
+        only
+    };
+    let opts = bench::Options {
+        quick: a.get_flag("quick"),
+        backends,
+    };
+    let json = a.get_flag("json");
+    let report = bench::run(&opts, |what| {
+        if !json {
+            let _ = writeln!(std::io::stderr().lock(), "bench: {what}");
+        }
+    })?;
+    if json {
+        say!("{}", report.json());
+    } else {
+        say!("{}", report.table());
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,504 @@
+//! `weft bench`: compile latency, launch overhead and throughput of a few
+//! kernels on every backend available here, beside hand-written Rust +
+//! rayon loops.
+//!
+//! Workloads: saxpy (2^24 floats), the seed's N-body step
+//! (`examples/nbody.py`, N = 4096 and 16 384), a transcendental-heavy
+//! elementwise kernel (`sin(x)*cos(x) + exp(-x*x) + sqrt(abs(x))`, 2^22) and
+//! an atomic sum (2^22 `atomic_add`s into one float). Per workload and
+//! backend:
+//!
+//! * compile: cold (disk cache cleared: frontend, passes, backend), warm
+//!   (a new `Compiler` and `Module` reading the optimized IR, PTX or SPIR-V
+//!   from the disk cache, then the backend's remaining work) and in-memory
+//!   (`Device::load` of a module already compiled for the device);
+//! * throughput: the median of several launches at full size;
+//! * launch overhead (one column per backend, measured once): the median of
+//!   10 000 launches of saxpy over `dim = 1`.
+//!
+//! The disk cache used is a fresh directory under the system temp dir
+//! (`$WEFT_CACHE_DIR` is pointed there), so the user's cache is untouched
+//! and "cold" is cold. `--quick` shrinks sizes and repetitions (tests).
+//! The interpreter is timed for compile and launch overhead only.
+
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+use weft::{Arg, Array, Cache, Compiler, Device, Error, Kernel};
+
+const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
+
+const SOURCE: &str = r#"
+import warp as wp
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+@wp.kernel
+def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    y[i] = wp.sin(v) * wp.cos(v) + wp.exp(-v * v) + wp.sqrt(wp.abs(v))
+
+@wp.kernel
+def atomic_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(total, 0, x[i])
+"#;
+
+const DT: f32 = 1e-3;
+const GRAV: f32 = 1.0;
+const EPS2: f32 = 0.0025;
+
+/// Options of [`run`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Small sizes and few repetitions.
+    pub quick: bool,
+    /// Backends to measure (default: all).
+    pub backends: Vec<String>,
+}
+
+/// One workload on one backend.
+#[derive(Clone, Debug, Default)]
+pub struct Row {
+    pub workload: String,
+    pub backend: String,
+    pub cold_ms: f64,
+    pub warm_ms: f64,
+    pub mem_us: f64,
+    /// Median launch time at full size (None: not measured).
+    pub run_ms: Option<f64>,
+    /// Throughput in `unit`.
+    pub rate: Option<f64>,
+    pub unit: &'static str,
+    /// The hand-written loop's time divided by this one's (>1: faster).
+    pub vs_hand: Option<f64>,
+    /// Why a measurement is missing.
+    pub note: String,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub rows: Vec<Row>,
+    /// Launch overhead per backend, µs (median, dim = 1).
+    pub launch_us: Vec<(String, f64)>,
+    /// Hand-written Rust + rayon: (workload, ms).
+    pub hand: Vec<(String, f64)>,
+    /// Backends not available here, with the reason.
+    pub skipped: Vec<(String, String)>,
+    pub threads: usize,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+/// Deterministic bodies in the unit cube, masses 1/N.
+fn bodies(n: usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<f32>) {
+    let mut s = 0x2545_f491_u32;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        (s >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+    };
+    let pos = (0..n).map(|_| [next(), next(), next()]).collect();
+    let vel = (0..n).map(|_| [next(), next(), next()]).collect();
+    (pos, vel, vec![1.0 / n as f32; n])
+}
+
+fn chunk_len(n: usize) -> usize {
+    n.div_ceil(rayon::current_num_threads() * 4).max(1)
+}
+
+fn saxpy_rayon(a: f32, x: &[f32], y: &mut [f32]) {
+    let c = chunk_len(y.len());
+    y.par_chunks_mut(c).zip(x.par_chunks(c)).for_each(|(y, x)| {
+        for (y, &x) in y.iter_mut().zip(x) {
+            *y += a * x;
+        }
+    });
+}
+
+type V3 = [f32; 3];
+
+/// One N-body step by hand: the kernel's f32 operations in its order.
+fn nbody_rayon(pos: &[V3], vel: &[V3], mass: &[f32], new_pos: &mut [V3], new_vel: &mut [V3]) {
+    let c = chunk_len(pos.len());
+    new_pos
+        .par_chunks_mut(c)
+        .zip(new_vel.par_chunks_mut(c))
+        .enumerate()
+        .for_each(|(k, (np, nv))| {
+            for (off, (np, nv)) in np.iter_mut().zip(nv.iter_mut()).enumerate() {
+                let i = k * c + off;
+                let p = pos[i];
+                let mut acc = [0.0f32; 3];
+                for (q, &m) in pos.iter().zip(mass) {
+                    let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + EPS2;
+                    let inv_r = 1.0 / r2.sqrt();
+                    let s = GRAV * m * inv_r * inv_r * inv_r;
+                    acc = [acc[0] + d[0] * s, acc[1] + d[1] * s, acc[2] + d[2] * s];
+                }
+                let v = [
+                    vel[i][0] + acc[0] * DT,
+                    vel[i][1] + acc[1] * DT,
+                    vel[i][2] + acc[2] * DT,
+                ];
+                *nv = v;
+                *np = [p[0] + v[0] * DT, p[1] + v[1] * DT, p[2] + v[2] * DT];
+            }
+        });
+}
+
+/// A workload: its source, kernel, size, arrays and rate.
+struct Workload {
+    name: String,
+    source: &'static str,
+    kernel: &'static str,
+    n: usize,
+    arrays: Vec<Array>,
+    /// Work per launch in `unit`s (bytes for GB/s, items otherwise).
+    work: f64,
+    unit: &'static str,
+}
+
+impl Workload {
+    fn args(&self) -> Vec<Arg<'_>> {
+        let a = &self.arrays;
+        match self.kernel {
+            "saxpy" => vec![Arg::array(&a[0]), Arg::array(&a[1]), Arg::f32(0.5)],
+            "nbody_step" => vec![
+                Arg::array(&a[0]),
+                Arg::array(&a[1]),
+                Arg::array(&a[2]),
+                Arg::array(&a[3]),
+                Arg::array(&a[4]),
+                Arg::i32(self.n as i32),
+                Arg::f32(DT),
+                Arg::f32(GRAV),
+                Arg::f32(EPS2),
+            ],
+            _ => vec![Arg::array(&a[0]), Arg::array(&a[1])],
+        }
+    }
+}
+
+fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
+    let (sx, tr, at): (usize, usize, usize) = if quick {
+        (1 << 16, 1 << 14, 1 << 14)
+    } else {
+        (1 << 24, 1 << 22, 1 << 22)
+    };
+    let nb: &[usize] = if quick { &[256] } else { &[4096, 16384] };
+    let ramp = |n: usize| -> Vec<f32> { (0..n).map(|i| (i % 1000) as f32 * 1e-3 - 0.5).collect() };
+    let mut out = vec![Workload {
+        name: format!("saxpy 2^{}", sx.trailing_zeros()),
+        source: SOURCE,
+        kernel: "saxpy",
+        n: sx,
+        arrays: vec![
+            Array::from_slice(&ramp(sx), &[sx])?,
+            Array::from_slice(&vec![1.0f32; sx], &[sx])?,
+        ],
+        work: 12.0 * sx as f64 / 1e9,
+        unit: "GB/s",
+    }];
+    for &n in nb {
+        let (p, v, m) = bodies(n);
+        let pos = Array::from_slice(&p, &[n])?;
+        let dt = pos.dtype().clone();
+        out.push(Workload {
+            name: format!("nbody {n}"),
+            source: NBODY_SOURCE,
+            kernel: "nbody_step",
+            n,
+            arrays: vec![
+                pos,
+                Array::from_slice(&v, &[n])?,
+                Array::from_slice(&m, &[n])?,
+                Array::zeros(dt.clone(), &[n])?,
+                Array::zeros(dt, &[n])?,
+            ],
+            work: (n * n) as f64 / 1e9,
+            unit: "Ginteract/s",
+        });
+    }
+    out.push(Workload {
+        name: format!("transcendental 2^{}", tr.trailing_zeros()),
+        source: SOURCE,
+        kernel: "transcendental",
+        n: tr,
+        arrays: vec![
+            Array::from_slice(&ramp(tr), &[tr])?,
+            Array::from_slice(&vec![0.0f32; tr], &[tr])?,
+        ],
+        work: tr as f64 / 1e9,
+        unit: "Gelem/s",
+    });
+    out.push(Workload {
+        name: format!("atomic sum 2^{}", at.trailing_zeros()),
+        source: SOURCE,
+        kernel: "atomic_sum",
+        n: at,
+        arrays: vec![
+            Array::from_slice(&ramp(at), &[at])?,
+            Array::from_slice(&[0.0f32], &[1])?,
+        ],
+        work: at as f64 / 1e9,
+        unit: "Gelem/s",
+    });
+    Ok(out)
+}
+
+/// Cold, warm and in-memory compile times (ms, ms, µs) and the kernel.
+fn compile_times(
+    w: &Workload,
+    dev: &Device,
+    cache: &Cache,
+) -> Result<(f64, f64, f64, Kernel), Error> {
+    let _ = cache.clear();
+    let t = Instant::now();
+    let m = Compiler::new()
+        .with_cache(cache.clone())
+        .compile("bench.py", w.source)?;
+    dev.load(&m, w.kernel)?;
+    let cold = ms(t.elapsed());
+    let t = Instant::now();
+    let m = Compiler::new()
+        .with_cache(cache.clone())
+        .compile("bench.py", w.source)?;
+    let k = dev.load(&m, w.kernel)?;
+    let warm = ms(t.elapsed());
+    let reps = 100;
+    let t = Instant::now();
+    for _ in 0..reps {
+        dev.load(&m, w.kernel)?;
+    }
+    let mem = t.elapsed().as_secs_f64() * 1e6 / reps as f64;
+    Ok((cold, warm, mem, k))
+}
+
+/// Median launch time of saxpy over dim = 1 (µs).
+fn launch_overhead(dev: &Device, launches: usize) -> Result<f64, Error> {
+    let m = Compiler::new().compile("bench.py", SOURCE)?;
+    let k = dev.load(&m, "saxpy")?;
+    let x = Array::from_slice(&[1.0f32], &[1])?;
+    let y = Array::from_slice(&[1.0f32], &[1])?;
+    let args = [Arg::array(&x), Arg::array(&y), Arg::f32(0.5)];
+    let mut times = Vec::with_capacity(launches);
+    for _ in 0..launches {
+        let t = Instant::now();
+        dev.launch(&k, &[1], &args)?;
+        times.push(t.elapsed());
+    }
+    Ok(median(times).as_secs_f64() * 1e6)
+}
+
+/// Runs the benchmarks; `progress` is told what runs.
+pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Error> {
+    let dir = std::env::temp_dir().join(format!("weft-bench-cache-{}", std::process::id()));
+    // The PTX and SPIR-V caches open the default cache: point it at ours.
+    std::env::set_var("WEFT_CACHE_DIR", &dir);
+    let cache = Cache::open(weft_runtime::cache::versioned_dir().unwrap_or(dir.clone()))
+        .map_err(|e| Error::Backend(Box::new(e)))?;
+    let mut report = Report {
+        threads: rayon::current_num_threads(),
+        ..Default::default()
+    };
+    let mut devices = Vec::new();
+    for name in &opts.backends {
+        match Device::open(name) {
+            Ok(d) => devices.push(d),
+            Err(e) => report
+                .skipped
+                .push((name.clone(), weft::conform::one_line(&e))),
+        }
+    }
+    let ws = workloads(opts.quick)?;
+    // Hand-written loops.
+    let reps = if opts.quick { 2 } else { 5 };
+    for w in &ws {
+        let t = match w.kernel {
+            "saxpy" => {
+                let x: Vec<f32> = w.arrays[0].to_vec()?;
+                let mut y: Vec<f32> = w.arrays[1].to_vec()?;
+                saxpy_rayon(0.5, &x, &mut y);
+                median(
+                    (0..reps)
+                        .map(|_| time(|| saxpy_rayon(0.5, &x, &mut y)))
+                        .collect(),
+                )
+            }
+            "nbody_step" => {
+                let p: Vec<V3> = w.arrays[0].to_vec()?;
+                let v: Vec<V3> = w.arrays[1].to_vec()?;
+                let m: Vec<f32> = w.arrays[2].to_vec()?;
+                let (mut np, mut nv) = (vec![[0.0; 3]; w.n], vec![[0.0; 3]; w.n]);
+                let r = if w.n > 8192 { reps.min(3) } else { reps };
+                median(
+                    (0..r)
+                        .map(|_| time(|| nbody_rayon(&p, &v, &m, &mut np, &mut nv)))
+                        .collect(),
+                )
+            }
+            _ => continue,
+        };
+        report.hand.push((w.name.clone(), ms(t)));
+    }
+    for dev in &devices {
+        let name = dev.name().to_string();
+        progress(&format!("{name}: launch overhead"));
+        let launches = match (opts.quick, dev.name()) {
+            (true, _) => 200,
+            (false, "interp" | "vulkan") => 1000,
+            (false, _) => 10_000,
+        };
+        report
+            .launch_us
+            .push((name.clone(), launch_overhead(dev, launches)?));
+        for w in &ws {
+            progress(&format!("{name}: {}", w.name));
+            let (cold_ms, warm_ms, mem_us, k) = compile_times(w, dev, &cache)?;
+            let mut row = Row {
+                workload: w.name.clone(),
+                backend: name.clone(),
+                cold_ms,
+                warm_ms,
+                mem_us,
+                unit: w.unit,
+                ..Default::default()
+            };
+            if dev.name() == "interp" {
+                row.note = "reference interpreter: throughput not measured".into();
+            } else {
+                let args = w.args();
+                dev.launch(&k, &[w.n], &args)?;
+                let r = if dev.name() == "vulkan" || w.n > 8192 && w.kernel == "nbody_step" {
+                    reps.min(3)
+                } else {
+                    reps
+                };
+                let mut times = Vec::new();
+                for _ in 0..r {
+                    let t = Instant::now();
+                    dev.launch(&k, &[w.n], &args)?;
+                    times.push(t.elapsed());
+                }
+                let t = median(times);
+                row.run_ms = Some(ms(t));
+                row.rate = Some(w.work / t.as_secs_f64());
+                if let Some((_, h)) = report.hand.iter().find(|(n, _)| *n == w.name) {
+                    row.vs_hand = Some(h / ms(t));
+                }
+            }
+            report.rows.push(row);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(report)
+}
+
+impl Report {
+    /// The table as text.
+    pub fn table(&self) -> String {
+        let head = [
+            "workload",
+            "backend",
+            "cold",
+            "warm cache",
+            "in-memory",
+            "run (median)",
+            "throughput",
+            "vs rayon",
+        ];
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for r in &self.rows {
+            rows.push(vec![
+                r.workload.clone(),
+                r.backend.clone(),
+                format!("{:.1} ms", r.cold_ms),
+                format!("{:.2} ms", r.warm_ms),
+                format!("{:.1} µs", r.mem_us),
+                r.run_ms.map_or("-".into(), |t| format!("{t:.2} ms")),
+                r.rate
+                    .map_or(r.note.clone(), |x| format!("{x:.2} {}", r.unit)),
+                r.vs_hand.map_or("-".into(), |x| format!("{x:.2}x")),
+            ]);
+        }
+        let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+        for r in &rows {
+            for (k, c) in r.iter().enumerate() {
+                w[k] = w[k].max(c.chars().count());
+            }
+        }
+        let fmt = |cells: &[String]| {
+            let mut s = String::new();
+            for (k, c) in cells.iter().enumerate() {
+                let pad = w[k].saturating_sub(c.chars().count());
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad + 2));
+            }
+            s.trim_end().to_string()
+        };
+        let mut out = vec![fmt(&head.map(String::from))];
+        out.extend(rows.iter().map(|r| fmt(r)));
+        out.push(String::new());
+        let lo: Vec<_> = self
+            .launch_us
+            .iter()
+            .map(|(b, us)| format!("{b} {us:.2} µs"))
+            .collect();
+        out.push(format!(
+            "launch overhead (saxpy, dim = 1, median): {}",
+            lo.join(", ")
+        ));
+        let hand: Vec<_> = self
+            .hand
+            .iter()
+            .map(|(n, t)| format!("{n} {t:.2} ms"))
+            .collect();
+        out.push(format!("hand-written Rust + rayon: {}", hand.join(", ")));
+        for (b, why) in &self.skipped {
+            out.push(format!("skipped {b}: {why}"));
+        }
+        out.push(format!(
+            "{} rayon threads; compile: cold = frontend + passes + backend, warm = from the disk cache, in-memory = Device::load of a loaded module",
+            self.threads
+        ));
+        out.join("\n")
+    }
+
+    /// The report as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        use serde_json::json;
+        json!({
+            "threads": self.threads,
+            "rows": self.rows.iter().map(|r| json!({
+                "workload": r.workload, "backend": r.backend,
+                "compile_cold_ms": r.cold_ms, "compile_warm_ms": r.warm_ms,
+                "load_in_memory_us": r.mem_us, "run_ms": r.run_ms,
+                "throughput": r.rate, "unit": r.unit, "vs_rayon": r.vs_hand,
+                "note": r.note,
+            })).collect::<Vec<_>>(),
+            "launch_overhead_us": self.launch_us.iter().map(|(b, us)| json!({"backend": b, "us": us})).collect::<Vec<_>>(),
+            "rayon_ms": self.hand.iter().map(|(n, t)| json!({"workload": n, "ms": t})).collect::<Vec<_>>(),
+            "skipped": self.skipped.iter().map(|(b, w)| json!({"backend": b, "reason": w})).collect::<Vec<_>>(),
+        })
+    }
+}
