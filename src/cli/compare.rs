@@ -80,7 +80,10 @@ pub fn open_backends(names: &[&str]) -> Vec<(String, Result<Device, String>)> {
         .map(|&n| {
             (
                 n.to_string(),
-                Device::open(n).map_err(|e| conform::one_line(&e)),
+                Device::open(n).map_err(|e| {
+                    let s = conform::one_line(&e);
+                    s.strip_prefix("error: ").map_or(s.clone(), str::to_string)
+                }),
             )
         })
         .collect()
