@@ -121,6 +121,29 @@ fn an_array_passed_twice_is_one_buffer() {
     assert_eq!(run(&dev), run(&Device::cpu()));
 }
 
+#[test]
+fn launches_from_several_threads() {
+    let Some(dev) = vulkan() else { return };
+    let m = module();
+    let k = dev.load(&m, "saxpy").expect("loads");
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (dev, k) = (&dev, &k);
+            s.spawn(move || {
+                let n = 10_000 + t * 777;
+                let x = Array::from_slice(&vec![t as f32; n], &[n]).unwrap();
+                let y = Array::from_slice(&vec![1.0f32; n], &[n]).unwrap();
+                for _ in 0..5 {
+                    dev.launch(k, &[n], &[Arg::array(&x), Arg::array(&y), Arg::f32(2.0)])
+                        .expect("launches");
+                }
+                let want = 1.0 + 5.0 * 2.0 * t as f32;
+                assert!(y.to_vec::<f32>().unwrap().iter().all(|&v| v == want));
+            });
+        }
+    });
+}
+
 /// The launch error of `args`, as text.
 fn launch_error(dev: &Device, kernel: &str, dim: &[usize], args: &[Arg]) -> String {
     let m = module();

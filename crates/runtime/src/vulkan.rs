@@ -180,6 +180,18 @@ fn spirv_capabilities(spv: &[u32]) -> Vec<u32> {
     caps
 }
 
+/// The first capability of `spv` that needs a feature `enabled` lacks:
+/// (capability name, feature name).
+fn missing_feature(enabled: &Features, spv: &[u32]) -> Option<(&'static str, &'static str)> {
+    spirv_capabilities(spv).into_iter().find_map(|cap| {
+        CAPABILITIES
+            .iter()
+            .find(|(c, ..)| *c == cap)
+            .filter(|(.., on)| !on(enabled))
+            .map(|&(_, capability, feature, _)| (capability, feature))
+    })
+}
+
 /// The queue and command pool, used by one launch at a time.
 struct Submit {
     queue: vk::Queue,
@@ -440,21 +452,15 @@ impl VulkanDevice {
 
     /// The first capability of `spv` the device lacks, as an error.
     fn check_capabilities(&self, kernel: &str, spv: &[u32]) -> Result<(), VulkanError> {
-        for cap in spirv_capabilities(spv) {
-            if let Some(&(_, capability, feature, on)) =
-                CAPABILITIES.iter().find(|(c, ..)| *c == cap)
-            {
-                if !on(&self.features) {
-                    return Err(VulkanError::MissingFeature {
-                        kernel: kernel.to_string(),
-                        feature,
-                        capability,
-                        device: self.name.clone(),
-                    });
-                }
-            }
+        match missing_feature(&self.features, spv) {
+            Some((capability, feature)) => Err(VulkanError::MissingFeature {
+                kernel: kernel.to_string(),
+                feature,
+                capability,
+                device: self.name.clone(),
+            }),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// A host-visible, host-coherent memory type allowed by `bits`,
@@ -1015,6 +1021,16 @@ mod tests {
             1,
         ];
         assert_eq!(spirv_capabilities(&spv), vec![1, 10]);
+        // Float64 needs shaderFloat64; Shader needs nothing.
+        assert_eq!(
+            missing_feature(&Features::default(), &spv),
+            Some(("Float64", "shaderFloat64"))
+        );
+        let f64_on = Features {
+            float64: true,
+            ..Features::default()
+        };
+        assert_eq!(missing_feature(&f64_on, &spv), None);
         // A zero word count stops the scan instead of looping.
         assert_eq!(spirv_capabilities(&[0, 0, 0, 0, 0, 0]), Vec::<u32>::new());
     }
