@@ -85,7 +85,10 @@
 //!   lane-exact `f32`/`i32` arithmetic on 1-D arrays indexed by the thread
 //!   id (saxpy and the like) first runs four threads per 128-bit vector
 //!   instruction, lane `k` being thread `i + k`; the scalar loops finish
-//!   the remainder. Results are bit-identical to the scalar code. The
+//!   the remainder. Results are bit-identical to the scalar code; a launch
+//!   whose stored array overlaps another array at a different base (shifted
+//!   views of one buffer) skips this stage, so threads still behave as run
+//!   in order. The
 //!   general SPMD-on-SIMD design of DESIGN.md (masks, any body) replaces
 //!   this later.
 //! * **Control flow.** A region is translated into the current block.

@@ -297,6 +297,26 @@ fn simd_ok(f: &weft_ir::Function) -> bool {
     has_store
 }
 
+/// The array params a [`simd_ok`] body accesses, and those it stores to.
+fn simd_arrays(f: &weft_ir::Function) -> (Vec<weft_ir::Value>, Vec<weft_ir::Value>) {
+    let (mut accessed, mut stored) = (Vec::new(), Vec::new());
+    for &i in &f.regions[f.body].insts {
+        match &f.insts[i].kind {
+            InstKind::Load(m) if !accessed.contains(&m.array) => accessed.push(m.array),
+            InstKind::Store(m, _) => {
+                if !accessed.contains(&m.array) {
+                    accessed.push(m.array);
+                }
+                if !stored.contains(&m.array) {
+                    stored.push(m.array);
+                }
+            }
+            _ => {}
+        }
+    }
+    (accessed, stored)
+}
+
 /// Threads per iteration of the unrolled thread loop.
 const UNROLL: i64 = 4;
 
@@ -710,7 +730,33 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let after = self.b.create_block();
         let next_i = self.b.append_block_param(after, I64);
         let last = self.b.ins().iadd_imm_s(start, LANES);
-        let c = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, last, end);
+        let mut c = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, last, end);
+        // Lanes of one vector run "at once": that equals running the threads
+        // in order unless a stored array overlaps another array at a
+        // different base (a view shifted by some elements). Then the scalar
+        // loops do the work.
+        let (accessed, stored) = simd_arrays(self.f);
+        let extent = |tx: &mut Self, a: weft_ir::Value| -> Result<(cl::Value, cl::Value)> {
+            let l = tx.get(a)?;
+            let n = tx.b.ins().sextend(I64, l[1]);
+            let bytes = tx.b.ins().ishl_imm_u(n, 2);
+            Ok((l[0], tx.b.ins().iadd(l[0], bytes)))
+        };
+        for &st in &stored {
+            let (s0, s1) = extent(self, st)?;
+            for &a in &accessed {
+                if a == st {
+                    continue;
+                }
+                let (a0, a1) = extent(self, a)?;
+                let same = self.b.ins().icmp(IntCC::Equal, a0, s0);
+                let before = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a1, s0);
+                let after = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, s1, a0);
+                let ok = self.b.ins().bor(same, before);
+                let ok = self.b.ins().bor(ok, after);
+                c = self.b.ins().band(c, ok);
+            }
+        }
         self.b.ins().brif(
             c,
             vloop,
