@@ -198,8 +198,17 @@ impl Compiler {
         let mut m = self.compile_raw(file_name, source)?;
         pipeline::passes(&mut m, self.options.opt, self.options.dump_dir.clone())?;
         if let (Some(c), Some(k)) = (cache, &key) {
-            // A failed store only costs time later.
-            let _ = c.put(k, pipeline::print_ir(&m).as_bytes());
+            // Return the module exactly as a later hit will read it back
+            // (value numbering included), so every artifact made from it
+            // (HLSL text, and the SPIR-V keyed by that text) is the same
+            // whether the IR was built or read; IR that does not read back
+            // is not stored.
+            let text = pipeline::print_ir(&m);
+            if let Some(back) = parse_cached_ir(text.as_bytes()) {
+                // A failed store only costs time later.
+                let _ = c.put(k, text.as_bytes());
+                m = back;
+            }
         }
         Ok((Module::from_ir(m), false))
     }
