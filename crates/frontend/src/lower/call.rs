@@ -65,6 +65,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 ));
         };
         let name = fname.id.as_str();
+        if self.poisoned.contains(name) && !self.env.contains_key(name) {
+            // Bound by a statement that already failed.
+            return Err(Diagnostic::reported());
+        }
         if self.env.contains_key(name) {
             return Err(err(
                 c.func.range(),

@@ -14,7 +14,7 @@ const MAX_UNROLL: i128 = 16;
 /// Names (re)bound anywhere in `body` (not inside nested defs), including
 /// the roots of component assignments (`v[0] = x` rebinds `v`) and RNG
 /// states passed to random draws (`wp.randf(state)` advances `state`).
-fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
+pub(super) fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
     use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
     fn target(e: &Expr, out: &mut BTreeSet<String>) {
         match e {
@@ -550,7 +550,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
             let mut vs: Vec<Value> = Vec::new();
             vs.extend(next);
             for (n, &t) in carried.iter().zip(&types) {
-                let v = self.env[n];
+                // Missing only after an error poisoned it.
+                let v = self.env.get(n).copied().ok_or_else(Diagnostic::reported)?;
                 if b.ty(v) != t {
                     return Err(err(
                         cspan,

@@ -233,6 +233,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
     }
 
     pub(super) fn unknown_name(&self, span: Span, name: &str) -> Diagnostic {
+        if self.poisoned.contains(name) {
+            return Diagnostic::reported();
+        }
         if let Some(&at) = self.maybe.get(name) {
             return err(
                 span,

@@ -133,6 +133,11 @@ struct FnLower<'a, 'c> {
     nesting: u32,
     loops: Vec<LoopFrame>,
     dead: bool,
+    /// Errors of statements lowered so far (lowering goes on after one).
+    errors: Vec<Diagnostic>,
+    /// Names assigned by a statement that failed: using them later is not
+    /// reported again.
+    poisoned: HashSet<String>,
 }
 
 /// The span of a statement's leading keyword.
@@ -207,18 +212,11 @@ pub(crate) fn lower_kernel<'a>(
         let mut l = FnLower::new(ctx, structs, mods, m, Origin::User, FuncKind::Kernel);
         l.array_params = array_params;
         l.ret = Some((Vec::new(), def.name.range(), true));
-        l.body(&mut b, def, &params)
+        let r = l.body(&mut b, def, &params);
+        l.take_errors(r)
     };
-    match res {
-        Ok(()) => {
-            ctx.funcs[slot as usize] = Some(func);
-            Ok(())
-        }
-        Err(d) => {
-            ctx.funcs[slot as usize] = Some(func);
-            Err(vec![d])
-        }
-    }
+    ctx.funcs[slot as usize] = Some(func);
+    res
 }
 
 /// Lowers a func overload (once; cached), returning its slot.
@@ -266,6 +264,7 @@ fn lower_func<'a>(
             ));
         }
         let r = l.body(&mut b, fd.def, &params);
+        let r = l.take_errors(r);
         let rets = l.ret.map(|r| r.0).unwrap_or_default();
         r.map(|()| rets)
     };
@@ -277,12 +276,16 @@ fn lower_func<'a>(
             ctx.instances.insert(key, InstState::Done(slot));
             Ok(slot)
         }
-        Err(d) => {
+        Err(ds) => {
             func.returns = Vec::new();
             ctx.funcs[slot as usize] = Some(func);
-            let msgs = vec![d.message.clone()];
+            let msgs = ds
+                .iter()
+                .filter(|d| !d.is_reported())
+                .map(|d| d.message.clone())
+                .collect();
             ctx.instances.insert(key, InstState::Failed(msgs));
-            Err(vec![d])
+            Err(ds)
         }
     }
 }
@@ -370,6 +373,21 @@ impl<'a, 'c> FnLower<'a, 'c> {
             tuples: HashMap::new(),
             nesting: 0,
             dead: false,
+            errors: Vec::new(),
+            poisoned: HashSet::new(),
+        }
+    }
+
+    /// All errors of the function: those recorded per statement, then `r`'s.
+    fn take_errors(&mut self, r: Res<()>) -> Result<(), Vec<Diagnostic>> {
+        let mut errs = std::mem::take(&mut self.errors);
+        if let Err(d) = r {
+            errs.push(d);
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(errs)
         }
     }
 

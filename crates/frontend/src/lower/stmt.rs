@@ -4,6 +4,48 @@
 
 use super::*;
 
+/// Errors reported per function before lowering it stops.
+const MAX_ERRORS: usize = 10;
+
+/// The names a statement binds: assignment targets, and the names of
+/// imports, nested definitions and `with ... as x`.
+fn bound_names(s: &Stmt) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    super::control::assigned_names(std::slice::from_ref(s), &mut names);
+    match s {
+        Stmt::Import(i) => names.extend(i.names.iter().map(|a| {
+            a.asname
+                .as_ref()
+                .unwrap_or(&a.name)
+                .id
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })),
+        Stmt::ImportFrom(i) => names.extend(
+            i.names
+                .iter()
+                .map(|a| a.asname.as_ref().unwrap_or(&a.name).id.to_string()),
+        ),
+        Stmt::FunctionDef(f) => {
+            names.insert(f.name.id.to_string());
+        }
+        Stmt::ClassDef(c) => {
+            names.insert(c.name.id.to_string());
+        }
+        Stmt::With(w) => {
+            for item in &w.items {
+                if let Some(Expr::Name(n)) = item.optional_vars.as_deref() {
+                    names.insert(n.id.to_string());
+                }
+            }
+        }
+        _ => {}
+    }
+    names
+}
+
 enum PlaceBase {
     /// An array with some indices so far.
     Array(Value, Vec<Value>),
@@ -73,13 +115,26 @@ impl<'a, 'c> FnLower<'a, 'c> {
         Ok(())
     }
 
+    /// Lowers a statement list. An error in one statement is recorded and
+    /// lowering goes on with the next (up to [`MAX_ERRORS`] per function),
+    /// the names it would have assigned being poisoned so that their uses
+    /// are not reported again.
     pub(super) fn stmts(&mut self, b: &mut FuncBuilder, body: &[Stmt]) -> Res<()> {
         for s in body {
             if self.dead {
                 break;
             }
             self.at(b, s.range());
-            self.stmt(b, s)?;
+            if let Err(d) = self.stmt(b, s) {
+                if self.errors.len() + 1 >= MAX_ERRORS {
+                    return Err(d);
+                }
+                self.errors.push(d);
+                for n in bound_names(s) {
+                    self.env.remove(&n);
+                    self.poisoned.insert(n);
+                }
+            }
         }
         Ok(())
     }
@@ -154,7 +209,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     vs.extend(frame.next);
                 }
                 for n in &frame.carried {
-                    vs.push(self.env[n]);
+                    // Missing only after an error poisoned it.
+                    vs.push(self.env.get(n).copied().ok_or_else(Diagnostic::reported)?);
                 }
                 if is_break {
                     b.break_(vs);
