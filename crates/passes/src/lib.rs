@@ -455,7 +455,7 @@ fn verify(m: &Module, pass: &str) -> Result<(), PassError> {
 ///
 /// `inline` is left out when `opts.inline` is false (at O0 it runs only
 /// when `opts.force_inline` is set). Each fixpoint group runs at most 8
-/// rounds.
+/// rounds. `opts.opt_level` is not read: `level` is.
 pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
     let mut pm = PassManager::new()
         .with_verify(opts.verify)
