@@ -1,0 +1,96 @@
+//! `weft compare` over the whole conformance corpus: on every case, every
+//! backend available here agrees with the reference interpreter within the
+//! case's tolerance (and the interpreter with Warp's outputs).
+//!
+//! The corpus is at `$WEFT_CONFORMANCE_DIR`, default
+//! `<workspace>/../shared/conformance`; when it is missing the test prints
+//! `SKIP:` and returns.
+
+use std::path::PathBuf;
+use weft::compare::{compare_case, open_backends, Status, BACKENDS};
+use weft::{conform, Compiler};
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("SKIP: conformance corpus not found at {}", dir.display());
+        None
+    }
+}
+
+#[test]
+fn every_case_agrees_on_every_available_backend() {
+    let Some(dir) = corpus() else { return };
+    let devices = open_backends(&BACKENDS);
+    for (name, d) in &devices {
+        if let Err(why) = d {
+            println!("SKIP: backend {name}: {why}");
+        }
+    }
+    let compiler = Compiler::new();
+    let (mut failures, mut unsupported, mut ran) = (Vec::new(), Vec::new(), 0usize);
+    let cases = conform::find_cases(&dir).expect("corpus");
+    assert!(cases.len() > 100, "{} cases", cases.len());
+    for case in &cases {
+        let cmp = match compare_case(case, &devices, &compiler) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.push(format!("{}: {}", case.display(), conform::one_line(&e)));
+                continue;
+            }
+        };
+        // The interpreter matches Warp, and every backend matches it.
+        if !cmp.rows[0].passed().unwrap_or(false) || !cmp.agree() {
+            failures.push(cmp.table());
+        }
+        for r in &cmp.rows {
+            match &r.status {
+                Status::Ran { .. } => ran += 1,
+                Status::Unsupported(w) => {
+                    unsupported.push(format!("{} on {}: {w}", cmp.case.name, r.backend))
+                }
+                _ => {}
+            }
+        }
+    }
+    for u in &unsupported {
+        println!("unsupported: {u}");
+    }
+    println!(
+        "{} cases, {ran} backend runs, {} unsupported, {} failures",
+        cases.len(),
+        unsupported.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        ran >= 3 * cases.len(),
+        "interp, cpu and llvm-cpu must run every case"
+    );
+}
+
+#[test]
+fn table_reports_differences_and_skips() {
+    let Some(dir) = corpus() else { return };
+    let devices = open_backends(&["interp", "cpu", "no-such-backend"]);
+    let cmp = compare_case(
+        &dir.join("cases/seed_double_kernel"),
+        &devices,
+        &Compiler::new(),
+    )
+    .expect("compare");
+    let t = cmp.table();
+    println!("{t}");
+    assert!(t.contains("max |diff|") && t.contains("max ulp"), "{t}");
+    let cpu = t.lines().find(|l| l.starts_with("cpu ")).expect("cpu row");
+    assert!(cpu.ends_with("pass"), "{cpu}");
+    assert!(
+        t.contains("no-such-backend") && t.contains("skipped: unknown device"),
+        "{t}"
+    );
+    assert!(cmp.agree());
+}
