@@ -180,6 +180,35 @@ mod tests {
     }
 
     #[test]
+    fn lazily_parsed_funcs_have_prelude_locations() {
+        let src = "import warp as wp\n\n@wp.kernel\ndef k(v: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n    i = wp.tid()\n    o[i] = wp.length(v[i])\n";
+        let m = crate::compile("k.py", src).expect("compiles");
+        assert_eq!(m.files[1], crate::PRELUDE_FILE);
+        let prelude: Vec<&str> = PreludeIndex::get().src.lines().collect();
+        let mut seen = 0;
+        for (_, f) in m
+            .funcs
+            .iter()
+            .filter(|(_, f)| f.name.starts_with("__weft_"))
+        {
+            assert_eq!(f.loc.file, 1);
+            let line = prelude[f.loc.line as usize - 1];
+            let base = f.name.split("__").nth(1).unwrap_or_default();
+            assert!(
+                line.contains(&format!("def __{base}")),
+                "{}: {line}",
+                f.name
+            );
+            assert!(f
+                .insts
+                .values()
+                .all(|i| i.loc.file == 1 && i.loc.line >= f.loc.line));
+            seen += 1;
+        }
+        assert!(seen > 0, "wp.length calls the prelude");
+    }
+
+    #[test]
     fn every_prelude_func_parses_alone() {
         let p = PreludeIndex::get();
         assert!(!p.chunks.is_empty(), "the prelude splits into chunks");
