@@ -45,14 +45,38 @@ impl LineIndex {
 /// collected funcs are numbered from 0).
 const LAZY_INDEX_BASE: usize = 1 << 20;
 
+/// The declared type of a func parameter. Generic parameters take the type
+/// of their argument (one instance per list of argument types).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum ParamTy {
+    Type(Type),
+    /// `Any`
+    Any,
+    /// `wp.array(dtype=Any, ndim=N)`: any array of N dimensions.
+    AnyArray(u8),
+}
+
+impl ParamTy {
+    pub(crate) fn is_generic(self) -> bool {
+        !matches!(self, ParamTy::Type(_))
+    }
+    /// Whether an argument of type `t` fits.
+    pub(crate) fn accepts(self, t: Type) -> bool {
+        match self {
+            ParamTy::Type(p) => p == t,
+            ParamTy::Any => true,
+            ParamTy::AnyArray(n) => matches!(t, Type::Array(a) if a.ndim == n),
+        }
+    }
+}
+
 /// One `@wp.func` definition (an overload).
 pub(crate) struct FuncDef<'a> {
     pub def: &'a ast::StmtFunctionDef,
     /// Index among all func defs of the file (instance cache key).
     pub index: usize,
-    /// Parameter names and types; `None` for a generic (`Any`) parameter,
-    /// which takes the type of its argument (one instance per type list).
-    pub params: Vec<(String, Option<Type>)>,
+    /// Parameter names and types.
+    pub params: Vec<(String, ParamTy)>,
     /// Declared return types (`-> T` or `-> tuple[...]`), if annotated.
     pub returns: Option<Vec<Type>>,
 }
@@ -174,10 +198,13 @@ fn func_def<'a>(
             .parameter
             .annotation
             .as_deref()
-            .is_some_and(|a| is_any(m, a));
+            .and_then(|a| generic_param(m, a));
         match param_type(m, table, &p.parameter, "func") {
-            _ if generic => params.push((p.parameter.name.id.to_string(), None)),
-            Ok(t) => params.push((p.parameter.name.id.to_string(), Some(t))),
+            _ if generic.is_some() => params.push((
+                p.parameter.name.id.to_string(),
+                generic.unwrap_or(ParamTy::Any),
+            )),
+            Ok(t) => params.push((p.parameter.name.id.to_string(), ParamTy::Type(t))),
             Err(d) => {
                 diags.push(d);
                 ok = false;
@@ -451,6 +478,45 @@ fn is_any(m: &ModInfo<'_>, e: &Expr) -> bool {
         Expr::Name(n) => n.id.as_str() == "Any",
         _ => matches!(dotted(e), Some((w, "Any")) if w == "typing" || m.imports.is_wp(w)),
     }
+}
+
+/// `Any`, or an array type whose `dtype` is `Any`.
+fn generic_param(m: &ModInfo<'_>, e: &Expr) -> Option<ParamTy> {
+    if is_any(m, e) {
+        return Some(ParamTy::Any);
+    }
+    let (dtype, mut ndim) = match e {
+        Expr::Call(c) => {
+            let (w, name) = dotted(&c.func)?;
+            let ndim = array_ndim(name).filter(|_| m.imports.is_wp(w))?;
+            let mut dtype = c.arguments.args.first();
+            let mut nd = ndim;
+            for kw in c.arguments.keywords.iter() {
+                match kw.arg.as_ref().map(|a| a.id.as_str()) {
+                    Some("dtype") => dtype = Some(&kw.value),
+                    Some("ndim") => {
+                        if let Expr::NumberLiteral(n) = &kw.value {
+                            if let ast::Number::Int(i) = &n.value {
+                                nd = i.as_u8().filter(|n| (1..=4).contains(n))?;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            (dtype?, nd)
+        }
+        Expr::Subscript(s) => {
+            let (w, name) = dotted(&s.value)?;
+            (&*s.slice, array_ndim(name).filter(|_| m.imports.is_wp(w))?)
+        }
+        _ => return None,
+    };
+    if !is_any(m, dtype) {
+        return None;
+    }
+    ndim = ndim.clamp(1, 4);
+    Some(ParamTy::AnyArray(ndim))
 }
 
 /// Resolves a kernel param annotation.

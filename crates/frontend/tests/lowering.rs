@@ -760,3 +760,39 @@ def k(out: wp.array(dtype=float), n: int):
     // i=0: (0,0) -> (0,0) -> (0,0); i=1: (11,22) -> (22,44) -> (44,88)
     assert_eq!(floats(&args[0]), &[0.0, 44.0 + 88.0 + 88.0]);
 }
+
+#[test]
+fn generic_array_params() {
+    let src = r#"import warp as wp
+from typing import Any
+
+@wp.func
+def first(a: wp.array(dtype=Any)):
+    return a[0]
+
+@wp.func
+def corner(a: wp.array2d(dtype=Any)):
+    return a[0, 0]
+
+@wp.kernel
+def k(f: wp.array(dtype=float), n: wp.array(dtype=int), out: wp.array(dtype=float)):
+    out[0] = first(f) + float(first(n))
+"#;
+    let mut args = [
+        Arg::F32(vec![1.5, 0.0], 1),
+        Arg::I32(vec![2, 0]),
+        Arg::F32(vec![0.0], 1),
+    ];
+    let m = run(src, "k", &[1], &mut args);
+    assert_eq!(floats(&args[2]), &[3.5]);
+    assert!(m.func_by_name("first__arr1_f32").is_some());
+    assert!(m.func_by_name("first__arr1_i32").is_some());
+    // An array of the wrong dimensionality does not fit.
+    let bad = src.replace("first(f) + float(first(n))", "corner(f)");
+    let d = weft_frontend::compile("t.py", &bad).expect_err("2-D parameter");
+    assert!(
+        d.to_string()
+            .contains("cannot be array(dtype=float32, ndim=1)"),
+        "{d}"
+    );
+}

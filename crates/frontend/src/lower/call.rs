@@ -3,6 +3,7 @@
 //! generic instantiation and recursion detection.
 
 use super::*;
+use crate::module::ParamTy;
 
 type Kwargs = Vec<(String, Value)>;
 
@@ -496,7 +497,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             bound.push(self.bind(b, m, fd, name, args, arg_spans, kws, span));
         }
         // Concrete overloads win over generic ones.
-        let generic = |fd: &FuncDef<'_>| fd.params.iter().any(|p| p.1.is_none());
+        let generic = |fd: &FuncDef<'_>| fd.params.iter().any(|p| p.1.is_generic());
         let pick = (0..defs.len())
             .find(|&i| bound[i].is_ok() && !generic(&defs[i]))
             .or_else(|| (0..defs.len()).find(|&i| bound[i].is_ok()));
@@ -586,8 +587,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
             .params
             .iter()
             .map(|(n, t)| match t {
-                Some(t) => format!("{n}: {}", self.tyname(*t)),
-                None => format!("{n}: Any"),
+                ParamTy::Type(t) => format!("{n}: {}", self.tyname(*t)),
+                ParamTy::Any => format!("{n}: Any"),
+                ParamTy::AnyArray(d) => format!("{n}: array(dtype=Any, ndim={d})"),
             })
             .collect();
         format!("{name}({})", ps.join(", "))
@@ -656,19 +658,32 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     })?;
                     let c = match (c, *pty) {
                         (CVal::Agg(t, cs), _) => CVal::Agg(t, cs),
-                        (c, Some(Type::Scalar(s))) => to_const(&c, s).map(CVal::Typed).unwrap_or(c),
+                        (c, ParamTy::Type(Type::Scalar(s))) => {
+                            to_const(&c, s).map(CVal::Typed).unwrap_or(c)
+                        }
                         (c, _) => c,
                     };
                     self.at(b, span);
                     materialize(b, &c)
                 }
             };
-            let Some(pty) = pty else {
-                // Generic: takes the argument's type.
+            if pty.accepts(b.ty(v)) {
                 full.push(v);
                 continue;
+            }
+            let ParamTy::Type(pty) = pty else {
+                let at = arg_spans.get(i).copied().unwrap_or(span);
+                return Err(err(
+                    at,
+                    format!(
+                        "argument `{pname}` of `{name}` cannot be {}",
+                        self.tyname(b.ty(v))
+                    ),
+                )
+                .with_label("does not fit the generic parameter")
+                .with_help(format!("its signature is {}", self.signature(name, fd))));
             };
-            if b.ty(v) != *pty {
+            {
                 let at = arg_spans.get(i).copied().unwrap_or(span);
                 return Err(err(
                     at,
@@ -681,7 +696,6 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 .with_label(format!("expected {}", self.tyname(*pty)))
                 .with_help(format!("its signature is {}", self.signature(name, fd))));
             }
-            full.push(v);
         }
         Ok(full)
     }
