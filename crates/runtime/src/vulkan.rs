@@ -11,9 +11,12 @@
 //! supports Vulkan 1.1 and has a compute queue, and enables every optional
 //! shader feature it supports among those the HLSL backend's SPIR-V may need
 //! (`shaderFloat64`, `shaderInt64`, `shaderInt16`, 8/16-bit storage,
-//! `shaderFloat16`, `shaderInt8`, 64-bit buffer atomics). A kernel whose
-//! SPIR-V declares a capability the device lacks is refused when it is
-//! loaded ([`VulkanError::MissingFeature`]).
+//! `shaderFloat16`, `shaderInt8`, 64-bit buffer atomics; on a Vulkan 1.1
+//! device, the `VK_KHR_shader_float_controls` extension). A kernel whose
+//! SPIR-V declares a capability the device lacks (including the
+//! `SignedZeroInfNanPreserve` float-controls mode `compile_spirv` adds, a
+//! device property) is refused when it is loaded
+//! ([`VulkanError::MissingFeature`]).
 //!
 //! # Kernels
 //!
@@ -119,6 +122,10 @@ struct Features {
     uniform_storage16: bool,
     storage8: bool,
     uniform_storage8: bool,
+    /// The `SignedZeroInfNanPreserve` execution mode (SPV_KHR_float_controls)
+    /// for 32- and 64-bit floats: a property, not a feature to enable.
+    preserve_inf_nan32: bool,
+    preserve_inf_nan64: bool,
 }
 
 /// A SPIR-V capability that needs an optional feature: (capability number,
@@ -158,7 +165,17 @@ const CAPABILITIES: &[Capability] = &[
         "uniformAndStorageBuffer8BitAccess",
         |f| f.uniform_storage8,
     ),
+    (
+        4466,
+        "SignedZeroInfNanPreserve",
+        "shaderSignedZeroInfNanPreserveFloat32",
+        |f| f.preserve_inf_nan32,
+    ),
 ];
+
+/// SPIR-V capability numbers checked together.
+const CAP_FLOAT64: u32 = 10;
+const CAP_SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4466;
 
 /// The capabilities a SPIR-V module declares (`OpCapability` operands).
 fn spirv_capabilities(spv: &[u32]) -> Vec<u32> {
@@ -183,12 +200,23 @@ fn spirv_capabilities(spv: &[u32]) -> Vec<u32> {
 /// The first capability of `spv` that needs a feature `enabled` lacks:
 /// (capability name, feature name).
 fn missing_feature(enabled: &Features, spv: &[u32]) -> Option<(&'static str, &'static str)> {
-    spirv_capabilities(spv).into_iter().find_map(|cap| {
+    let caps = spirv_capabilities(spv);
+    let first = caps.iter().find_map(|&cap| {
         CAPABILITIES
             .iter()
             .find(|(c, ..)| *c == cap)
             .filter(|(.., on)| !on(enabled))
             .map(|&(_, capability, feature, _)| (capability, feature))
+    });
+    // The float-controls mode also applies to the doubles a shader uses.
+    first.or_else(|| {
+        (caps.contains(&CAP_FLOAT64)
+            && caps.contains(&CAP_SIGNED_ZERO_INF_NAN_PRESERVE)
+            && !enabled.preserve_inf_nan64)
+            .then_some((
+                "SignedZeroInfNanPreserve",
+                "shaderSignedZeroInfNanPreserveFloat64",
+            ))
     })
 }
 
@@ -371,6 +399,19 @@ impl VulkanDevice {
         instance.get_physical_device_features2(pd, &mut f2);
         let core = f2.features;
         let has12 = dev_api >= vk::API_VERSION_1_2;
+        // Float controls: core in 1.2, an extension before.
+        let fc_ext = vk::KHR_SHADER_FLOAT_CONTROLS_NAME;
+        let fc_by_ext = !has12
+            && instance
+                .enumerate_device_extension_properties(pd)
+                .unwrap_or_default()
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(fc_ext));
+        let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
+        if has12 || fc_by_ext {
+            let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut fc);
+            instance.get_physical_device_properties2(pd, &mut p2);
+        }
         let features = Features {
             float64: core.shader_float64 != 0,
             int64: core.shader_int64 != 0,
@@ -382,6 +423,8 @@ impl VulkanDevice {
             uniform_storage16: s16.uniform_and_storage_buffer16_bit_access != 0,
             storage8: has12 && v12.storage_buffer8_bit_access != 0,
             uniform_storage8: has12 && v12.uniform_and_storage_buffer8_bit_access != 0,
+            preserve_inf_nan32: fc.shader_signed_zero_inf_nan_preserve_float32 != 0,
+            preserve_inf_nan64: fc.shader_signed_zero_inf_nan_preserve_float64 != 0,
         };
 
         // Enable exactly those.
@@ -405,8 +448,10 @@ impl VulkanDevice {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(qf)
             .queue_priorities(&prio)];
+        let extensions = [fc_ext.as_ptr()];
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
+            .enabled_extension_names(if fc_by_ext { &extensions } else { &[] })
             .enabled_features(&core_on)
             .push_next(&mut s16_on);
         if has12 {
@@ -1031,6 +1076,33 @@ mod tests {
             ..Features::default()
         };
         assert_eq!(missing_feature(&f64_on, &spv), None);
+        // The float-controls mode, for floats and then for doubles.
+        let mut modes = spv.to_vec();
+        modes.splice(9..9, [(2 << 16) | 17, 4466]);
+        assert_eq!(spirv_capabilities(&modes), vec![1, 10, 4466]);
+        assert_eq!(
+            missing_feature(&f64_on, &modes),
+            Some((
+                "SignedZeroInfNanPreserve",
+                "shaderSignedZeroInfNanPreserveFloat32"
+            ))
+        );
+        let f32_kept = Features {
+            preserve_inf_nan32: true,
+            ..f64_on
+        };
+        assert_eq!(
+            missing_feature(&f32_kept, &modes),
+            Some((
+                "SignedZeroInfNanPreserve",
+                "shaderSignedZeroInfNanPreserveFloat64"
+            ))
+        );
+        let all = Features {
+            preserve_inf_nan64: true,
+            ..f32_kept
+        };
+        assert_eq!(missing_feature(&all, &modes), None);
         // A zero word count stops the scan instead of looping.
         assert_eq!(spirv_capabilities(&[0, 0, 0, 0, 0, 0]), Vec::<u32>::new());
     }
