@@ -81,11 +81,14 @@
 //!   `return` jumps to the next copy); otherwise the general version runs.
 //!   The body is therefore translated up to six times; compile time stays
 //!   well under a millisecond for the seed's kernels.
-//! * **SIMD stage.** In the unit-stride version, a straight-line body of
+//! * **SIMD stage.** In the unit-stride version of a 1-D launch, a body of
 //!   lane-exact `f32`/`i32` arithmetic on 1-D arrays indexed by the thread
-//!   id (saxpy and the like) first runs four threads per 128-bit vector
-//!   instruction, lane `k` being thread `i + k`; the scalar loops finish
-//!   the remainder. Results are bit-identical to the scalar code; a launch
+//!   id (saxpy and the like; whatever folds to constants once the launch
+//!   dims past axis 0 are 1, such as the frontend's thread-index
+//!   decomposition and its `if`, is folded with the interpreter's own
+//!   `eval_*`) first runs four threads per 128-bit vector instruction,
+//!   lane `k` being thread `i + k`; the scalar loops finish the
+//!   remainder. Results are bit-identical to the scalar code; a launch
 //!   whose stored array overlaps another array at a different base (shifted
 //!   views of one buffer) skips this stage, so threads still behave as run
 //!   in order. The

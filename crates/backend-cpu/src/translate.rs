@@ -208,113 +208,60 @@ fn param_placement(f: &weft_ir::Function) -> (Vec<bool>, HashMap<usize, Vec<usiz
 /// Threads per iteration of the SIMD thread loop (128-bit vectors).
 const LANES: i64 = 4;
 
-/// Whether the kernel body can run [`LANES`] threads per vector
-/// instruction, lane `k` being thread `i + k` with exactly the scalar
-/// semantics: a straight-line body of `f32`/`i32` constants, loads and
-/// stores of 1-D `f32`/`i32` arrays at `[thread_id]`, and the lane-exact
-/// operations `f32` add/sub/mul/div/neg/abs/sqrt and `i32` add/sub/neg,
-/// ending in `return`. Scalar params are splatted. Used only in the
-/// unit-stride version, so loads and stores are contiguous.
-fn simd_ok(f: &weft_ir::Function) -> bool {
-    let body = &f.regions[f.body];
-    let params: std::collections::HashSet<weft_ir::Value> = body.params.iter().copied().collect();
-    let mut tids = std::collections::HashSet::new();
-    let lane_ty =
-        |v: weft_ir::Value| matches!(f.value_type(v), Type::Scalar(Scalar::F32 | Scalar::I32));
-    let array_ok = |a: weft_ir::Value| {
-        params.contains(&a)
-            && matches!(
-                f.value_type(a),
-                Type::Array(weft_ir::ArrayType {
-                    elem: ElemType::Scalar(Scalar::F32 | Scalar::I32),
-                    ndim: 1
-                })
-            )
-    };
-    let elem_of = |a: weft_ir::Value| match f.value_type(a) {
-        Type::Array(at) => Some(Type::from(at.elem)),
-        _ => None,
-    };
-    let mut has_store = false;
-    let n = body.insts.len();
-    for (k, &inst) in body.insts.iter().enumerate() {
-        let d = &f.insts[inst];
-        // operands other than the thread id as an index: scalars of a lane type
-        let ok = match &d.kind {
-            InstKind::ThreadId => {
-                tids.insert(d.results[0]);
-                true
-            }
-            InstKind::Const(c) => matches!(c.ty, Scalar::F32 | Scalar::I32),
-            InstKind::Load(m) => {
-                array_ok(m.array)
-                    && m.path.is_empty()
-                    && m.indices.len() == 1
-                    && tids.contains(&m.indices[0])
-            }
-            InstKind::Store(m, x) => {
-                has_store = true;
-                array_ok(m.array)
-                    && m.path.is_empty()
-                    && m.indices.len() == 1
-                    && tids.contains(&m.indices[0])
-                    && !tids.contains(x)
-                    && lane_ty(*x)
-                    && Some(f.value_type(*x)) == elem_of(m.array)
-            }
-            InstKind::Unary(op, x) => {
-                !tids.contains(x)
-                    && lane_ty(*x)
-                    && match f.value_type(*x) {
-                        Type::Scalar(Scalar::F32) => {
-                            matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt)
-                        }
-                        _ => *op == UnaryOp::Neg,
+/// The array params a kernel body loads from or stores to (anywhere in
+/// it), and those it stores to.
+fn simd_arrays(f: &weft_ir::Function) -> (Vec<weft_ir::Value>, Vec<weft_ir::Value>) {
+    fn walk(
+        f: &weft_ir::Function,
+        r: Region,
+        acc: &mut Vec<weft_ir::Value>,
+        st: &mut Vec<weft_ir::Value>,
+    ) {
+        let Some(rd) = f.regions.get(r) else { return };
+        for &i in &rd.insts {
+            match &f.insts[i].kind {
+                InstKind::Load(m) if !acc.contains(&m.array) => acc.push(m.array),
+                InstKind::Store(m, _) => {
+                    if !acc.contains(&m.array) {
+                        acc.push(m.array);
                     }
-            }
-            InstKind::Binary(op, a, b) => {
-                !tids.contains(a)
-                    && !tids.contains(b)
-                    && lane_ty(*a)
-                    && f.value_type(*a) == f.value_type(*b)
-                    && match f.value_type(*a) {
-                        Type::Scalar(Scalar::F32) => {
-                            matches!(
-                                op,
-                                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
-                            )
-                        }
-                        _ => matches!(op, BinaryOp::Add | BinaryOp::Sub),
+                    if !st.contains(&m.array) {
+                        st.push(m.array);
                     }
+                }
+                _ => {}
             }
-            InstKind::Return(vs) => k + 1 == n && vs.is_empty(),
-            _ => false,
-        };
-        if !ok {
-            return false;
+            for sub in f.insts[i].kind.regions() {
+                walk(f, sub, acc, st);
+            }
         }
     }
-    has_store
+    let (mut acc, mut st) = (Vec::new(), Vec::new());
+    walk(f, f.body, &mut acc, &mut st);
+    (acc, st)
 }
 
-/// The array params a [`simd_ok`] body accesses, and those it stores to.
-fn simd_arrays(f: &weft_ir::Function) -> (Vec<weft_ir::Value>, Vec<weft_ir::Value>) {
-    let (mut accessed, mut stored) = (Vec::new(), Vec::new());
-    for &i in &f.regions[f.body].insts {
-        match &f.insts[i].kind {
-            InstKind::Load(m) if !accessed.contains(&m.array) => accessed.push(m.array),
-            InstKind::Store(m, _) => {
-                if !accessed.contains(&m.array) {
-                    accessed.push(m.array);
-                }
-                if !stored.contains(&m.array) {
-                    stored.push(m.array);
-                }
-            }
-            _ => {}
-        }
-    }
-    (accessed, stored)
+/// What a value of a body run in SIMD lanes is.
+#[derive(Copy, Clone)]
+enum Lane {
+    /// The thread id (usable only as an array index).
+    Tid,
+    /// The same constant in every lane (folded as the interpreter would).
+    Known(weft_ir::Const),
+    /// A scalar kernel parameter: the same in every lane.
+    Param,
+    /// One value per lane (`None` while only checking).
+    Vector(Option<cl::Value>),
+}
+
+/// How a walk of a region in SIMD lanes ended.
+enum Walk {
+    /// Something not vectorizable.
+    No,
+    /// `yield` with these values.
+    Yield(Vec<Lane>),
+    /// `return` (of the kernel body).
+    Return,
 }
 
 /// Threads per iteration of the unrolled thread loop.
@@ -701,7 +648,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 }
             }
             let unroll = if unrollable(self.f) { UNROLL } else { 1 };
-            let start = if simd_ok(self.f) {
+            let start = if self.simd_ok()? {
                 self.simd_loop(start, end)?
             } else {
                 start
@@ -731,6 +678,14 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let next_i = self.b.append_block_param(after, I64);
         let last = self.b.ins().iadd_imm_s(start, LANES);
         let mut c = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, last, end);
+        // The lanes assume a 1-D launch (dims past axis 0 are 1).
+        if let Some(args) = self.args_ptr {
+            for axis in 1..4 {
+                let d = self.b.ins().load(I32, arg_flags(), args, 4 * axis);
+                let one = self.b.ins().icmp_imm_s(IntCC::Equal, d, 1);
+                c = self.b.ins().band(c, one);
+            }
+        }
         // Lanes of one vector run "at once": that equals running the threads
         // in order unless a stored array overlaps another array at a
         // different base (a view shifted by some elements). Then the scalar
@@ -780,89 +735,260 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         Ok(next_i)
     }
 
-    /// The body for threads `i..i+LANES`, one vector lane per thread. Only
-    /// for bodies [`simd_ok`] accepts; in the unit-stride version.
+    /// Whether the kernel body can run [`LANES`] threads per vector
+    /// instruction, lane `k` being thread `i + k` with exactly the scalar
+    /// semantics, for a 1-D launch in the unit-stride version: a body of
+    /// `f32`/`i32` loads and stores of 1-D `f32`/`i32` arrays at
+    /// `[thread_id]`, the lane-exact operations `f32` add/sub/mul/div/neg/
+    /// abs/sqrt and `i32` add/sub/neg, scalar params (splatted), and
+    /// anything that folds to a constant when the launch dims past axis 0
+    /// are 1 (the frontend's thread-index decomposition, including its
+    /// `if`), ending in `return`.
+    fn simd_ok(&mut self) -> Result<bool> {
+        let (_, stored) = simd_arrays(self.f);
+        if stored.is_empty() {
+            return Ok(false);
+        }
+        let mut env = self.simd_env();
+        Ok(matches!(
+            self.simd_walk(self.f.body, None, &mut env)?,
+            Walk::Return
+        ))
+    }
+
+    fn simd_env(&self) -> HashMap<weft_ir::Value, Lane> {
+        self.f.regions[self.f.body]
+            .params
+            .iter()
+            .map(|&p| (p, Lane::Param))
+            .collect()
+    }
+
+    /// The body for threads `i..i+LANES`, one vector lane per thread (only
+    /// for bodies [`simd_ok`](Self::simd_ok) accepts).
     fn simd_body(&mut self, i: cl::Value) -> Result<()> {
-        let f = self.f;
-        let mut vals: HashMap<weft_ir::Value, cl::Value> = HashMap::new();
-        let vt = |s: Scalar| if s == Scalar::F32 { F32X4 } else { I32X4 };
-        let flags = MemFlagsData::new().with_notrap();
-        // Index of thread i as the IR computes it: i32, sign-extended.
         let t32 = self.b.ins().ireduce(I32, i);
         let idx = self.b.ins().sextend(I64, t32);
-        for &inst in &f.regions[f.body].insts {
+        let mut env = self.simd_env();
+        match self.simd_walk(self.f.body, Some(idx), &mut env)? {
+            Walk::Return => Ok(()),
+            _ => self.invalid("kernel body not vectorizable after all"),
+        }
+    }
+
+    /// Walks a region in SIMD lanes; emits vector code when `idx` (the
+    /// sign-extended thread index of lane 0) is given, else only checks.
+    fn simd_walk(
+        &mut self,
+        r: Region,
+        idx: Option<cl::Value>,
+        env: &mut HashMap<weft_ir::Value, Lane>,
+    ) -> Result<Walk> {
+        use weft_ir::interp::{eval_binary, eval_unary};
+        let f = self.f;
+        let Some(rd) = f.regions.get(r) else {
+            return Ok(Walk::No);
+        };
+        let lane_scalar = |v: weft_ir::Value| match f.value_type(v) {
+            Type::Scalar(s @ (Scalar::F32 | Scalar::I32)) => Some(s),
+            _ => None,
+        };
+        let vt = |s: Scalar| if s == Scalar::F32 { F32X4 } else { I32X4 };
+        let flags = MemFlagsData::new().with_notrap();
+        for &inst in &rd.insts {
             self.loc = f.insts[inst].loc;
             let res = f.insts[inst].results.first().copied();
-            let vector = |tx: &mut Self,
-                          vals: &HashMap<weft_ir::Value, cl::Value>,
-                          v: weft_ir::Value|
-             -> Result<cl::Value> {
-                if let Some(&x) = vals.get(&v) {
-                    return Ok(x);
+            let lane_of =
+                |env: &HashMap<weft_ir::Value, Lane>, v: weft_ir::Value| env.get(&v).copied();
+            let lane = match &f.insts[inst].kind {
+                InstKind::ThreadId => Lane::Tid,
+                InstKind::LaunchDim(a) if *a >= 1 => {
+                    Lane::Known(weft_ir::Const::int(Scalar::I32, 1))
                 }
-                // a uniform scalar (param): splat it
-                let s = tx.scalar_of(v)?;
-                let x = tx.get1(v)?;
-                Ok(tx.b.ins().splat(vt(s), x))
-            };
-            let addr = |tx: &mut Self, m: &MemAccess| -> Result<cl::Value> {
-                let leaves = tx.get(m.array)?;
-                let off = tx.b.ins().ishl_imm_u(idx, 2);
-                Ok(tx.b.ins().iadd(leaves[0], off))
-            };
-            let v = match &f.insts[inst].kind {
-                InstKind::ThreadId => continue,
-                InstKind::Const(c) => {
-                    let x = self.konst(*c);
-                    self.b.ins().splat(vt(c.ty), x)
-                }
-                InstKind::Load(m) => {
-                    let Type::Array(at) = f.value_type(m.array) else {
-                        return self.invalid("load from a non-array");
+                InstKind::Const(c) => Lane::Known(*c),
+                InstKind::Unary(op, x) => match lane_of(env, *x) {
+                    Some(Lane::Known(c)) => match eval_unary(*op, c) {
+                        Some(k) => Lane::Known(k),
+                        None => return Ok(Walk::No),
+                    },
+                    Some(l @ (Lane::Param | Lane::Vector(_))) => {
+                        let Some(s) = lane_scalar(*x) else {
+                            return Ok(Walk::No);
+                        };
+                        let ok = match s {
+                            Scalar::F32 => {
+                                matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt)
+                            }
+                            _ => *op == UnaryOp::Neg,
+                        };
+                        if !ok {
+                            return Ok(Walk::No);
+                        }
+                        match idx {
+                            None => Lane::Vector(None),
+                            Some(_) => {
+                                let xv = self.simd_vector(l, *x, vt(s))?;
+                                Lane::Vector(Some(match (op, s) {
+                                    (UnaryOp::Neg, Scalar::F32) => self.b.ins().fneg(xv),
+                                    (UnaryOp::Neg, _) => self.b.ins().ineg(xv),
+                                    (UnaryOp::Abs, _) => self.b.ins().fabs(xv),
+                                    _ => self.b.ins().sqrt(xv),
+                                }))
+                            }
+                        }
+                    }
+                    _ => return Ok(Walk::No),
+                },
+                InstKind::Binary(op, a, b) => match (lane_of(env, *a), lane_of(env, *b)) {
+                    (Some(Lane::Known(x)), Some(Lane::Known(y))) => match eval_binary(*op, x, y) {
+                        Some(k) => Lane::Known(k),
+                        None => return Ok(Walk::No),
+                    },
+                    (Some(la), Some(lb))
+                        if !matches!(la, Lane::Tid) && !matches!(lb, Lane::Tid) =>
+                    {
+                        let (Some(s), Some(s2)) = (lane_scalar(*a), lane_scalar(*b)) else {
+                            return Ok(Walk::No);
+                        };
+                        let ok = s == s2
+                            && match s {
+                                Scalar::F32 => {
+                                    matches!(
+                                        op,
+                                        BinaryOp::Add
+                                            | BinaryOp::Sub
+                                            | BinaryOp::Mul
+                                            | BinaryOp::Div
+                                    )
+                                }
+                                _ => matches!(op, BinaryOp::Add | BinaryOp::Sub),
+                            };
+                        if !ok {
+                            return Ok(Walk::No);
+                        }
+                        match idx {
+                            None => Lane::Vector(None),
+                            Some(_) => {
+                                let av = self.simd_vector(la, *a, vt(s))?;
+                                let bv = self.simd_vector(lb, *b, vt(s))?;
+                                let ins = self.b.ins();
+                                Lane::Vector(Some(match (op, s) {
+                                    (BinaryOp::Add, Scalar::F32) => ins.fadd(av, bv),
+                                    (BinaryOp::Sub, Scalar::F32) => ins.fsub(av, bv),
+                                    (BinaryOp::Mul, _) => ins.fmul(av, bv),
+                                    (BinaryOp::Div, _) => ins.fdiv(av, bv),
+                                    (BinaryOp::Add, _) => ins.iadd(av, bv),
+                                    _ => ins.isub(av, bv),
+                                }))
+                            }
+                        }
+                    }
+                    _ => return Ok(Walk::No),
+                },
+                InstKind::If {
+                    cond,
+                    then_region,
+                    else_region,
+                } => {
+                    let Some(Lane::Known(c)) = lane_of(env, *cond) else {
+                        return Ok(Walk::No);
                     };
-                    let ElemType::Scalar(s) = at.elem else {
-                        return self.invalid("vector load of an aggregate");
+                    let taken = if c.bits != 0 {
+                        *then_region
+                    } else {
+                        *else_region
                     };
-                    let a = addr(self, m)?;
-                    self.b.ins().load(vt(s), flags, a, 0)
-                }
-                InstKind::Store(m, x) => {
-                    let xv = vector(self, &vals, *x)?;
-                    let a = addr(self, m)?;
-                    self.b.ins().store(flags, xv, a, 0);
+                    let Walk::Yield(ys) = self.simd_walk(taken, idx, env)? else {
+                        return Ok(Walk::No);
+                    };
+                    let rs = &f.insts[inst].results;
+                    if ys.len() != rs.len() {
+                        return Ok(Walk::No);
+                    }
+                    for (&r, l) in rs.iter().zip(ys) {
+                        env.insert(r, l);
+                    }
                     continue;
                 }
-                InstKind::Unary(op, x) => {
-                    let xv = vector(self, &vals, *x)?;
-                    let fl = self.scalar_of(*x)? == Scalar::F32;
-                    match op {
-                        UnaryOp::Neg if fl => self.b.ins().fneg(xv),
-                        UnaryOp::Neg => self.b.ins().ineg(xv),
-                        UnaryOp::Abs => self.b.ins().fabs(xv),
-                        _ => self.b.ins().sqrt(xv),
+                InstKind::Yield(vs) => {
+                    let mut ys = Vec::with_capacity(vs.len());
+                    for &v in vs {
+                        match lane_of(env, v) {
+                            Some(l) => ys.push(l),
+                            None => return Ok(Walk::No),
+                        }
+                    }
+                    return Ok(Walk::Yield(ys));
+                }
+                InstKind::Return(vs) if vs.is_empty() && r == f.body => return Ok(Walk::Return),
+                InstKind::Load(m) | InstKind::Store(m, _) => {
+                    let elem = match f.value_type(m.array) {
+                        Type::Array(weft_ir::ArrayType {
+                            elem: ElemType::Scalar(s @ (Scalar::F32 | Scalar::I32)),
+                            ndim: 1,
+                        }) => s,
+                        _ => return Ok(Walk::No),
+                    };
+                    if !matches!(lane_of(env, m.array), Some(Lane::Param))
+                        || !m.path.is_empty()
+                        || m.indices.len() != 1
+                        || !matches!(lane_of(env, m.indices[0]), Some(Lane::Tid))
+                    {
+                        return Ok(Walk::No);
+                    }
+                    let stored = match &f.insts[inst].kind {
+                        InstKind::Store(_, x) => match (lane_of(env, *x), lane_scalar(*x)) {
+                            (
+                                Some(l @ (Lane::Known(_) | Lane::Param | Lane::Vector(_))),
+                                Some(s),
+                            ) if s == elem => Some((l, *x)),
+                            _ => return Ok(Walk::No),
+                        },
+                        _ => None,
+                    };
+                    let Some(idx) = idx else {
+                        if stored.is_none() {
+                            if let Some(r) = res {
+                                env.insert(r, Lane::Vector(None));
+                            }
+                        }
+                        continue;
+                    };
+                    let leaves = self.get(m.array)?;
+                    let off = self.b.ins().ishl_imm_u(idx, 2);
+                    let addr = self.b.ins().iadd(leaves[0], off);
+                    match stored {
+                        Some((l, x)) => {
+                            let xv = self.simd_vector(l, x, vt(elem))?;
+                            self.b.ins().store(flags, xv, addr, 0);
+                            continue;
+                        }
+                        None => Lane::Vector(Some(self.b.ins().load(vt(elem), flags, addr, 0))),
                     }
                 }
-                InstKind::Binary(op, a, b) => {
-                    let fl = self.scalar_of(*a)? == Scalar::F32;
-                    let (av, bv) = (vector(self, &vals, *a)?, vector(self, &vals, *b)?);
-                    let ins = self.b.ins();
-                    match (op, fl) {
-                        (BinaryOp::Add, true) => ins.fadd(av, bv),
-                        (BinaryOp::Sub, true) => ins.fsub(av, bv),
-                        (BinaryOp::Mul, true) => ins.fmul(av, bv),
-                        (BinaryOp::Div, true) => ins.fdiv(av, bv),
-                        (BinaryOp::Add, false) => ins.iadd(av, bv),
-                        _ => ins.isub(av, bv),
-                    }
-                }
-                InstKind::Return(_) => break,
-                _ => return self.invalid("instruction not vectorizable"),
+                _ => return Ok(Walk::No),
             };
             if let Some(r) = res {
-                vals.insert(r, v);
+                env.insert(r, lane);
             }
         }
-        Ok(())
+        Ok(Walk::No)
+    }
+
+    /// A lane value as a vector: splats constants and params.
+    fn simd_vector(&mut self, l: Lane, v: weft_ir::Value, ty: cl::Type) -> Result<cl::Value> {
+        Ok(match l {
+            Lane::Vector(Some(x)) => x,
+            Lane::Known(c) => {
+                let x = self.konst(c);
+                self.b.ins().splat(ty, x)
+            }
+            Lane::Param => {
+                let x = self.get1(v)?;
+                self.b.ins().splat(ty, x)
+            }
+            _ => return self.invalid("no vector value"),
+        })
     }
 
     /// Emits a thread loop over `start..end` from the current block:

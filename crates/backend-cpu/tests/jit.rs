@@ -1160,3 +1160,67 @@ fn overlapping_views_run_threads_in_order() {
     );
     assert_eq!(c, (1..=n).map(|k| k as f32).collect::<Vec<_>>());
 }
+
+/// The frontend's thread-index decomposition (`if dims[1]*dims[2]*dims[3]
+/// == 1 { tid } else { tid / ... }`) folds away in the SIMD stage of a 1-D
+/// launch; a 2-D launch of the same kernel takes the scalar loops.
+#[test]
+fn tid_decomposition_vectorizes_for_1d_launches_only() {
+    let m = kernel_module(
+        &[("x", arr1(Scalar::F32)), ("o", arr1(Scalar::F32))],
+        |b, p| {
+            let t = b.thread_id();
+            let d1 = b.launch_dim(1);
+            let d2 = b.launch_dim(2);
+            let m12 = b.binary(BinaryOp::Mul, d1, d2);
+            let d3 = b.launch_dim(3);
+            let m123 = b.binary(BinaryOp::Mul, m12, d3);
+            let one = b.iconst(Scalar::I32, 1);
+            let c = b.binary(BinaryOp::Eq, m123, one);
+            let (iff, th, el) = b.if_(c, &[Type::I32]);
+            b.switch_to(th);
+            b.yield_(vec![t]);
+            b.switch_to(el);
+            let q = b.binary(BinaryOp::Div, t, m123);
+            b.yield_(vec![q]);
+            b.switch_to(b.func.body);
+            let i = b.func.results(iff)[0];
+            let x = b.load(at(p[0], i));
+            let two = b.fconst(Scalar::F32, 2.0);
+            let onef = b.fconst(Scalar::F32, 1.0);
+            let y = b.binary(BinaryOp::Mul, two, x);
+            let y = b.binary(BinaryOp::Add, y, onef);
+            b.store(at(p[1], i), y);
+            b.return_(vec![]);
+        },
+    );
+    let clif = emit_clif(&m, &CpuOptions::default()).unwrap();
+    assert!(clif.contains("f32x4"), "expected a SIMD stage:\n{clif}");
+    let art = compile_checked(&m);
+    let k = art.kernel("k").unwrap();
+    let n = 23usize;
+    let mut x: Vec<f32> = (0..n).map(|v| v as f32 * 0.5).collect();
+    let mut o = vec![-1f32; n];
+    let block = pack(
+        &m,
+        "k",
+        [n as i32, 1, 1, 1],
+        &[Arg::Array(desc(&mut x)), Arg::Array(desc(&mut o))],
+    );
+    // SAFETY: block matches the kernel; buffers outlive the call.
+    unsafe { (k.entry)(block.ptr(), 0, n as i64) };
+    assert_eq!(o, x.iter().map(|v| 2.0 * v + 1.0).collect::<Vec<_>>());
+    let mut o = vec![-1f32; n];
+    let block = pack(
+        &m,
+        "k",
+        [2, 12, 1, 1],
+        &[Arg::Array(desc(&mut x)), Arg::Array(desc(&mut o))],
+    );
+    // SAFETY: as above; 24 threads write o[0] and o[1] only.
+    unsafe { (k.entry)(block.ptr(), 0, 24) };
+    let mut want = vec![-1f32; n];
+    want[0] = 1.0;
+    want[1] = 2.0;
+    assert_eq!(o, want);
+}
