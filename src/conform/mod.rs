@@ -372,7 +372,7 @@ pub fn ulp_distance(s: Scalar, a: &[u8], b: &[u8]) -> u64 {
         u64::from_le_bytes(w)
     };
     let (a, b) = (bits(a), bits(b));
-    let nbits = s.bits() as u32;
+    let nbits = s.bits();
     let sign = 1u64 << (nbits - 1);
     let exp_all = match s {
         Scalar::F16 => 0x7c00u64,
@@ -434,13 +434,8 @@ pub fn diff_stats(
             }
             let abs = match (g, r) {
                 (Num::Int(a), Num::Int(b)) => (a - b).unsigned_abs() as f64,
-                (Num::Float(a), Num::Float(b)) if a.is_nan() || b.is_nan() => {
-                    if a.is_nan() && b.is_nan() {
-                        0.0
-                    } else {
-                        f64::INFINITY
-                    }
-                }
+                (Num::Float(a), Num::Float(b)) if a.is_nan() && b.is_nan() => 0.0,
+                (Num::Float(a), Num::Float(b)) if a.is_nan() || b.is_nan() => f64::INFINITY,
                 (Num::Float(a), Num::Float(b)) if a == b => 0.0,
                 (Num::Float(a), Num::Float(b)) => (a - b).abs(),
                 _ => f64::INFINITY,

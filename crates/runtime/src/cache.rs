@@ -462,7 +462,7 @@ pub fn spirv_cached_in(
 
 fn decode_spirv(b: &[u8]) -> Option<Vec<u32>> {
     const SPIRV_MAGIC: u32 = 0x0723_0203;
-    if b.len() % 4 != 0 || b.len() < 20 {
+    if !b.len().is_multiple_of(4) || b.len() < 20 {
         return None;
     }
     let words: Vec<u32> = b
