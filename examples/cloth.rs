@@ -23,7 +23,7 @@ const USAGE: &str = "\
 usage: cloth [options]
 
 A cloth of N x N particles (default N = 48, 16 on interp; 180 steps of 1/60 s,
-each 10 substeps of 4 Jacobi iterations).";
+each 40 substeps of one Jacobi iteration).";
 
 /// Dots on the sphere's surface (a Fibonacci spiral), lit from `light`.
 fn sphere_splats(light: [f32; 3]) -> Result<Splats, ExampleError> {

@@ -120,9 +120,11 @@ def divergence(u: wp.array2d(dtype=float), v: wp.array2d(dtype=float), div: wp.a
 
 
 @wp.kernel
-def jacobi(p: wp.array2d(dtype=float), div: wp.array2d(dtype=float), p_out: wp.array2d(dtype=float)):
-    # One Jacobi sweep of  sum_nb (p_nb - p) = div  over the fluid
-    # neighbours (the walls are Neumann: no flow through them).
+def jacobi(p: wp.array2d(dtype=float), div: wp.array2d(dtype=float), omega: float, p_out: wp.array2d(dtype=float)):
+    # One damped Jacobi sweep of  sum_nb (p_nb - p) = div  over the fluid
+    # neighbours (the walls are Neumann: no flow through them). Damping
+    # (omega < 1) matters: on this bipartite grid plain Jacobi never damps
+    # the checkerboard partner of the constant pressure mode.
     j, i = wp.tid()
     n = p.shape[0]
     s = float(0.0)
@@ -139,7 +141,7 @@ def jacobi(p: wp.array2d(dtype=float), div: wp.array2d(dtype=float), p_out: wp.a
     if j < n - 1:
         s += p[j + 1, i]
         k += 1.0
-    p_out[j, i] = (s - div[j, i]) / k
+    p_out[j, i] = (1.0 - omega) * p[j, i] + omega * (s - div[j, i]) / k
 
 
 @wp.kernel

@@ -13,8 +13,8 @@ pub const SOURCE: &str = include_str!("../cloth.py");
 pub const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
 /// One step (a frame at 60 Hz).
 pub const DT: f32 = 1.0 / 60.0;
-pub const SUBSTEPS: usize = 10;
-pub const ITERATIONS: usize = 4;
+pub const SUBSTEPS: usize = 40;
+pub const ITERATIONS: usize = 1;
 /// Over-relaxation of the averaged Jacobi corrections.
 pub const RELAX: f32 = 1.5;
 /// Velocity kept per substep.

@@ -262,7 +262,7 @@ impl Camera {
             up,
             forward: fwd,
             scale: width as f32 / extent,
-            sharpness: 30.0 / extent,
+            sharpness: 100.0 / extent,
         }
     }
 }

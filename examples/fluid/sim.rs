@@ -1,7 +1,7 @@
 //! The 2-D stable-fluids simulation (shared by `examples/fluid.rs` and the
 //! smoke test) on an `n` × `n` MAC grid, kernels in `examples/fluid.py`.
 //! Each step: forces (a jet and buoyancy of the dye), pressure projection
-//! ([`Sim::jacobi_iterations`] Jacobi sweeps, warm-started from the last
+//! ([`Sim::jacobi_iterations`] damped Jacobi sweeps, warm-started from the last
 //! step's pressure), then semi-Lagrangian advection of the velocity and the
 //! dye (so the velocity that moves the dye is divergence-free).
 
@@ -12,6 +12,8 @@ pub const SOURCE: &str = include_str!("../fluid.py");
 pub const DT: f32 = 1.0;
 pub const BUOYANCY: f32 = 0.01;
 pub const DECAY: f32 = 0.999;
+/// The damping of the Jacobi sweeps.
+pub const OMEGA: f32 = 0.8;
 
 struct Kernels {
     advect_u: Kernel,
@@ -156,6 +158,7 @@ impl Sim {
                 &[
                     Arg::array(&self.p),
                     Arg::array(&self.div),
+                    Arg::f32(OMEGA),
                     Arg::array(&self.p_tmp),
                 ],
             )?;
