@@ -99,6 +99,9 @@ pub(crate) struct ModInfo<'a> {
     pub py_funcs: HashMap<String, Span>,
     /// Undecorated classes (not usable in kernels).
     pub py_classes: HashMap<String, Span>,
+    /// Type aliases: `vec5 = wp.types.vector(length=5, dtype=float)`,
+    /// `Real = wp.float64`.
+    pub type_aliases: HashMap<String, Type>,
     /// Other module-level names (host code): where they are bound and what
     /// they are, for diagnostics when a kernel uses them.
     pub host: HashMap<String, (Span, HostKind)>,
@@ -260,6 +263,7 @@ pub(crate) fn collect<'a>(
         py_funcs: HashMap::new(),
         py_classes: HashMap::new(),
         host: HashMap::new(),
+        type_aliases: HashMap::new(),
     };
     let mut func_count = 0usize;
     let mut funcs: HashMap<String, Vec<FuncDef<'a>>> = HashMap::new();
@@ -292,6 +296,15 @@ pub(crate) fn collect<'a>(
                     // Host code (tuple targets, attributes, ...).
                     continue;
                 };
+                if is_type_expr(&m, &asg.value) {
+                    match resolve_type(&m, table, &asg.value) {
+                        Ok(t) => {
+                            m.type_aliases.insert(target.id.to_string(), t);
+                        }
+                        Err(d) => diags.push(d),
+                    }
+                    continue;
+                }
                 let ev = ConstEval {
                     imports: &m.imports,
                     consts: &m.consts,
@@ -590,6 +603,9 @@ pub(crate) fn resolve_type(
             if let Some(&id) = m.structs.get(name) {
                 return Ok(Type::Struct(id));
             }
+            if let Some(&t) = m.type_aliases.get(name) {
+                return Ok(t);
+            }
             if let Some(&at) = m.py_classes.get(name) {
                 return Err(plain_class(span, name, at));
             }
@@ -601,6 +617,51 @@ pub(crate) fn resolve_type(
             }
             _ => Err(unknown_type(span)),
         },
+        Expr::Call(c) if generic_ctor(m, &c.func).is_some() => {
+            let matrix = generic_ctor(m, &c.func) == Some(true);
+            let ev = ConstEval {
+                imports: &m.imports,
+                consts: &m.consts,
+            };
+            let mut dims: Vec<i128> = Vec::new();
+            let mut dtype = None;
+            for kw in c.arguments.keywords.iter() {
+                match kw.arg.as_ref().map(|a| a.id.as_str()) {
+                    Some("length") => dims.push(ev.eval(&kw.value)?.as_int().unwrap_or(0)),
+                    Some("shape") => match &kw.value {
+                        Expr::Tuple(t) => {
+                            for x in &t.elts {
+                                dims.push(ev.eval(x)?.as_int().unwrap_or(0));
+                            }
+                        }
+                        other => dims.push(ev.eval(other)?.as_int().unwrap_or(0)),
+                    },
+                    Some("dtype") => dtype = Some(resolve_type(m, table, &kw.value)?),
+                    _ => {}
+                }
+            }
+            let scalar = match dtype {
+                Some(Type::Scalar(s)) => s,
+                None => weft_ir::Scalar::F32,
+                Some(_) => {
+                    return Err(Diagnostic::error(
+                        span,
+                        "vector and matrix components must be scalars",
+                    )
+                    .with_label("here"))
+                }
+            };
+            let ok = |n: i128| (1..=16).contains(&n);
+            match (matrix, dims.as_slice()) {
+                (false, [n]) if ok(*n) => Ok(Type::Vec(*n as u8, scalar)),
+                (true, [r, c]) if ok(*r) && ok(*c) => Ok(Type::Mat(*r as u8, *c as u8, scalar)),
+                _ => Err(
+                    Diagnostic::error(span, "unsupported vector/matrix shape").with_label(
+                        "expected `length=N` (vectors) or `shape=(R, C)` (matrices), 1 to 16",
+                    ),
+                ),
+            }
+        }
         Expr::Call(c) => {
             let Some((w, name)) = dotted(&c.func) else {
                 return Err(unknown_type(span));
@@ -654,6 +715,43 @@ pub(crate) fn resolve_type(
             Err(Diagnostic::error(span, "string annotations are not supported").with_label("here"))
         }
         _ => Err(unknown_type(span)),
+    }
+}
+
+/// `wp.types.vector`/`wp.vec` (`Some(false)`) or `wp.types.matrix`/`wp.mat`
+/// (`Some(true)`).
+fn generic_ctor(m: &ModInfo<'_>, f: &Expr) -> Option<bool> {
+    let Expr::Attribute(a) = f else {
+        return None;
+    };
+    let last = a.attr.id.as_str();
+    let base_ok = match &*a.value {
+        Expr::Name(n) => m.imports.is_wp(n.id.as_str()),
+        inner => matches!(dotted(inner), Some((w, "types")) if m.imports.is_wp(w)),
+    };
+    if !base_ok {
+        return None;
+    }
+    match last {
+        "vector" | "vec" => Some(false),
+        "matrix" | "mat" => Some(true),
+        _ => None,
+    }
+}
+
+/// Whether a module-level value is a type (a type alias).
+fn is_type_expr(m: &ModInfo<'_>, e: &Expr) -> bool {
+    match e {
+        Expr::Name(n) => {
+            typenames::py_type(n.id.as_str()).is_some()
+                || m.structs.contains_key(n.id.as_str())
+                || m.type_aliases.contains_key(n.id.as_str())
+        }
+        Expr::Attribute(_) => {
+            matches!(dotted(e), Some((w, t)) if m.imports.is_wp(w) && typenames::wp_type(t).is_some())
+        }
+        Expr::Call(c) => generic_ctor(m, &c.func).is_some(),
+        _ => false,
     }
 }
 

@@ -796,3 +796,34 @@ def k(f: wp.array(dtype=float), n: wp.array(dtype=int), out: wp.array(dtype=floa
         "{d}"
     );
 }
+
+#[test]
+fn type_aliases() {
+    let src = r#"import warp as wp
+
+vec5 = wp.types.vector(length=5, dtype=float)
+mat23 = wp.types.matrix(shape=(2, 3), dtype=wp.float64)
+Real = wp.float64
+
+@wp.kernel
+def k(v: wp.array(dtype=vec5), m: wp.array(dtype=mat23), r: Real, out: wp.array(dtype=Real)):
+    i = wp.tid()
+    out[i] = r + Real(2.0)
+"#;
+    let m = compile(src);
+    let f = &m.funcs[m.func_by_name("k").expect("k")];
+    let shown: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| weft_ir::DisplayType(p.ty, &m.structs).to_string())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "array1<vec5<f32>>",
+            "array1<mat2x3<f64>>",
+            "f64",
+            "array1<f64>"
+        ]
+    );
+}

@@ -83,6 +83,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some(&sid) = self.m.structs.get(name) {
             return self.construct_struct(b, c, sid).map(Ev::V);
         }
+        if let Some(&ty) = self.m.type_aliases.get(name) {
+            return match ty {
+                Type::Struct(sid) => self.construct_struct(b, c, sid).map(Ev::V),
+                ty => self.construct(b, c, ty).map(Ev::V),
+            };
+        }
         if let Some(k) = self.m.kernel(name) {
             return Err(err(
                 c.func.range(),
@@ -188,12 +194,14 @@ impl<'a, 'c> FnLower<'a, 'c> {
     fn type_arg(&self, e: &Expr) -> Option<Type> {
         match e {
             Expr::Name(n) if !self.env.contains_key(n.id.as_str()) => {
-                typenames::py_type(n.id.as_str()).or_else(|| {
-                    self.m
-                        .structs
-                        .get(n.id.as_str())
-                        .map(|&id| Type::Struct(id))
-                })
+                typenames::py_type(n.id.as_str())
+                    .or_else(|| {
+                        self.m
+                            .structs
+                            .get(n.id.as_str())
+                            .map(|&id| Type::Struct(id))
+                    })
+                    .or_else(|| self.m.type_aliases.get(n.id.as_str()).copied())
             }
             Expr::Attribute(_) => match dotted(e) {
                 Some((m, t)) if !self.env.contains_key(m) && self.m.imports.is_wp(m) => {
