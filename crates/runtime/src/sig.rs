@@ -18,6 +18,12 @@
 //!   set of axes holding `a`, then `x rem launch_dim(a)` takes all of
 //!   `0..d(a)` ([`IndexRange::Axis`]) and `x div launch_dim(a)` all of
 //!   `0..N/d(a)` (the set without `a`);
+//! * `x div P`, `P` a product of the launch dims of axes `S` all in the set,
+//!   takes all of `0..N/prod(S)` (the set without `S`);
+//! * `if P == 1 { yield x } else { yield x div P }` (how a `wp.tid()` with
+//!   fewer results than launch axes skips the division when the trailing
+//!   axes are 1) takes the range of the `else` value: when `P == 1` both
+//!   ranges have the same size;
 //! * an integer cast to 32 bits or more keeps the range.
 //!
 //! If the kernel's body region, before anything that could leave the
@@ -131,20 +137,66 @@ pub fn length_rules(f: &Function) -> Vec<LengthRule> {
     out
 }
 
-fn launch_dim_axis(f: &Function, v: Value) -> Option<u8> {
-    match f.values[v].def {
-        ValueDef::Result(i, _) => match f.insts[i].kind {
-            InstKind::LaunchDim(a) => Some(a),
-            _ => None,
-        },
-        ValueDef::Param(..) => None,
+/// The set of axes (bit `a` for axis `a`) whose launch dims multiply to `v`:
+/// a `launch_dim`, or a `mul` of such products over disjoint sets.
+fn launch_dims_set(f: &Function, v: Value, depth: u32) -> Option<u8> {
+    let ValueDef::Result(i, _) = f.values[v].def else {
+        return None;
+    };
+    if depth > 8 {
+        return None;
+    }
+    match f.insts[i].kind {
+        InstKind::LaunchDim(a) if a < 4 => Some(1 << a),
+        InstKind::Binary(BinaryOp::Mul, x, y) => {
+            let (a, b) = (
+                launch_dims_set(f, x, depth + 1)?,
+                launch_dims_set(f, y, depth + 1)?,
+            );
+            (a & b == 0).then_some(a | b)
+        }
+        _ => None,
+    }
+}
+
+/// The value yielded as result `index` by an `if` region, if the region ends
+/// in a `yield`.
+fn yielded(f: &Function, r: Region, index: u32) -> Option<Value> {
+    let &last = f.regions[r].insts.last()?;
+    match &f.insts[last].kind {
+        InstKind::Yield(vs) => vs.get(index as usize).copied(),
+        _ => None,
+    }
+}
+
+/// If `cond` is `P == 1` (either operand order) with `P` a product of launch
+/// dims, the set of `P`'s axes.
+fn trivial_dims_test(f: &Function, cond: Value) -> Option<u8> {
+    let ValueDef::Result(i, _) = f.values[cond].def else {
+        return None;
+    };
+    let InstKind::Binary(BinaryOp::Eq, x, y) = f.insts[i].kind else {
+        return None;
+    };
+    let is_one = |v: Value| match f.values[v].def {
+        ValueDef::Result(j, _) => {
+            matches!(f.insts[j].kind, InstKind::Const(c) if c.ty.is_int() && c.as_i128() == 1)
+        }
+        ValueDef::Param(..) => false,
+    };
+    if is_one(y) {
+        launch_dims_set(f, x, 0)
+    } else if is_one(x) {
+        launch_dims_set(f, y, 0)
+    } else {
+        None
     }
 }
 
 /// The range `v` takes in full over the launch, if it is one of the forms
 /// of the module docs.
 fn full_range(f: &Function, v: Value, depth: u32) -> Option<IndexRange> {
-    let ValueDef::Result(inst, _) = f.values[v].def else {
+    let ValueDef::Result(inst, result) = f.values[v].def else {
         return None;
     };
     if depth > 16 {
@@ -159,15 +211,31 @@ fn full_range(f: &Function, v: Value, depth: u32) -> Option<IndexRange> {
             let IndexRange::Linear(set) = full_range(f, *x, depth + 1)? else {
                 return None;
             };
-            let a = launch_dim_axis(f, *d)?;
-            if a > 3 || set & (1 << a) == 0 {
+            let axes = launch_dims_set(f, *d, 0)?;
+            if set & axes != axes {
                 return None;
             }
-            Some(if *op == BinaryOp::Rem {
-                IndexRange::Axis(a)
-            } else {
-                IndexRange::Linear(set & !(1 << a))
-            })
+            match op {
+                BinaryOp::Div => Some(IndexRange::Linear(set & !axes)),
+                _ if axes.count_ones() == 1 => Some(IndexRange::Axis(axes.trailing_zeros() as u8)),
+                _ => None,
+            }
+        }
+        InstKind::If {
+            cond,
+            then_region,
+            else_region,
+        } => {
+            let axes = trivial_dims_test(f, *cond)?;
+            let then_v = yielded(f, *then_region, result)?;
+            let else_v = yielded(f, *else_region, result)?;
+            let IndexRange::Linear(outer) = full_range(f, then_v, depth + 1)? else {
+                return None;
+            };
+            let IndexRange::Linear(inner) = full_range(f, else_v, depth + 1)? else {
+                return None;
+            };
+            (inner & axes == 0 && inner | axes == outer).then_some(IndexRange::Linear(inner))
         }
         _ => None,
     }
