@@ -144,6 +144,10 @@ impl<'a> ModInfo<'a> {
             .insert(name.to_string(), defs.clone());
         defs
     }
+    /// The names of the funcs defined in this file (not the lazy ones).
+    pub(crate) fn func_names(&self) -> impl Iterator<Item = &str> {
+        self.funcs.keys().map(String::as_str)
+    }
     /// Whether a func `name` exists (without resolving it).
     pub(crate) fn has_func(&self, name: &str) -> bool {
         self.funcs.contains_key(name) || self.lazy.is_some_and(|l| l.has(name))

@@ -2,6 +2,7 @@
 //! and `@wp.func` calls with overload resolution, defaults, keywords,
 //! generic instantiation and recursion detection.
 
+use super::expr::edit_distance;
 use super::*;
 use crate::module::ParamTy;
 
@@ -144,16 +145,23 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if builtins::is_builtin(name) {
             return self.builtin(b, c, name);
         }
+        let close = self
+            .m
+            .func_names()
+            .chain(self.m.structs.keys().map(String::as_str))
+            .filter(|c| edit_distance(c, name) <= 2.max(name.len() / 3))
+            .min_by_key(|c| edit_distance(c, name));
+        let help = if builtins::is_builtin(name) || typenames::wp_type(name).is_some() {
+            format!("did you mean `wp.{name}`?")
+        } else if let Some(c) = close {
+            format!("did you mean `{c}`?")
+        } else {
+            "define it with `@wp.func` at module level, or call a builtin as `wp.name(...)`"
+                .to_string()
+        };
         Err(err(c.func.range(), format!("unknown function `{name}`"))
             .with_label("not defined")
-            .with_help(
-                if builtins::is_builtin(name) || typenames::wp_type(name).is_some() {
-                    format!("did you mean `wp.{name}`?")
-                } else {
-                    "define it with `@wp.func` at module level, or call a builtin as `wp.name(...)`"
-                        .to_string()
-                },
-            ))
+            .with_help(help))
     }
 
     fn arg_count(&self, span: Span, name: &str, expected: usize, found: usize) -> Diagnostic {

@@ -50,7 +50,7 @@ fn unsupported_expr(e: &Expr) -> Option<(&'static str, &'static str)> {
     })
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(super) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
