@@ -325,14 +325,16 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
     for name in &opts.backends {
         match Device::open(name) {
             Ok(d) => devices.push(d),
-            Err(e) => report
-                .skipped
-                .push((name.clone(), weft::conform::one_line(&e))),
+            Err(e) => {
+                let why = weft::conform::one_line(&e);
+                let why = why.strip_prefix("error: ").unwrap_or(&why).to_string();
+                report.skipped.push((name.clone(), why))
+            }
         }
     }
     let ws = workloads(opts.quick)?;
     // Hand-written loops.
-    let reps = if opts.quick { 2 } else { 5 };
+    let reps = if opts.quick { 3 } else { 7 };
     for w in &ws {
         let t = match w.kernel {
             "saxpy" => {
