@@ -445,9 +445,14 @@ impl FuncCaller for FnLower<'_, '_> {
             ));
         };
         let Some(defs) = p.func_defs(name, self.structs) else {
+            let what = if p.has_func(name) {
+                "does not parse or has a bad signature"
+            } else {
+                "does not exist"
+            };
             return Err(err(
                 span,
-                format!("internal error: the prelude has no func `{name}`"),
+                format!("internal error: the prelude func `{name}` {what}"),
             ));
         };
         let spans = vec![span; args.len()];
