@@ -107,9 +107,10 @@ pub struct Pose {
 }
 
 impl Pose {
-    /// The angle (radians) of the rotation from the identity.
+    /// The angle (radians) between the body's y axis and the vertical.
     pub fn tilt(&self) -> f32 {
-        2.0 * self.rot[3].abs().min(1.0).acos()
+        let [x, _, z, _] = self.rot;
+        (1.0 - 2.0 * (x * x + z * z)).clamp(-1.0, 1.0).acos()
     }
 }
 
