@@ -1434,6 +1434,11 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 }
                 Ok(())
             }
+            // Instructions added to the IR after this backend (the
+            // bounds-checked mode's `Trap` is being added): an error, not a
+            // build break, until they are lowered here.
+            #[allow(unreachable_patterns)]
+            other => self.unsupported(format!("instruction {other:?}")),
         }
     }
 
