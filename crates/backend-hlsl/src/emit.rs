@@ -846,6 +846,10 @@ impl<'a> Emitter<'a> {
                 }
                 self.line("return;");
             }
+            // Bounds-checked mode is not implemented for HLSL yet.
+            InstKind::Trap(..) => {
+                return Err(self.unsupported("bounds-checked mode (`trap`) in HLSL", loc))
+            }
         }
         Ok(())
     }

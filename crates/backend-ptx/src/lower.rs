@@ -1472,6 +1472,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 self.st.filled = true;
                 Ok(())
             }
+            InstKind::Trap(..) => self.unsupported("bounds-checked mode (`trap`)"),
         }
     }
 

@@ -88,6 +88,10 @@ pub enum InterpError {
         index: i64,
         shape: i32,
     },
+    /// Integer division or remainder by zero in bounds-checked code (an
+    /// [`InstKind::Trap`]).
+    #[error("kernel `{kernel}`: integer division by zero (line {}, column {})", loc.line, loc.col)]
+    DivByZero { kernel: String, loc: Loc },
     /// An in-bounds index whose byte offset falls outside the argument's
     /// buffer: the strides or buffer length passed do not match the shape.
     #[error("kernel `{kernel}`: array argument `{param}` accessed at byte offset {offset}, outside its {len}-byte buffer (line {}, column {}); its strides or length do not match its shape", loc.line, loc.col)]
@@ -440,6 +444,28 @@ impl Machine<'_, '_> {
                         self.ret.extend_from_slice(&self.stack[s..s + n as usize]);
                     }
                     return Ok(Flow::Return);
+                }
+                Op::Trap {
+                    kind,
+                    loc,
+                    operands,
+                } => {
+                    let kernel = self.kernel_name();
+                    let operand = |k: usize| {
+                        operands
+                            .get(k)
+                            .map_or(0, |&s| self.stack[base + s as usize] as i64)
+                    };
+                    return Err(match kind {
+                        TrapKind::OutOfBounds { axis } => InterpError::OutOfBounds {
+                            kernel,
+                            loc: *loc,
+                            axis: *axis as u32,
+                            index: operand(0),
+                            shape: operand(1) as i32,
+                        },
+                        TrapKind::DivByZero => InterpError::DivByZero { kernel, loc: *loc },
+                    });
                 }
                 Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::ArrayShape { .. } => {
                     self.memory(op, base)?

@@ -111,7 +111,9 @@ impl Module {
             .map(|(id, _)| id)
     }
     pub fn kernels(&self) -> impl Iterator<Item = (FuncId, &Function)> {
-        self.funcs.iter().filter(|(_, f)| f.kind == FuncKind::Kernel)
+        self.funcs
+            .iter()
+            .filter(|(_, f)| f.kind == FuncKind::Kernel)
     }
     /// Interns a file name, returning its index for [`Loc::file`].
     pub fn file_index(&mut self, name: &str) -> u32 {
@@ -504,6 +506,43 @@ pub enum InstKind {
     Break(Vec<Value>),
     /// Returns from the function.
     Return(Vec<Value>),
+    /// Stops the thread with an error (bounds-checked mode, see
+    /// `weft_passes::bounds`): the launch reports `kind` at this
+    /// instruction's [`Loc`] with the operands (for
+    /// [`TrapKind::OutOfBounds`]: `index: i64, size: i64`; for
+    /// [`TrapKind::DivByZero`]: none). No later instruction of the thread
+    /// runs; other threads are not stopped.
+    Trap(TrapKind, Vec<Value>),
+}
+
+/// What an [`InstKind::Trap`] reports.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TrapKind {
+    /// An array index outside `0..size` on `axis`.
+    OutOfBounds { axis: u8 },
+    /// Integer division or remainder by zero.
+    DivByZero,
+}
+
+impl TrapKind {
+    /// The `u32` code the backends pass to the runtime: `axis` (0..4) for
+    /// an out-of-bounds index, [`TrapKind::DIV_BY_ZERO_CODE`] for a
+    /// division by zero.
+    pub fn code(self) -> u32 {
+        match self {
+            TrapKind::OutOfBounds { axis } => axis as u32,
+            TrapKind::DivByZero => TrapKind::DIV_BY_ZERO_CODE,
+        }
+    }
+    pub const DIV_BY_ZERO_CODE: u32 = 0x100;
+    /// The inverse of [`TrapKind::code`].
+    pub fn from_code(code: u32) -> Option<TrapKind> {
+        match code {
+            0..=3 => Some(TrapKind::OutOfBounds { axis: code as u8 }),
+            TrapKind::DIV_BY_ZERO_CODE => Some(TrapKind::DivByZero),
+            _ => None,
+        }
+    }
 }
 
 /// An array access: the array handle, one index per dimension, and a
@@ -519,7 +558,11 @@ impl InstKind {
     pub fn is_terminator(&self) -> bool {
         matches!(
             self,
-            InstKind::Yield(_) | InstKind::Continue(_) | InstKind::Break(_) | InstKind::Return(_)
+            InstKind::Yield(_)
+                | InstKind::Continue(_)
+                | InstKind::Break(_)
+                | InstKind::Return(_)
+                | InstKind::Trap(..)
         )
     }
     /// True if the instruction has an effect beyond its results (memory,
@@ -581,7 +624,8 @@ impl InstKind {
             | InstKind::Yield(vs)
             | InstKind::Continue(vs)
             | InstKind::Break(vs)
-            | InstKind::Return(vs) => vs.iter().for_each(|&v| f(v)),
+            | InstKind::Return(vs)
+            | InstKind::Trap(_, vs) => vs.iter().for_each(|&v| f(v)),
             InstKind::Load(m) => mem(m, &mut f),
             InstKind::Store(m, v) | InstKind::Atomic(_, m, v) => {
                 mem(m, &mut f);
@@ -623,7 +667,8 @@ impl InstKind {
             | InstKind::Yield(vs)
             | InstKind::Continue(vs)
             | InstKind::Break(vs)
-            | InstKind::Return(vs) => vs.iter_mut().for_each(|v| *v = f(*v)),
+            | InstKind::Return(vs)
+            | InstKind::Trap(_, vs) => vs.iter_mut().for_each(|v| *v = f(*v)),
             InstKind::Load(m) => mem(m, &mut f),
             InstKind::Store(m, v) | InstKind::Atomic(_, m, v) => {
                 mem(m, &mut f);

@@ -57,6 +57,8 @@
 //!   result types.
 //! * [`Rule::Return`]: `return`'s values match the function's return types.
 //! * [`Rule::LoopInit`]: a loop's init values match its body's param types.
+//! * [`Rule::Trap`]: `trap oob AXIS` takes `(index: i64, size: i64)` with
+//!   AXIS < 4; `trap divzero` takes nothing.
 //!
 //! Instructions (the typing rules of [`InstKind`]):
 //! * [`Rule::ResultTypes`]: the number and types of results are those the
@@ -125,6 +127,7 @@ pub enum Rule {
     Axis,
     Call,
     ConstBits,
+    Trap,
 }
 
 impl fmt::Display for Rule {
@@ -155,6 +158,7 @@ impl fmt::Display for Rule {
             Rule::Axis => "axes are in range",
             Rule::Call => "calls match a func's signature",
             Rule::ConstBits => "constant bits are canonical for their type",
+            Rule::Trap => "`trap` operands match its kind",
         })
     }
 }
@@ -966,6 +970,23 @@ impl Verifier<'_> {
             }
             InstKind::Return(vs) => {
                 self.types_match(inst, Rule::Return, "return", vs, &f.returns)?;
+                self.expect_results(inst, &[])
+            }
+            InstKind::Trap(kind, vs) => {
+                let want: &[Type] = match kind {
+                    TrapKind::OutOfBounds { axis } if *axis < 4 => {
+                        &[Type::Scalar(Scalar::I64), Type::Scalar(Scalar::I64)]
+                    }
+                    TrapKind::OutOfBounds { axis } => {
+                        return self.fail(
+                            Rule::Trap,
+                            Some(inst),
+                            format!("trap axis {axis} is not below 4"),
+                        )
+                    }
+                    TrapKind::DivByZero => &[],
+                };
+                self.types_match(inst, Rule::Trap, "trap", vs, want)?;
                 self.expect_results(inst, &[])
             }
         }

@@ -159,6 +159,13 @@ pub(super) enum Op {
     Break(Box<[Move]>),
     Continue(Box<[Move]>),
     Return(Box<[Span]>),
+    /// Stops the launch with an error: the kind, its location and the
+    /// operand slots (index and size for out-of-bounds).
+    Trap {
+        kind: TrapKind,
+        loc: Loc,
+        operands: Box<[u32]>,
+    },
 }
 
 /// A lowered function.
@@ -800,6 +807,17 @@ impl<'m> Lower<'m> {
                     spans.push(self.span(v, loc)?);
                 }
                 Op::Return(spans.into_boxed_slice())
+            }
+            InstKind::Trap(kind, vs) => {
+                let mut operands = Vec::with_capacity(vs.len());
+                for &v in vs {
+                    operands.push(self.span(v, loc)?.0);
+                }
+                Op::Trap {
+                    kind: *kind,
+                    loc,
+                    operands: operands.into_boxed_slice(),
+                }
             }
         })
     }

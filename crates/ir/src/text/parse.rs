@@ -1036,6 +1036,17 @@ impl Parser {
             "continue" => InstKind::Continue(self.values_on_line(cx, op_line)?),
             "break" => InstKind::Break(self.values_on_line(cx, op_line)?),
             "return" => InstKind::Return(self.values_on_line(cx, op_line)?),
+            "trap" => {
+                let kpos = self.pos;
+                let kind = match self.bump() {
+                    Tok::Ident(s) if s == "oob" => TrapKind::OutOfBounds {
+                        axis: self.expect_u8("an axis")?,
+                    },
+                    Tok::Ident(s) if s == "divzero" => TrapKind::DivByZero,
+                    _ => return self.err_at(kpos, "expected a trap kind (oob AXIS, divzero)"),
+                };
+                InstKind::Trap(kind, self.values_on_line(cx, op_line)?)
+            }
             other => {
                 if let Some((uop, _)) = UNARY_OPS.iter().find(|(_, n)| *n == other) {
                     InstKind::Unary(*uop, self.use_value(cx)?)

@@ -543,6 +543,10 @@ impl<'a> Printer<'a> {
             InstKind::Continue(vs) => self.term(out, "continue", vs),
             InstKind::Break(vs) => self.term(out, "break", vs),
             InstKind::Return(vs) => self.term(out, "return", vs),
+            InstKind::Trap(TrapKind::OutOfBounds { axis }, vs) => {
+                self.term(out, &format!("trap oob {axis}"), vs)
+            }
+            InstKind::Trap(TrapKind::DivByZero, vs) => self.term(out, "trap divzero", vs),
         }
         write_loc(out, d.loc);
     }
