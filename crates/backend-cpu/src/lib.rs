@@ -129,6 +129,7 @@
 
 mod shims;
 mod translate;
+pub mod trap;
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;

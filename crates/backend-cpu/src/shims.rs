@@ -34,6 +34,9 @@ pub(crate) enum Shim {
     F16BitsToF32,
     /// `(fmt, fmt_len, kinds, values, n)`: formats and prints one line.
     Print,
+    /// `(code, file, line, col, index, size)`: records a failed check of
+    /// the bounds-checked mode ([`crate::trap`]).
+    Trap,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -324,6 +327,13 @@ pub(crate) fn table() -> Vec<ShimInfo> {
         "weft_print".into(),
         print as *const u8,
         &[I64, I64, I64, I64, I64],
+        &[],
+    );
+    add(
+        Shim::Trap,
+        "weft_trap".into(),
+        crate::trap::weft_trap as *const u8,
+        &[I32, I32, I32, I32, I64, I64],
         &[],
     );
     t

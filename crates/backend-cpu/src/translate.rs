@@ -1434,12 +1434,55 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 }
                 Ok(())
             }
-            // Instructions added to the IR after this backend (the
-            // bounds-checked mode's `Trap` is being added): an error, not a
-            // build break, until they are lowered here.
+            InstKind::Trap(kind, vs) => self.trap(*kind, vs, data.loc),
+            // Instructions added to the IR after this backend: an error, not
+            // a build break, until they are lowered here.
             #[allow(unreachable_patterns)]
             other => self.unsupported(format!("instruction {other:?}")),
         }
+    }
+
+    /// `Trap`: reports through [`crate::trap::weft_trap`], then ends the
+    /// thread (kernel) or returns zeros (func).
+    fn trap(&mut self, kind: weft_ir::TrapKind, vs: &[weft_ir::Value], loc: Loc) -> Result<()> {
+        let ops = self.gather(vs)?;
+        let code = self.b.ins().iconst(I32, kind.code() as i64);
+        let file = self.b.ins().iconst(I32, loc.file as i64);
+        let line = self.b.ins().iconst(I32, loc.line as i64);
+        let col = self.b.ins().iconst(I32, loc.col as i64);
+        let index = match ops.first() {
+            Some(&v) => v,
+            None => self.b.ins().iconst(I64, 0),
+        };
+        let size = match ops.get(1) {
+            Some(&v) => v,
+            None => self.b.ins().iconst(I64, 0),
+        };
+        self.call_shim(Shim::Trap, &[code, file, line, col, index, size])?;
+        match self.ret {
+            Ret::NextThread(latch) => self.jump(latch, &[])?,
+            Ret::Func => {
+                let tys: Vec<cl::Type> = self
+                    .b
+                    .func
+                    .signature
+                    .returns
+                    .iter()
+                    .map(|p| p.value_type)
+                    .collect();
+                let zeros: Vec<cl::Value> = tys
+                    .into_iter()
+                    .map(|t| match t {
+                        F32 => self.b.ins().f32const(0.0),
+                        F64 => self.b.ins().f64const(0.0),
+                        t => self.b.ins().iconst(t, 0),
+                    })
+                    .collect();
+                self.b.ins().return_(&zeros);
+                self.filled = true;
+            }
+        }
+        Ok(())
     }
 
     fn gather(&self, vs: &[weft_ir::Value]) -> Result<Vec<cl::Value>> {

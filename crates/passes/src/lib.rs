@@ -31,9 +31,14 @@
 //!   count of at most 16;
 //! * [`reduce::StrengthReduce`] — `rem` next to a `div` of the same
 //!   operands becomes a multiply and a subtract;
+//! * [`fastmath::FastMath`] — sets fast-math flags on float arithmetic
+//!   (last, only with [`PipelineOptions::fast_math`] or
+//!   [`PipelineOptions::fast_math_kernels`]);
 //! * [`cse::Cse`] — common-subexpression elimination (scoped value
 //!   numbering, loads included when no write intervenes);
-//! * [`licm::Licm`] — loop-invariant code motion.
+//! * [`licm::Licm`] — loop-invariant code motion;
+//! * [`bounds::BoundsCheck`] — the bounds-checked mode's tests (not in any
+//!   pipeline: run after it when asked for).
 //!
 //! The call graph helpers are in [`callgraph`].
 //!
@@ -71,9 +76,11 @@
 //! );
 //! ```
 
+pub mod bounds;
 pub mod callgraph;
 pub mod cse;
 pub mod dce;
+pub mod fastmath;
 pub mod fold;
 pub mod inline;
 pub mod licm;
@@ -184,6 +191,16 @@ pub struct PipelineOptions {
     pub enable: Vec<String>,
     /// When to run the verifier (default: [`VerifyMode::default`]).
     pub verify: VerifyMode,
+    /// Run the `fast-math` pass last (default false): float arithmetic of
+    /// every function gets [`PipelineOptions::fast_math_flags`]. Off,
+    /// results are the interpreter's, bit for bit.
+    pub fast_math: bool,
+    /// Kernels to run `fast-math` on even when `fast_math` is false (e.g.
+    /// a per-kernel API setting); default none.
+    pub fast_math_kernels: Vec<String>,
+    /// The flags `fast-math` sets (default
+    /// [`fastmath::DEFAULT_FLAGS`]: `contract`, `afn`).
+    pub fast_math_flags: weft_ir::MathFlags,
     /// If set, the module's IR text is written after each pass to
     /// `NN-<pass>.ir` in this directory (created if missing), `00-input.ir`
     /// being the input.
@@ -199,6 +216,9 @@ impl Default for PipelineOptions {
             disable: Vec::new(),
             enable: Vec::new(),
             verify: VerifyMode::default(),
+            fast_math: false,
+            fast_math_kernels: Vec::new(),
+            fast_math_flags: fastmath::DEFAULT_FLAGS,
             dump_dir: None,
         }
     }
@@ -472,6 +492,7 @@ pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
         pm.add(Box::new(inline::Inline::default()));
     }
     if level == OptLevel::O0 {
+        add_fast_math(&mut pm, opts);
         return pm;
     }
     let o1 = group(vec![Box::new(simplify::Simplify), Box::new(dce::Dce)]);
@@ -496,7 +517,23 @@ pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
             pm.add_fixpoint(o2, 8);
         }
     }
+    add_fast_math(&mut pm, opts);
     pm
+}
+
+/// Appends `fast-math` when `opts` asks for it (at every level).
+fn add_fast_math(pm: &mut PassManager, opts: &PipelineOptions) {
+    if !opts.fast_math && opts.fast_math_kernels.is_empty() {
+        return;
+    }
+    pm.add(Box::new(fastmath::FastMath {
+        flags: opts.fast_math_flags,
+        only: if opts.fast_math {
+            Vec::new()
+        } else {
+            opts.fast_math_kernels.clone()
+        },
+    }));
 }
 
 /// What `weft build --print-pipeline` prints for a level: the passes of
