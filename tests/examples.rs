@@ -6,7 +6,6 @@
 #[allow(dead_code)]
 #[path = "../examples/cloth/sim.rs"]
 mod cloth;
-#[allow(dead_code)]
 #[path = "../examples/common/mod.rs"]
 mod common;
 #[allow(dead_code)]
