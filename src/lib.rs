@@ -124,6 +124,12 @@ pub struct CompileOptions {
     pub opt: bool,
     /// Write the IR after each pass to numbered files in this directory.
     pub dump_dir: Option<PathBuf>,
+    /// Bounds-checked mode: every array index and integer divisor is tested
+    /// before use; a failure stops that thread and the launch returns
+    /// [`LaunchError::Trap`] (kernel, file:line, index, axis, size). Default
+    /// off; off, the generated code is unchanged. Supported on `cpu`,
+    /// `llvm-cpu` and `interp` (see `docs/debugging.md`).
+    pub checked: bool,
 }
 
 impl Default for CompileOptions {
@@ -131,6 +137,7 @@ impl Default for CompileOptions {
         CompileOptions {
             opt: true,
             dump_dir: None,
+            checked: false,
         }
     }
 }
@@ -197,6 +204,9 @@ impl Compiler {
         }
         let mut m = self.compile_raw(file_name, source)?;
         pipeline::passes(&mut m, self.options.opt, self.options.dump_dir.clone())?;
+        if self.options.checked {
+            pipeline::bounds_check(&mut m)?;
+        }
         if let (Some(c), Some(k)) = (cache, &key) {
             // Return the module exactly as a later hit will read it back
             // (value numbering included), so every artifact made from it
@@ -214,7 +224,11 @@ impl Compiler {
     }
     /// The cache key of `source`'s optimized IR under these options.
     pub fn ir_key(&self, file_name: &str, source: &str) -> CacheKey {
-        let opts = format!("opt={}", self.options.opt);
+        let opts = if self.options.checked {
+            format!("opt={} checked", self.options.opt)
+        } else {
+            format!("opt={}", self.options.opt)
+        };
         CacheKey::of_kind(
             "ir",
             &[file_name.as_bytes(), source.as_bytes(), opts.as_bytes()],

@@ -25,6 +25,18 @@ pub fn passes(m: &mut Module, inline: bool, dump_dir: Option<PathBuf>) -> Result
     Ok(())
 }
 
+/// Inserts the bounds-checked mode's tests (after the pipeline) and
+/// verifies the result.
+pub fn bounds_check(m: &mut Module) -> Result<(), Error> {
+    weft_passes::bounds::insert_bounds_checks(m);
+    weft_ir::verify::verify_module(m).map_err(|error| {
+        Error::Pass(PassError::Verify {
+            pass: "bounds-check".into(),
+            error,
+        })
+    })
+}
+
 /// The Cranelift IR the CPU backend generates for `m`.
 pub fn emit_clif(m: &Module) -> Result<String, Error> {
     weft_backend_cpu::emit_clif(m, &weft_backend_cpu::CpuOptions::default())

@@ -24,6 +24,7 @@ fn saxpy_on(dev: &Device, opt: bool) -> Vec<f32> {
     let c = Compiler::with_options(CompileOptions {
         opt,
         dump_dir: None,
+        checked: false,
     });
     let m = c.compile("saxpy.py", SAXPY).expect("compiles");
     assert_eq!(

@@ -115,6 +115,12 @@ fn cli() -> Command {
                         .value_name("DIR")
                         .value_parser(value_parser!(PathBuf))
                         .help("Output directory (default out/<case>)"),
+                )
+                .arg(
+                    CArg::new("checked")
+                        .long("checked")
+                        .action(ArgAction::SetTrue)
+                        .help("Bounds-checked mode: report out-of-bounds indices and integer division by zero"),
                 ),
         )
         .subcommand(
@@ -126,7 +132,13 @@ fn cli() -> Command {
                         .value_name("DIR")
                         .value_parser(value_parser!(PathBuf)),
                 )
-                .arg(backend()),
+                .arg(backend())
+                .arg(
+                    CArg::new("checked")
+                        .long("checked")
+                        .action(ArgAction::SetTrue)
+                        .help("Bounds-checked mode: report out-of-bounds indices and integer division by zero"),
+                ),
         )
         .subcommand(
             Command::new("compare")
@@ -304,6 +316,7 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
     let compiler = Compiler::with_options(CompileOptions {
         opt: !a.get_flag("no-opt"),
         dump_dir: a.get_one::<PathBuf>("dump-passes").cloned(),
+        ..CompileOptions::default()
     });
     let emit = str_arg(a, "emit");
     let ir = if emit == "ir-raw" {
@@ -360,10 +373,18 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The compiler of `run`/`conform`: bounds-checked with `--checked`.
+fn checked_compiler(a: &ArgMatches) -> Compiler {
+    Compiler::with_options(CompileOptions {
+        checked: a.get_flag("checked"),
+        ..CompileOptions::default()
+    })
+}
+
 fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
     let case = Case::load(&path_arg(a, "case"))?;
     let dev = device(a)?;
-    let run = conform::run_case(&case, &dev, &Compiler::new())?;
+    let run = conform::run_case(&case, &dev, &checked_compiler(a))?;
     let out = a
         .get_one::<PathBuf>("out")
         .cloned()
@@ -400,7 +421,7 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
 fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     let dir = path_arg(a, "dir");
     let dev = device(a)?;
-    let summary = conform::run_dir(&dir, &dev, &Compiler::new(), |r| {
+    let summary = conform::run_dir(&dir, &dev, &checked_compiler(a), |r| {
         if let Some(line) = r.line() {
             say!("{line}");
         }

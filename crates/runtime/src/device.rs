@@ -18,6 +18,7 @@ use crate::sig::KernelSig;
 use crate::vulkan::{VulkanDevice, VulkanKernel, VulkanProgram};
 use rayon::prelude::*;
 use std::sync::Arc;
+use weft_backend_cpu::trap::{clear_trap, take_trap, TrapRecord};
 use weft_ir::layout::{ARRAY_DESC_SHAPE, ARRAY_DESC_STRIDES};
 use weft_ir::types::MAX_DIMS;
 use weft_ir::{FuncId, FuncKind, Module, StructTable, Type};
@@ -109,6 +110,8 @@ pub struct Kernel {
     sig: Arc<KernelSig>,
     device: DeviceKind,
     exec: Exec,
+    /// The module's source file names (for bounds-checked mode's reports).
+    files: Arc<[String]>,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -129,6 +132,30 @@ impl Kernel {
     }
     pub fn device(&self) -> DeviceKind {
         self.device
+    }
+    /// The error of a failed bounds-checked-mode check at `loc`.
+    pub(crate) fn trap_error(
+        &self,
+        device: &'static str,
+        kind: weft_ir::TrapKind,
+        loc: weft_ir::Loc,
+        index: i64,
+        size: i64,
+    ) -> LaunchError {
+        LaunchError::Trap {
+            kernel: self.sig.name.clone(),
+            device,
+            file: self
+                .files
+                .get(loc.file as usize)
+                .cloned()
+                .unwrap_or_else(|| "<unknown>".to_string()),
+            line: loc.line,
+            col: loc.col,
+            kind,
+            index,
+            size,
+        }
     }
     /// The GPU code of a kernel loaded for `cuda`.
     pub(crate) fn cuda_exec(&self) -> Option<&CudaKernel> {
@@ -186,6 +213,7 @@ impl Program {
             sig,
             device: self.kind,
             exec,
+            files: self.module.files.clone().into(),
         })
     }
     fn no_kernel(&self, name: &str) -> RuntimeError {
@@ -335,8 +363,10 @@ impl Device {
         }
         match &kernel.exec {
             Exec::Cpu { entry, .. } | Exec::LlvmCpu { entry, .. } => {
-                run_cpu(*entry, &pack_args(&kernel.sig, &dims, args), total);
-                Ok(())
+                match run_cpu(*entry, &pack_args(&kernel.sig, &dims, args), total) {
+                    None => Ok(()),
+                    Some(t) => Err(kernel.trap_error(self.name(), t.kind, t.loc, t.index, t.size)),
+                }
             }
             Exec::Cuda(k) => k.launch_host_args(&kernel.sig, &dims, total, args),
             Exec::Vulkan(k) => k.launch(&kernel.sig, &dims, total, args),
@@ -606,29 +636,42 @@ unsafe impl Send for BlockPtr {}
 // SAFETY: as above: shared read-only use.
 unsafe impl Sync for BlockPtr {}
 
-fn run_cpu(entry: KernelEntry, block: &[Block], total: usize) {
+/// Runs the launch's thread range in chunks over the rayon pool; returns
+/// the first bounds-checked-mode failure any chunk recorded (see
+/// `weft_backend_cpu::trap`: each chunk's OS thread clears its slot before
+/// the call and takes it right after).
+fn run_cpu(entry: KernelEntry, block: &[Block], total: usize) -> Option<TrapRecord> {
     let ptr = BlockPtr(block.as_ptr().cast::<u8>());
     let chunks = (rayon::current_num_threads() * 4).min(total).max(1);
     let per = total.div_ceil(chunks);
     let run = move |start: usize, end: usize| {
         let p = ptr;
+        clear_trap();
         // SAFETY: `entry` is a kernel compiled for this signature; the block
         // was packed and checked against that signature, and the arrays it
         // points to are borrowed for the whole launch. Chunks cover disjoint
         // thread ranges; races between threads are the kernel's own
         // semantics (atomics are atomic).
-        unsafe { entry(p.0, start as i64, end as i64) }
+        unsafe { entry(p.0, start as i64, end as i64) };
+        take_trap()
     };
     if chunks == 1 {
-        run(0, total);
+        run(0, total)
     } else {
-        (0..chunks).into_par_iter().for_each(|c| {
-            let start = c * per;
-            let end = (start + per).min(total);
-            if start < end {
-                run(start, end);
-            }
-        });
+        // The failure of the lowest thread range wins, so the report does
+        // not depend on scheduling.
+        (0..chunks)
+            .into_par_iter()
+            .map(|c| {
+                let start = c * per;
+                let end = (start + per).min(total);
+                if start < end {
+                    run(start, end)
+                } else {
+                    None
+                }
+            })
+            .reduce(|| None, |a, b| a.or(b))
     }
 }
 
@@ -672,9 +715,32 @@ fn run_interp(
     }
     let dim: Vec<i32> = dim.iter().map(|&d| d as i32).collect();
     debug_assert_eq!(module.funcs[func].kind, FuncKind::Kernel);
-    backend::interp_run(module, func, &dim, &mut iargs).map_err(|source| LaunchError::Exec {
-        kernel: sig.name.clone(),
-        device: "interp",
-        source,
+    backend::interp_run(module, func, &dim, &mut iargs).map_err(|source| {
+        // The interpreter checks every index (always) and the bounds-checked
+        // mode's division tests: both are reported as `Trap`.
+        use weft_ir::interp::InterpError;
+        match source.downcast_ref::<InterpError>() {
+            Some(InterpError::OutOfBounds {
+                loc,
+                axis,
+                index,
+                shape,
+                ..
+            }) => kernel.trap_error(
+                "interp",
+                weft_ir::TrapKind::OutOfBounds { axis: *axis as u8 },
+                *loc,
+                *index,
+                *shape as i64,
+            ),
+            Some(InterpError::DivByZero { loc, .. }) => {
+                kernel.trap_error("interp", weft_ir::TrapKind::DivByZero, *loc, 0, 0)
+            }
+            _ => LaunchError::Exec {
+                kernel: sig.name.clone(),
+                device: "interp",
+                source,
+            },
+        }
     })
 }

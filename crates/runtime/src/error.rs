@@ -75,6 +75,21 @@ pub enum LaunchError {
         loaded: &'static str,
         device: &'static str,
     },
+    /// A check of the bounds-checked mode failed (an out-of-bounds index or
+    /// an integer division by zero): that thread stopped before the access,
+    /// the others ran to completion. The first failure of the launch.
+    #[error("{file}:{line}:{col}: kernel `{kernel}`: {} (`{device}` device, bounds-checked mode)", trap_message(*.kind, *.index, *.size))]
+    Trap {
+        kernel: String,
+        device: &'static str,
+        file: String,
+        line: u32,
+        col: u32,
+        kind: weft_ir::TrapKind,
+        /// Out-of-bounds: the index and the size of the axis (else 0).
+        index: i64,
+        size: i64,
+    },
     #[error("kernel `{kernel}` failed on the `{device}` device: {source}")]
     Exec {
         kernel: String,
@@ -82,6 +97,17 @@ pub enum LaunchError {
         #[source]
         source: BackendError,
     },
+}
+
+/// `index 1024 out of bounds for axis 0 of size 1024`, or
+/// `integer division by zero`.
+pub fn trap_message(kind: weft_ir::TrapKind, index: i64, size: i64) -> String {
+    match kind {
+        weft_ir::TrapKind::OutOfBounds { axis } => {
+            format!("index {index} out of bounds for axis {axis} of size {size}")
+        }
+        weft_ir::TrapKind::DivByZero => "integer division by zero".to_string(),
+    }
 }
 
 impl LaunchError {
