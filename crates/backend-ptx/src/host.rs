@@ -347,5 +347,6 @@ fn shim_addr(h: HostFn) -> usize {
         HostFn::F32ToF16Bits => f32_to_f16_bits as *const () as usize,
         HostFn::F16BitsToF32 => f16_bits_to_f32 as *const () as usize,
         HostFn::Print => print as *const () as usize,
+        HostFn::Trap => weft_backend_cpu::trap::weft_trap as *const () as usize,
     }
 }

@@ -145,6 +145,8 @@ pub(crate) enum HostFn {
     F32ToF16Bits,
     F16BitsToF32,
     Print,
+    /// The bounds-checked mode's report (`weft_backend_cpu::trap`).
+    Trap,
 }
 
 impl HostFn {
@@ -158,6 +160,7 @@ impl HostFn {
             HostFn::F32ToF16Bits => "weft_llvm_f32_to_f16_bits".into(),
             HostFn::F16BitsToF32 => "weft_llvm_f16_bits_to_f32".into(),
             HostFn::Print => "weft_llvm_print".into(),
+            HostFn::Trap => "weft_llvm_trap".into(),
         }
     }
 }
@@ -1472,7 +1475,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 self.st.filled = true;
                 Ok(())
             }
-            InstKind::Trap(..) => self.unsupported("bounds-checked mode (`trap`)"),
+            InstKind::Trap(kind, vs) => self.trap(*kind, vs, data.loc),
         }
     }
 
@@ -1738,6 +1741,54 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         g.set_constant(true);
         g.set_linkage(Linkage::Private);
         g.as_pointer_value()
+    }
+
+    /// `Trap` (host only): calls the report shim, then ends the thread
+    /// (kernel) or returns zeros (func).
+    fn trap(&mut self, kind: weft_ir::TrapKind, vs: &[weft_ir::Value], loc: Loc) -> Result<()> {
+        if self.cfg.kind != TargetKind::Host {
+            return self.unsupported("bounds-checked mode (`trap`) on this target");
+        }
+        let ops = self.gather(vs)?;
+        let i32t = self.ctx.i32_type();
+        let i64t = self.ctx.i64_type();
+        let f = self.host_fn(
+            HostFn::Trap,
+            None,
+            &[
+                i32t.into(),
+                i32t.into(),
+                i32t.into(),
+                i32t.into(),
+                i64t.into(),
+                i64t.into(),
+            ],
+        );
+        let zero = i64t.const_zero().into();
+        let a: Vec<BasicMetadataValueEnum> = vec![
+            i32t.const_int(kind.code() as u64, false).into(),
+            i32t.const_int(loc.file as u64, false).into(),
+            i32t.const_int(loc.line as u64, false).into(),
+            i32t.const_int(loc.col as u64, false).into(),
+            ops.first().copied().unwrap_or(zero).into(),
+            ops.get(1).copied().unwrap_or(zero).into(),
+        ];
+        self.b.build_call(f, &a, "")?;
+        match self.st.ret {
+            Some(Ret::NextThread(latch)) => {
+                self.b.build_unconditional_branch(latch)?;
+            }
+            Some(Ret::Func) => {
+                let fv = self.func()?;
+                let Some(rt) = fv.get_type().get_return_type() else {
+                    return Err(PtxError::Llvm("func without a return type".into()));
+                };
+                self.b.build_return(Some(&rt.const_zero()))?;
+            }
+            None => return self.invalid("trap outside a function"),
+        }
+        self.st.filled = true;
+        Ok(())
     }
 
     fn print_host(&mut self, fmt: &str, kinds: &[u8], vals: &[BasicValueEnum<'ctx>]) -> Result<()> {
