@@ -12,6 +12,7 @@ pub struct FuncBuilder<'a> {
     pub structs: &'a StructTable,
     region: Region,
     loc: Loc,
+    flags: MathFlags,
 }
 
 impl<'a> FuncBuilder<'a> {
@@ -23,6 +24,7 @@ impl<'a> FuncBuilder<'a> {
             structs,
             region,
             loc: Loc::NONE,
+            flags: MathFlags::NONE,
         }
     }
     /// The region instructions are appended to.
@@ -39,6 +41,14 @@ impl<'a> FuncBuilder<'a> {
     pub fn loc(&self) -> Loc {
         self.loc
     }
+    /// The fast-math flags given to the float operations built from now on
+    /// (instructions that cannot carry flags get none).
+    pub fn set_math_flags(&mut self, flags: MathFlags) {
+        self.flags = flags;
+    }
+    pub fn math_flags(&self) -> MathFlags {
+        self.flags
+    }
     pub fn ty(&self, v: Value) -> Type {
         self.func.value_type(v)
     }
@@ -52,6 +62,9 @@ impl<'a> FuncBuilder<'a> {
     /// Appends an instruction with the given result types.
     pub fn ins(&mut self, kind: InstKind, result_types: &[Type]) -> Inst {
         let inst = self.func.create_inst(kind, result_types, self.loc);
+        if !self.flags.is_empty() && self.func.accepts_math_flags(inst) {
+            self.func.insts[inst].flags = self.flags;
+        }
         self.func.regions[self.region].insts.push(inst);
         inst
     }

@@ -168,6 +168,85 @@ pub struct InstData {
     pub kind: InstKind,
     pub results: SmallVec<[Value; 1]>,
     pub loc: Loc,
+    /// Fast-math permissions of this operation (empty: exact IEEE
+    /// semantics). See [`MathFlags`].
+    pub flags: MathFlags,
+}
+
+/// Per-operation fast-math permissions, a set of bits.
+///
+/// Empty (the default) means the operation has exactly the semantics the
+/// interpreter gives it. Each bit *allows* a backend to deviate; none
+/// requires it, so the interpreter (the precise oracle) ignores them all.
+/// Only float `unary`, `binary` and `fma` operations may carry flags (the
+/// verifier's [`crate::verify::Rule::MathFlags`]). The text form is a
+/// `fast(contract,afn,nnan,ninf)` suffix before the location.
+///
+/// * [`MathFlags::CONTRACT`] (`contract`): this operation may be fused with
+///   another that also carries it — `add(mul(a, b), c)` may become one
+///   `fma(a, b, c)` rounded once.
+/// * [`MathFlags::APPROX_FUNC`] (`afn`): transcendentals, `sqrt` and
+///   division may use approximations (e.g. PTX `.approx`, HLSL intrinsics
+///   without `precise`).
+/// * [`MathFlags::NO_NANS`] (`nnan`): operands and result may be assumed not
+///   NaN (the result is unspecified if one is).
+/// * [`MathFlags::NO_INFS`] (`ninf`): likewise for infinities.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct MathFlags(u8);
+
+impl MathFlags {
+    pub const NONE: MathFlags = MathFlags(0);
+    pub const CONTRACT: MathFlags = MathFlags(1);
+    pub const APPROX_FUNC: MathFlags = MathFlags(2);
+    pub const NO_NANS: MathFlags = MathFlags(4);
+    pub const NO_INFS: MathFlags = MathFlags(8);
+    /// Every flag.
+    pub const ALL: MathFlags = MathFlags(15);
+    /// Each flag with its text-form name, in printing order.
+    pub const NAMES: [(MathFlags, &'static str); 4] = [
+        (MathFlags::CONTRACT, "contract"),
+        (MathFlags::APPROX_FUNC, "afn"),
+        (MathFlags::NO_NANS, "nnan"),
+        (MathFlags::NO_INFS, "ninf"),
+    ];
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+    /// The set of the given bits; unknown bits are dropped.
+    pub fn from_bits(bits: u8) -> MathFlags {
+        MathFlags(bits & MathFlags::ALL.0)
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// True if every flag of `other` is set in `self`.
+    pub fn contains(self, other: MathFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub const fn union(self, other: MathFlags) -> MathFlags {
+        MathFlags(self.0 | other.0)
+    }
+    /// The flag called `name` in the text form.
+    pub fn from_name(name: &str) -> Option<MathFlags> {
+        MathFlags::NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(f, _)| *f)
+    }
+    /// The text-form names of the flags set, in printing order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        MathFlags::NAMES
+            .into_iter()
+            .filter(move |(f, _)| self.contains(*f))
+            .map(|(_, n)| n)
+    }
+}
+
+impl std::ops::BitOr for MathFlags {
+    type Output = MathFlags;
+    fn bitor(self, rhs: MathFlags) -> MathFlags {
+        self.union(rhs)
+    }
 }
 
 /// A function: signature, arenas, and its body region.
@@ -232,6 +311,7 @@ impl Function {
             kind,
             results: SmallVec::new(),
             loc,
+            flags: MathFlags::NONE,
         });
         for (i, &ty) in result_types.iter().enumerate() {
             let v = self.values.push(ValueData {
@@ -258,6 +338,21 @@ impl Function {
     /// The regions owned by an instruction, in order.
     pub fn inst_regions(&self, inst: Inst) -> SmallVec<[Region; 2]> {
         self.insts[inst].kind.regions()
+    }
+    /// Whether `inst` may carry [`MathFlags`]: a `unary`, `binary` or `fma`
+    /// whose first operand is a float.
+    pub fn accepts_math_flags(&self, inst: Inst) -> bool {
+        let Some(d) = self.insts.get(inst) else {
+            return false;
+        };
+        let x = match d.kind {
+            InstKind::Unary(_, x) | InstKind::Binary(_, x, _) | InstKind::Fma(x, _, _) => x,
+            _ => return false,
+        };
+        self.values
+            .get(x)
+            .and_then(|v| v.ty.as_scalar())
+            .is_some_and(|s| s.is_float())
     }
     /// The debug name of a value, if any.
     pub fn value_name(&self, v: Value) -> Option<&str> {

@@ -91,6 +91,8 @@
 //! * [`Rule::ConstBits`]: a constant's bits are canonical for its type
 //!   (integers sign/zero-extended, bool 0 or 1, floats exactly
 //!   representable in their width; any NaN is accepted).
+//! * [`Rule::MathFlags`]: only float `unary`, `binary` and `fma`
+//!   instructions carry fast-math flags ([`MathFlags`]).
 
 use crate::ir::*;
 use crate::text::Numbering;
@@ -128,6 +130,7 @@ pub enum Rule {
     Call,
     ConstBits,
     Trap,
+    MathFlags,
 }
 
 impl fmt::Display for Rule {
@@ -159,6 +162,7 @@ impl fmt::Display for Rule {
             Rule::Call => "calls match a func's signature",
             Rule::ConstBits => "constant bits are canonical for their type",
             Rule::Trap => "`trap` operands match its kind",
+            Rule::MathFlags => "only float arithmetic carries fast-math flags",
         })
     }
 }
@@ -677,6 +681,13 @@ impl Verifier<'_> {
     fn inst(&self, inst: Inst, ctx: Ctx) -> VResult {
         let f = self.f;
         let d = &f.insts[inst];
+        if !d.flags.is_empty() && !f.accepts_math_flags(inst) {
+            return self.fail(
+                Rule::MathFlags,
+                Some(inst),
+                "fast-math flags on an instruction that is not float arithmetic",
+            );
+        }
         let scalar = |v: Value| self.vty(v).as_scalar();
         match &d.kind {
             InstKind::Const(c) => {

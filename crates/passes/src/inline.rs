@@ -207,6 +207,7 @@ impl Copier<'_> {
             kind,
             results: Default::default(),
             loc: data.loc,
+            flags: data.flags,
         });
         for (k, &r) in data.results.iter().enumerate() {
             let v = self.new_value(dst, r, ValueDef::Result(ni, k as u32));

@@ -22,8 +22,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use weft_passes::{
-    cse::Cse, dce::Dce, inline::Inline, licm::Licm, pipeline, reduce::StrengthReduce,
-    simplify::Simplify, unroll::Unroll, OptLevel, PassManager, PipelineOptions, VerifyMode,
+    cse::Cse, dce::Dce, fastmath::FastMath, inline::Inline, licm::Licm, pipeline,
+    reduce::StrengthReduce, simplify::Simplify, unroll::Unroll, OptLevel, PassManager,
+    PipelineOptions, VerifyMode,
 };
 
 const EXPECT: &str = "; expect:";
@@ -96,6 +97,7 @@ fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
             "licm" => pm.add(Box::new(Licm)),
             "unroll" => pm.add(Box::new(Unroll::default())),
             "strength-reduce" => pm.add(Box::new(StrengthReduce)),
+            "fast-math" => pm.add(Box::new(FastMath::default())),
             // A whole level's pipeline; only as the sole `; pass:`.
             "O0" | "O1" | "O2" | "pipeline" if t.passes.len() == 1 => {
                 pm = level(match p.as_str() {

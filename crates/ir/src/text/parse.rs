@@ -915,6 +915,7 @@ impl Parser {
             kind: InstKind::ThreadId,
             results: SmallVec::new(),
             loc: Loc::NONE,
+            flags: MathFlags::NONE,
         });
         for (i, (vpos, name, ty)) in results.iter().enumerate() {
             let v = self.define(cx, *vpos, *ty, ValueDef::Result(inst, i as u32), name)?;
@@ -1059,8 +1060,34 @@ impl Parser {
             }
         };
         cx.f.insts[inst].kind = kind;
+        cx.f.insts[inst].flags = self.opt_math_flags()?;
         cx.f.insts[inst].loc = self.opt_loc();
         Ok(())
+    }
+
+    /// An optional `fast(name, ...)` suffix (see [`MathFlags`]).
+    fn opt_math_flags(&mut self) -> PResult<MathFlags> {
+        if !matches!(self.tok(), Tok::Ident(s) if s == "fast") {
+            return Ok(MathFlags::NONE);
+        }
+        self.bump();
+        self.expect_punct('(')?;
+        let mut flags = MathFlags::NONE;
+        loop {
+            let pos = self.pos;
+            let flag = match self.bump() {
+                Tok::Ident(name) => MathFlags::from_name(&name),
+                _ => None,
+            };
+            let Some(flag) = flag else {
+                return self.err_at(pos, "expected a fast-math flag (contract, afn, nnan, ninf)");
+            };
+            flags = flags | flag;
+            if self.eat_punct(')') {
+                return Ok(flags);
+            }
+            self.expect_punct(',')?;
+        }
     }
 
     /// Exactly `n` comma-separated values.

@@ -548,6 +548,16 @@ impl<'a> Printer<'a> {
             }
             InstKind::Trap(TrapKind::DivByZero, vs) => self.term(out, "trap divzero", vs),
         }
+        if !d.flags.is_empty() {
+            out.push_str(" fast(");
+            for (i, name) in d.flags.names().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(name);
+            }
+            out.push(')');
+        }
         write_loc(out, d.loc);
     }
 
