@@ -175,3 +175,44 @@ fn renderer_draws_points_and_fields() {
         assert_eq!(rgb.len(), 32 * 32 * 3);
     }
 }
+
+#[test]
+fn example_options_parse() {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let parsed = common::parse_args(
+        "cloth",
+        args(&[
+            "--device",
+            "vulkan",
+            "--steps=7",
+            "--n",
+            "9",
+            "--frames",
+            "0",
+        ]),
+    )
+    .unwrap();
+    let common::Parsed::Run(o) = parsed else {
+        panic!("expected options, got {parsed:?}");
+    };
+    assert_eq!(o.device, "vulkan");
+    assert_eq!(o.steps, Some(7));
+    assert_eq!(o.size, Some(9));
+    assert_eq!(o.frames, 0);
+    assert_eq!(o.out, std::path::Path::new("out").join("cloth"));
+    assert!(matches!(
+        common::parse_args("x", args(&["-h"])),
+        Ok(common::Parsed::Help)
+    ));
+    for bad in [
+        &["--bogus"][..],
+        &["--steps"],
+        &["--steps", "-1"],
+        &["--n", "0"],
+    ] {
+        let err = common::parse_args("x", args(bad)).unwrap_err();
+        assert!(err.contains(bad[0]), "{bad:?}: {err}");
+    }
+    assert_eq!(common::frame_steps(10, 3), vec![3, 6, 10]);
+    assert!(common::frame_steps(10, 0).is_empty());
+}

@@ -47,7 +47,7 @@ pub enum Parsed {
 }
 
 /// The options part of each example's usage text.
-pub const COMMON_USAGE: &str = "\
+pub const COMMON_USAGE: &str = "options:
   --device D    cpu (Cranelift JIT, all cores; default), llvm-cpu, vulkan, cuda, interp
   --steps S     time steps to run
   --n N         problem size (alias --size)
