@@ -330,6 +330,23 @@ pub(crate) struct FnTx<'a, 'b, 'm> {
     divs: HashMap<(cl::Value, cl::Value, bool), (cl::Value, cl::Value)>,
     /// Keys of `divs` added per open region, removed when it closes.
     div_scopes: Vec<Vec<(cl::Value, cl::Value, bool)>>,
+    /// The host has a fused multiply-add instruction, so `contract` adds
+    /// of products become `fma` (without it, Cranelift's `fma` is a libcall).
+    host_fma: bool,
+}
+
+/// Whether the ISA executes `fma` natively: x86-64 with the FMA extension
+/// (`has_fma`, as detected by `cranelift_native`), or aarch64/riscv64/s390x
+/// where it is part of the base ISA.
+fn isa_has_fma(isa: &dyn cranelift_codegen::isa::TargetIsa) -> bool {
+    match isa.name() {
+        "x64" => isa
+            .isa_flags()
+            .iter()
+            .any(|f| f.name == "has_fma" && f.as_bool() == Some(true)),
+        "aarch64" | "riscv64" | "s390x" => true,
+        _ => false,
+    }
 }
 
 const UNSET: (u32, u32) = (u32::MAX, 0);
@@ -398,7 +415,58 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             loc: f.loc,
             divs: HashMap::new(),
             div_scopes: Vec::new(),
+            host_fma: false,
         }
+        .with_host_fma()
+    }
+
+    fn with_host_fma(mut self) -> Self {
+        self.host_fma = isa_has_fma(self.module.isa());
+        self
+    }
+
+    /// `add`/`sub` with `contract` of a `mul` with `contract` as one `fma`
+    /// (see [`weft_ir::MathFlags::CONTRACT`]): `a*b + c`, `c + a*b`,
+    /// `a*b - c` = `fma(a, b, -c)`, `c - a*b` = `fma(-a, b, c)`. `None`
+    /// when the pattern does not apply (or the host has no FMA).
+    fn contract(&mut self, inst: Inst, s: Scalar) -> Result<Option<cl::Value>> {
+        use weft_ir::MathFlags;
+        let f = self.f;
+        let d = &f.insts[inst];
+        if !self.host_fma
+            || !matches!(s, Scalar::F32 | Scalar::F64)
+            || !d.flags.contains(MathFlags::CONTRACT)
+        {
+            return Ok(None);
+        }
+        let InstKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) = d.kind else {
+            return Ok(None);
+        };
+        let product = |v: weft_ir::Value| match f.values.get(v).map(|vd| vd.def) {
+            Some(weft_ir::ValueDef::Result(i, 0)) => match f.insts.get(i) {
+                Some(m) if m.flags.contains(MathFlags::CONTRACT) => match m.kind {
+                    InstKind::Binary(BinaryOp::Mul, x, y) => Some((x, y)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        let (x, y, c, neg_c, neg_x) = match (op, product(a), product(b)) {
+            (BinaryOp::Add, Some((x, y)), _) => (x, y, b, false, false),
+            (BinaryOp::Add, None, Some((x, y))) => (x, y, a, false, false),
+            (_, Some((x, y)), _) => (x, y, b, true, false),
+            (_, None, Some((x, y))) => (x, y, a, false, true),
+            _ => return Ok(None),
+        };
+        let (mut xv, yv, mut cv) = (self.get1(x)?, self.get1(y)?, self.get1(c)?);
+        if neg_c {
+            cv = self.b.ins().fneg(cv);
+        }
+        if neg_x {
+            xv = self.b.ins().fneg(xv);
+        }
+        Ok(Some(self.b.ins().fma(xv, yv, cv)))
     }
 
     fn unsupported<T>(&self, what: impl Into<String>) -> Result<T> {
@@ -1201,8 +1269,13 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 if self.scalar_of(*b)? != s {
                     return self.invalid(format!("{op:?} operands of different types"));
                 }
-                let (av, bv) = (self.get1(*a)?, self.get1(*b)?);
-                let v = self.binary(*op, s, av, bv)?;
+                let v = match self.contract(inst, s)? {
+                    Some(v) => v,
+                    None => {
+                        let (av, bv) = (self.get1(*a)?, self.get1(*b)?);
+                        self.binary(*op, s, av, bv)?
+                    }
+                };
                 self.def_result(inst, &[v])
             }
             InstKind::Fma(a, b, c) => {
