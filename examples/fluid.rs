@@ -43,7 +43,8 @@ fn run(opts: Options) -> Result<(), ExampleError> {
     let mut clock = Stopwatch::default();
     for s in 1..=steps {
         if opts.report > 0 && s % opts.report == 0 {
-            // The step, in parts, with the divergence around the projection.
+            // The step, in parts, with the divergence around the projection
+            // (read back to the host, so these steps are not timed).
             sim.add_forces()?;
             let before = sim.divergence_rms()?;
             sim.project()?;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The demo: compiles the seed's N-body kernel (examples/nbody.py), runs it on
-# the CPU JIT on all cores, prints steps/s and the relative energy drift.
+# the CPU JIT on all cores, prints steps/s and the relative energy drift, and
+# renders the bodies to out/nbody/frame_0000.png (see README, "Examples").
 # Extra arguments go to the example (e.g. --n 4096 --steps 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
