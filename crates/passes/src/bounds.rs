@@ -167,3 +167,59 @@ fn build_guard(f: &mut Function, at: Inst, g: Guard) -> Vec<Inst> {
     ));
     pre
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_ir::text::{parse_module, print_module};
+
+    const SRC: &str = "kernel @k(v0: array2<f32>, v1: array1<i32>) {
+  v2: i32 = thread_id
+  v3: f32 = load v0[v2, v2]
+  v4: i32 = load v1[v2]
+  v5: i32 = div v2, v4
+  store v1[v5], v5
+  return
+}
+";
+
+    #[test]
+    fn guards_every_axis_and_integer_division() {
+        let mut m = parse_module(SRC).unwrap();
+        assert!(insert_bounds_checks(&mut m));
+        weft_ir::verify::verify_module(&m).unwrap();
+        let text = print_module(&m);
+        assert_eq!(text.matches("trap oob 0").count(), 3, "{text}");
+        assert_eq!(text.matches("trap oob 1").count(), 1, "{text}");
+        assert_eq!(text.matches("trap divzero").count(), 1, "{text}");
+        // The text form round-trips.
+        let back = parse_module(&text).unwrap();
+        assert_eq!(print_module(&back), text);
+    }
+
+    #[test]
+    fn the_interpreter_reports_the_trap_before_the_access() {
+        use weft_ir::interp::{run_kernel, ArgValue, InterpError, InterpOptions};
+        let mut m = parse_module(SRC).unwrap();
+        insert_bounds_checks(&mut m);
+        let k = m.func_by_name("k").unwrap();
+        let mut a = vec![0u8; 16];
+        let mut b = vec![0u8; 8];
+        b[4] = 0; // v1[1] == 0: thread 1 divides by zero
+        b[0] = 1;
+        let mut args = vec![
+            ArgValue::Array {
+                data: &mut a,
+                shape: [2, 2, 1, 1],
+                strides: [8, 4, 0, 0],
+            },
+            ArgValue::Array {
+                data: &mut b,
+                shape: [2, 1, 1, 1],
+                strides: [4, 0, 0, 0],
+            },
+        ];
+        let e = run_kernel(&m, k, &[2], &mut args, &InterpOptions::default()).unwrap_err();
+        assert!(matches!(e, InterpError::DivByZero { .. }), "{e}");
+    }
+}
