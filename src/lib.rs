@@ -93,7 +93,7 @@ pub enum Error {
     /// A conformance case that cannot be loaded or run as described.
     #[error(transparent)]
     Case(#[from] conform::CaseError),
-    #[error("unknown device `{0}` (devices: cpu, interp, llvm-cpu, cuda)")]
+    #[error("unknown device `{0}` (devices: cpu, interp, llvm-cpu, cuda, vulkan)")]
     UnknownDevice(String),
     #[error(transparent)]
     Cuda(#[from] CudaError),
