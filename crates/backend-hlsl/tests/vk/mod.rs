@@ -12,6 +12,8 @@ pub struct Vk {
     queue: vk::Queue,
     pool: vk::CommandPool,
     mem_props: vk::PhysicalDeviceMemoryProperties,
+    /// The device's name.
+    #[allow(dead_code)]
     pub name: String,
 }
 

@@ -1,0 +1,93 @@
+//! Errors of the backend: what HLSL cannot express is `Unsupported` with
+//! the source location; bad requests are typed errors, never panics.
+
+use weft_backend_hlsl::{emit_hlsl, HlslError, HlslOptions};
+use weft_ir::text::parse_module;
+use weft_ir::Loc;
+
+fn emit(ir: &str, kernel: &str) -> Result<String, HlslError> {
+    let m = parse_module(ir).expect("IR parses");
+    weft_ir::verify::verify_module(&m).expect("IR verifies");
+    emit_hlsl(&m, kernel, &HlslOptions::default()).map(|a| a.source)
+}
+
+fn unsupported_at(r: Result<String, HlslError>, line: u32) -> String {
+    match r {
+        Err(HlslError::Unsupported { what, loc, file }) => {
+            assert_eq!(loc, Loc::new(0, line, 5));
+            assert_eq!(file, "k.py");
+            what
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn float64_transcendentals_are_unsupported() {
+    let ir = "file 0 \"k.py\"\n\nkernel @k(v0: array1<f64>) {\n  v1: i32 = thread_id @0:2:5\n  v2: f64 = load v0[v1] @0:3:5\n  v3: f64 = sin v2 @0:4:5\n  store v0[v1], v3 @0:5:5\n  return\n}\n";
+    let what = unsupported_at(emit(ir, "k"), 4);
+    assert!(what.contains("sin on float64"), "{what}");
+}
+
+#[test]
+fn float64_atomics_are_unsupported() {
+    let ir = "file 0 \"k.py\"\n\nkernel @k(v0: array1<f64>) {\n  v1: i32 = thread_id @0:2:5\n  v2: f64 = const 1.0\n  v3: f64 = atomic add v0[v1], v2 @0:7:5\n  return\n}\n";
+    let what = unsupported_at(emit(ir, "k"), 7);
+    assert!(what.contains("float64 atomics"), "{what}");
+}
+
+#[test]
+fn wide_atomics_need_an_unused_result() {
+    let unused = "file 0 \"k.py\"\n\nkernel @k(v0: array1<i64>) {\n  v1: i32 = thread_id @0:2:5\n  v2: i64 = const 5\n  v3: i64 = atomic add v0[v1], v2 @0:3:5\n  return\n}\n";
+    let src = emit(unused, "k").expect("unused old value is supported");
+    assert!(src.contains("InterlockedAdd"), "{src}");
+    let used = "file 0 \"k.py\"\n\nkernel @k(v0: array1<i64>) {\n  v1: i32 = thread_id @0:2:5\n  v2: i64 = const 5\n  v3: i64 = atomic add v0[v1], v2 @0:3:5\n  store v0[v1], v3 @0:4:5\n  return\n}\n";
+    let what = unsupported_at(emit(used, "k"), 3);
+    assert!(what.contains("old value is used"), "{what}");
+}
+
+#[test]
+fn bad_requests_are_typed_errors() {
+    let ir = "kernel @k(v0: array1<f32>) {\n  return\n}\n";
+    assert_eq!(emit(ir, "nope"), Err(HlslError::NoKernel("nope".into())));
+    let m = parse_module(ir).unwrap();
+    let opts = HlslOptions {
+        group_size: 0,
+        fast_math: false,
+    };
+    assert!(matches!(
+        emit_hlsl(&m, "k", &opts),
+        Err(HlslError::Option(_))
+    ));
+    let call = "func @f(v0: i32) -> i32 {\n  return v0\n}\n\nkernel @k(v0: array1<i32>) {\n  v1: i32 = thread_id\n  v2: i32 = call @f(v1)\n  store v0[v1], v2\n  return\n}\n";
+    assert!(matches!(emit(call, "k"), Err(HlslError::InvalidIr(_))));
+    assert!(matches!(emit(call, "f"), Err(HlslError::NoKernel(_))));
+}
+
+#[test]
+fn layout_and_entry_are_reported() {
+    let ir = "kernel @k(v0 \"a\": array2<u8>, v1 \"s\": vec3<f32>, v2 \"b\": array1<f64>) {\n  v3: i32 = thread_id\n  return\n}\n";
+    let m = parse_module(ir).unwrap();
+    let a = emit_hlsl(&m, "k", &HlslOptions::default()).unwrap();
+    assert_eq!(a.entry, "main");
+    assert_eq!(a.group_size, 64);
+    let regs: Vec<_> = a
+        .bindings
+        .arrays
+        .iter()
+        .map(|b| (b.param.as_str(), b.register, b.binding, b.param_index))
+        .collect();
+    assert_eq!(regs, [("a", 0, 1, 0), ("b", 1, 2, 2)]);
+    let offs: Vec<_> = a
+        .bindings
+        .cbuffer
+        .fields
+        .iter()
+        .map(|f| (f.path.clone(), f.offset))
+        .collect();
+    assert_eq!(offs, [(vec![0], 96), (vec![1], 100), (vec![2], 104)]);
+    assert_eq!(a.bindings.total_cbuffer_size, 112);
+    assert!(a.source.contains("[numthreads(64, 1, 1)]"));
+    assert!(a.source.contains("RWByteAddressBuffer a : register(u0);"));
+    assert!(a.source.contains("RWByteAddressBuffer b : register(u1);"));
+}
