@@ -27,7 +27,7 @@ use inkwell::values::{
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
 use std::collections::HashMap;
 use weft_ir::ir::{AtomicOp, BinaryOp, InstKind, MemAccess, UnaryOp};
-use weft_ir::{layout, FuncId, FuncKind, Inst, Loc, Region, Scalar, Type};
+use weft_ir::{layout, FuncId, FuncKind, Inst, Loc, MathFlags, Region, Scalar, Type};
 
 type Result<T> = std::result::Result<T, PtxError>;
 
@@ -42,7 +42,8 @@ pub(crate) enum TargetKind {
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct TargetCfg {
     pub kind: TargetKind,
-    /// NVPTX: approximate f32 math instructions and contraction.
+    /// Every float operation gets `contract` and `afn` on top of its own
+    /// [`MathFlags`] (`PtxOptions::fast_math`: the whole module fast).
     pub fast_math: bool,
     /// NVPTX: libdevice will be linked, so `__nv_*` calls may be emitted.
     pub libdevice: bool,
@@ -419,6 +420,9 @@ struct FnState<'ctx> {
     file_scopes: HashMap<u32, DIScope<'ctx>>,
     /// Values defined as `sqrt(x)`, for `1/sqrt(x)` → `rsqrt.approx`.
     sqrt_of: HashMap<weft_ir::Value, weft_ir::Value>,
+    /// The fast-math flags of the instruction being lowered (its own,
+    /// plus `contract`/`afn` when [`TargetCfg::fast_math`] is set).
+    flags: MathFlags,
 }
 
 impl Default for FnState<'_> {
@@ -436,6 +440,7 @@ impl Default for FnState<'_> {
             scope: None,
             file_scopes: HashMap::new(),
             sqrt_of: HashMap::new(),
+            flags: MathFlags::NONE,
         }
     }
 }
@@ -1212,6 +1217,16 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let f = self.cur();
         let data = &f.insts[inst];
         self.set_loc(data.loc);
+        self.st.flags = if f.accepts_math_flags(inst) {
+            let module_wide = if self.cfg.fast_math {
+                MathFlags::CONTRACT | MathFlags::APPROX_FUNC
+            } else {
+                MathFlags::NONE
+            };
+            data.flags | module_wide
+        } else {
+            MathFlags::NONE
+        };
         match &data.kind {
             InstKind::Const(c) => {
                 let v = self.konst(*c);
@@ -1226,6 +1241,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                     }
                 }
                 let v = self.unary(*op, s, xv)?;
+                self.fast_flags(v);
                 self.def_result(inst, &[v])
             }
             InstKind::Binary(op, a, b) => {
@@ -1238,6 +1254,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 }
                 let (av, bv) = (self.get1(*a)?, self.get1(*b)?);
                 let v = self.binary(*op, s, av, bv)?;
+                self.fast_flags(v);
                 self.def_result(inst, &[v])
             }
             InstKind::Fma(a, b, c) => {
@@ -1247,6 +1264,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 }
                 let (av, bv, cv) = (self.get1(*a)?, self.get1(*b)?, self.get1(*c)?);
                 let v = self.call_intr("llvm.fma", &[av.get_type()], &[av, bv, cv])?;
+                self.fast_flags(v);
                 let v = self.r16(s, v)?;
                 self.def_result(inst, &[v])
             }
@@ -1906,7 +1924,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     ) -> Result<BasicValueEnum<'ctx>> {
         let double = s == Scalar::F64;
         let ft = self.scalar_ty(if double { Scalar::F64 } else { Scalar::F32 });
-        if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math && !double {
+        if self.nvptx_approx() && !double {
             if let Some(v) = self.fast_math_fn(func, args)? {
                 return self.r16(s, v);
             }
@@ -1977,11 +1995,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         a: weft_ir::Value,
         b: weft_ir::Value,
     ) -> Result<Option<BasicValueEnum<'ctx>>> {
-        if !(self.cfg.kind == TargetKind::Nvptx
-            && self.cfg.fast_math
-            && s == Scalar::F32
-            && op == BinaryOp::Div)
-        {
+        if !(self.nvptx_approx() && s == Scalar::F32 && op == BinaryOp::Div) {
             return Ok(None);
         }
         let Some(&x) = self.st.sqrt_of.get(&b) else {
@@ -2003,14 +2017,40 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         )?))
     }
 
+    /// NVPTX may use its approximate instructions for the current
+    /// instruction (`afn`).
+    fn nvptx_approx(&self) -> bool {
+        self.cfg.kind == TargetKind::Nvptx && self.st.flags.contains(MathFlags::APPROX_FUNC)
+    }
+
+    /// Sets the LLVM fast-math flags of the current instruction's
+    /// [`MathFlags`] on `v` (when it is a float instruction): `contract` →
+    /// `contract`, `afn` → `afn arcp`, `nnan` → `nnan`, `ninf` → `ninf`.
     fn fast_flags(&self, v: BasicValueEnum<'ctx>) {
-        if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math {
-            if let Some(i) = v.as_instruction_value() {
-                use inkwell::values::FastMathFlags as F;
-                let _ =
-                    i.set_fast_math_flags(F::AllowContract | F::ApproxFunc | F::AllowReciprocal);
-            }
+        use inkwell::values::FastMathFlags as F;
+        let fl = self.st.flags;
+        if fl.is_empty() {
+            return;
         }
+        let Some(i) = v.as_instruction_value() else {
+            return;
+        };
+        let mut llvm = F::empty();
+        if fl.contains(MathFlags::CONTRACT) {
+            llvm |= F::AllowContract;
+        }
+        if fl.contains(MathFlags::APPROX_FUNC) {
+            llvm |= F::ApproxFunc | F::AllowReciprocal;
+        }
+        if fl.contains(MathFlags::NO_NANS) {
+            llvm |= F::NoNaNs;
+        }
+        if fl.contains(MathFlags::NO_INFS) {
+            llvm |= F::NoInfs;
+        }
+        // Not every instruction takes flags (an `fptrunc` of f16 math):
+        // those are left as they are.
+        let _ = i.set_fast_math_flags(llvm);
     }
 
     fn unary(
@@ -2038,13 +2078,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
             Abs if s.is_unsigned_int() => x,
             Sqrt if fl => {
-                let v =
-                    if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math && s != Scalar::F64
-                    {
-                        self.call_intr("llvm.nvvm.sqrt.approx.f", &[], &[x])?
-                    } else {
-                        self.fintr("llvm.sqrt", x)?
-                    };
+                let v = if self.nvptx_approx() && s != Scalar::F64 {
+                    self.call_intr("llvm.nvvm.sqrt.approx.f", &[], &[x])?
+                } else {
+                    self.fintr("llvm.sqrt", x)?
+                };
                 self.r16(s, v)?
             }
             Floor if fl => self.fintr("llvm.floor", x)?,
@@ -2111,7 +2149,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             Sub => self.b.build_float_sub(fa, fb, "")?.into(),
             Mul => self.b.build_float_mul(fa, fb, "")?.into(),
             Div => {
-                if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math && s != Scalar::F64 {
+                if self.nvptx_approx() && s != Scalar::F64 {
                     self.call_intr("llvm.nvvm.div.approx.f", &[], &[a, b])?
                 } else {
                     self.b.build_float_div(fa, fb, "")?.into()

@@ -1,0 +1,78 @@
+//! Fast-math flags in the LLVM lowering: the IR's per-operation flags
+//! become LLVM fast-math flags, and PTX then uses `.approx` instructions
+//! and `fma.rn`; without flags neither appears. `PtxOptions::fast_math`
+//! still makes the whole module fast.
+
+use weft_backend_ptx::{emit_llvm_ir, emit_ptx, HostOptions, PtxOptions, Target};
+use weft_ir::text::parse_module;
+
+const KERNEL: &str = "kernel @k(v0: array1<f32>, v1: array1<f32>) {
+  v2: i32 = thread_id
+  v3: f32 = load v0[v2]
+  v4: f32 = sin v3 FLAGS
+  v5: f32 = mul v4, v3 FLAGS
+  v6: f32 = add v5, v4 FLAGS
+  v7: f32 = div v6, v3 FLAGS
+  v8: f32 = sqrt v7 FLAGS
+  store v1[v2], v8
+  return
+}
+";
+
+fn module(flags: &str) -> weft_ir::Module {
+    let m = parse_module(&KERNEL.replace("FLAGS", flags)).unwrap();
+    weft_ir::verify::verify_module(&m).unwrap();
+    m
+}
+
+fn ptx(flags: &str, fast_math: bool) -> String {
+    let opts = PtxOptions {
+        fast_math,
+        ..PtxOptions::default()
+    };
+    emit_ptx(&module(flags), &opts).unwrap().ptx
+}
+
+#[test]
+fn llvm_ir_carries_the_flags() {
+    let host = Target::Host(HostOptions::default());
+    let precise = emit_llvm_ir(&module(""), &host).unwrap();
+    assert!(!precise.contains("contract"), "{precise}");
+    let fast = emit_llvm_ir(&module("fast(contract,afn,nnan,ninf)"), &host).unwrap();
+    assert!(fast.contains("fmul nnan ninf arcp contract afn"), "{fast}");
+    assert!(fast.contains("fadd nnan ninf arcp contract afn"), "{fast}");
+    assert!(fast.contains("fdiv nnan ninf arcp contract afn"), "{fast}");
+    let contract = emit_llvm_ir(&module("fast(contract)"), &host).unwrap();
+    assert!(contract.contains("fadd contract"), "{contract}");
+    assert!(!contract.contains("afn"), "{contract}");
+}
+
+#[test]
+fn ptx_precise_has_no_approx_or_fusion() {
+    let text = ptx("", false);
+    assert!(!text.contains(".approx"), "{text}");
+    // `.rn` on a separate multiply and add keeps ptxas from fusing them.
+    assert!(text.contains("mul.rn.f32"), "{text}");
+    assert!(text.contains("add.rn.f32"), "{text}");
+}
+
+#[test]
+fn ptx_flags_select_approx_and_fma() {
+    let text = ptx("fast(contract,afn)", false);
+    assert!(text.contains("sin.approx.f32"), "{text}");
+    assert!(
+        text.contains("div.approx.f32") || text.contains("div.full.f32"),
+        "{text}"
+    );
+    assert!(text.contains("sqrt.approx.f32"), "{text}");
+    assert!(text.contains("fma.rn.f32"), "{text}");
+    // Contraction alone: fused, but precise functions and division.
+    let text = ptx("fast(contract)", false);
+    assert!(text.contains("fma.rn.f32"), "{text}");
+    assert!(!text.contains(".approx"), "{text}");
+}
+
+#[test]
+fn ptx_option_is_module_wide_flags() {
+    assert_eq!(ptx("", true), ptx("fast(contract,afn)", false));
+}
