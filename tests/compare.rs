@@ -120,3 +120,52 @@ fn table_reports_differences_and_skips() {
     );
     assert!(cmp.agree());
 }
+
+#[test]
+fn bench_quick_reports_every_backend_as_json() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["bench", "--quick", "--json"])
+        .args([
+            "--backend",
+            "cpu",
+            "--backend",
+            "interp",
+            "--backend",
+            "cuda",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let rows = j["rows"].as_array().unwrap();
+    let workloads = ["saxpy", "nbody", "transcendental", "atomic sum"];
+    for b in ["cpu", "interp", "cuda"] {
+        let ran = rows.iter().filter(|r| r["backend"] == b).count();
+        let skipped = j["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["backend"] == b);
+        assert!(
+            ran == workloads.len() || (ran == 0 && skipped),
+            "{b}: {text}"
+        );
+    }
+    for r in rows.iter().filter(|r| r["backend"] == "cpu") {
+        assert!(r["throughput"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["compile_cold_ms"].as_f64().unwrap() > 0.0, "{r}");
+        let w = r["workload"].as_str().unwrap();
+        assert!(workloads.iter().any(|p| w.starts_with(p)), "{w}");
+        let hand = w.starts_with("saxpy") || w.starts_with("nbody");
+        assert_eq!(r["vs_rayon"].is_number(), hand, "{r}");
+    }
+    let lo = j["launch_overhead_us"].as_array().unwrap();
+    assert!(lo
+        .iter()
+        .any(|l| l["backend"] == "cpu" && l["us"].as_f64().unwrap() > 0.0));
+}
