@@ -127,6 +127,7 @@
 //!   as Cranelift functions taking hidden `(args, thread index)` then the
 //!   flattened params, returning the flattened results.
 
+pub mod debug;
 mod shims;
 mod translate;
 pub mod trap;
@@ -153,6 +154,9 @@ pub struct CpuOptions {
     pub opt_level: OptLevel,
     /// Run Cranelift's verifier on the generated code.
     pub verify: bool,
+    /// Debug build: statement hooks for the debugger ([`debug`]); off by
+    /// default, and then nothing of it is in the generated code.
+    pub debug: bool,
 }
 
 impl Default for CpuOptions {
@@ -160,6 +164,7 @@ impl Default for CpuOptions {
         CpuOptions {
             opt_level: OptLevel::Speed,
             verify: cfg!(debug_assertions),
+            debug: false,
         }
     }
 }
@@ -332,6 +337,7 @@ type Built = (
 fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Built, CpuError> {
     let mut module = new_module(opts)?;
     let mut cx = ModCtx::new(m);
+    cx.debug = opts.debug;
     let cg = |e: cranelift_module::ModuleError| CpuError::Codegen(e.to_string());
 
     for s in shims::table() {

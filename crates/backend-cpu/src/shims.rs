@@ -37,6 +37,9 @@ pub(crate) enum Shim {
     /// `(code, file, line, col, index, size)`: records a failed check of
     /// the bounds-checked mode ([`crate::trap`]).
     Trap,
+    /// `(desc, vals, tid)`: the debug build's statement hook
+    /// ([`crate::debug`]).
+    DebugHook,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -334,6 +337,13 @@ pub(crate) fn table() -> Vec<ShimInfo> {
         "weft_trap".into(),
         crate::trap::weft_trap as *const u8,
         &[I32, I32, I32, I32, I64, I64],
+        &[],
+    );
+    add(
+        Shim::DebugHook,
+        "weft_debug_hook".into(),
+        crate::debug::weft_debug_hook as *const u8,
+        &[I64, I64, I64],
         &[],
     );
     t

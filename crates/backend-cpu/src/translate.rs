@@ -73,6 +73,12 @@ pub(crate) struct ModCtx<'m> {
     /// Bytes the generated code points at (print formats), kept alive by the
     /// artifact.
     pub data: Vec<Box<[u8]>>,
+    /// Debug build: statement hooks ([`crate::debug`]), no SIMD stage or
+    /// thread-loop unrolling.
+    pub debug: bool,
+    /// Debug build: the source line of the last statement hook emitted in
+    /// the current region walk (0: none).
+    pub debug_line: u32,
 }
 
 impl<'m> ModCtx<'m> {
@@ -83,6 +89,8 @@ impl<'m> ModCtx<'m> {
             shim_ids: HashMap::new(),
             func_ids: HashMap::new(),
             data: Vec::new(),
+            debug: false,
+            debug_line: 0,
         }
     }
 
@@ -715,8 +723,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     self.def(params[k], &l)?;
                 }
             }
-            let unroll = if unrollable(self.f) { UNROLL } else { 1 };
-            let start = if self.simd_ok()? {
+            let unroll = if !self.cx.debug && unrollable(self.f) {
+                UNROLL
+            } else {
+                1
+            };
+            let start = if !self.cx.debug && self.simd_ok()? {
                 self.simd_loop(start, end)?
             } else {
                 start
@@ -1196,6 +1208,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let params = self.f.regions[self.f.body].params.clone();
         self.bind(&params, &p[2..])?;
         self.ret = Ret::Func;
+        if self.cx.debug {
+            self.debug_point(crate::debug::EventKind::Enter, self.f.loc)?;
+        }
         self.region(self.f.body, None)?;
         self.b.seal_all_blocks();
         Ok(())
@@ -1213,11 +1228,19 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             return self.invalid(format!("no region {r}"));
         };
         self.div_scopes.push(Vec::new());
+        self.cx.debug_line = 0;
         for &inst in &rd.insts {
             if self.filled {
                 return self.invalid("instruction after a terminator");
             }
+            if self.cx.debug {
+                self.debug_before(inst)?;
+            }
             self.inst(inst, yield_to)?;
+            if self.cx.debug && !self.f.insts[inst].kind.regions().is_empty() {
+                // The next statement after an `if`/loop gets its own hook.
+                self.cx.debug_line = 0;
+            }
         }
         for k in self.div_scopes.pop().unwrap_or_default() {
             self.divs.remove(&k);
@@ -1555,6 +1578,95 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 self.filled = true;
             }
         }
+        Ok(())
+    }
+
+    /// Debug build: a statement hook before the first instruction of each
+    /// new source line, and a func-exit hook before a func's `return`.
+    fn debug_before(&mut self, inst: Inst) -> Result<()> {
+        let data = &self.f.insts[inst];
+        let loc = data.loc;
+        if matches!(data.kind, InstKind::Return(_)) && matches!(self.ret, Ret::Func) {
+            return self.debug_point(crate::debug::EventKind::Exit, loc);
+        }
+        if loc.is_none() || loc.line == self.cx.debug_line {
+            return Ok(());
+        }
+        self.cx.debug_line = loc.line;
+        self.debug_point(crate::debug::EventKind::Stmt, loc)
+    }
+
+    /// Debug build: calls `weft_debug_hook` with the named values visible
+    /// here (the latest definition of each name; see [`crate::debug`]).
+    fn debug_point(&mut self, kind: crate::debug::EventKind, loc: Loc) -> Result<()> {
+        let mut latest: HashMap<&str, weft_ir::Value> = HashMap::new();
+        for (v, name) in self.f.value_names.iter() {
+            if name.is_empty()
+                || self.f.values.get(v).is_none()
+                || matches!(self.f.value_type(v), Type::Array(_))
+                || self.get(v).is_err()
+            {
+                continue;
+            }
+            let e = latest.entry(name.as_str()).or_insert(v);
+            if v > *e {
+                *e = v;
+            }
+        }
+        let mut vars: Vec<weft_ir::Value> = latest.into_values().collect();
+        vars.sort();
+        let Some(func) = self.cx.func_ids.iter().find_map(|(&fid, _)| {
+            std::ptr::eq(&self.cx.m.funcs[fid], self.f).then_some(fid)
+        }) else {
+            return self.invalid("debug hook in an unknown function");
+        };
+        let mut desc = vec![
+            crate::debug::kind_code(kind),
+            func.as_u32(),
+            loc.file,
+            loc.line,
+            loc.col,
+            vars.len() as u32,
+        ];
+        let mut vals = Vec::new();
+        for &v in &vars {
+            let slots = self.cx.flat(self.f.value_type(v));
+            let leaves = self.get(v)?;
+            desc.extend([v.as_u32(), leaves.len() as u32]);
+            for (s, &x) in slots.iter().zip(&leaves) {
+                let SlotKind::Scalar(sc) = s.kind else {
+                    return self.invalid("a named aggregate with an array handle");
+                };
+                vals.push(match sc {
+                    Scalar::F64 => self.b.ins().bitcast(I64, MemFlagsData::new(), x),
+                    Scalar::F16 | Scalar::F32 => {
+                        let d = self.b.ins().fpromote(F64, x);
+                        self.b.ins().bitcast(I64, MemFlagsData::new(), d)
+                    }
+                    Scalar::I64 | Scalar::U64 => x,
+                    s if s.is_signed_int() => self.b.ins().sextend(I64, x),
+                    _ => self.b.ins().uextend(I64, x),
+                });
+            }
+        }
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (8 * vals.len().max(1)) as u32,
+            3,
+        ));
+        for (i, &v) in vals.iter().enumerate() {
+            self.b.ins().stack_store(I64, v, ss, (8 * i) as i32);
+        }
+        let vals_ptr = self.b.ins().stack_addr(I64, ss, 0);
+        let bytes: Box<[u8]> = desc.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let desc_ptr = self.b.ins().iconst(I64, bytes.as_ptr() as i64);
+        self.cx.data.push(bytes);
+        let tid = match self.tid {
+            Some(t) if self.b.func.dfg.value_type(t) == I64 => t,
+            Some(t) => self.b.ins().sextend(I64, t),
+            None => self.b.ins().iconst(I64, -1),
+        };
+        self.call_shim(Shim::DebugHook, &[desc_ptr, vals_ptr, tid])?;
         Ok(())
     }
 

@@ -882,6 +882,7 @@ fn emit_clif_and_opt_none() {
         &CpuOptions {
             opt_level: OptLevel::None,
             verify: true,
+            debug: false,
         },
     )
     .unwrap();

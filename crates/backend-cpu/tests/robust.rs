@@ -125,6 +125,7 @@ fn mutated_modules_never_panic() {
                     OptLevel::Speed
                 },
                 verify,
+                debug: round % 5 == 0,
             };
             let r = std::panic::catch_unwind(|| compile(&m, &opts).map(|_| ()));
             match r {
