@@ -60,6 +60,7 @@ use std::sync::{Arc, Mutex};
 pub use pipeline::{Diagnostics, PassError};
 pub use weft_backend_ptx::{PtxArtifact, PtxKernelInfo, PtxOptions};
 pub use weft_ir as ir;
+pub use weft_passes::OptLevel;
 pub use weft_runtime::{
     Arg, Array, ArrayError, BackendError, Cache, CacheError, CacheKey, CudaArg, CudaArray,
     CudaDevice, CudaError, CudaEvent, DeviceKind, Dtype, Element, Kernel, KernelSig, LaunchError,
@@ -130,6 +131,17 @@ pub struct CompileOptions {
     /// off; off, the generated code is unchanged. Supported on `cpu`,
     /// `llvm-cpu` and `interp` (see `docs/debugging.md`).
     pub checked: bool,
+    /// The pass pipeline's level (default [`OptLevel::O2`]; `O0` runs no
+    /// pass, for the debugger).
+    pub opt_level: OptLevel,
+    /// Fast math (default off): float arithmetic of every kernel carries
+    /// the `contract` and `afn` flags (`weft_passes::fastmath`), which every
+    /// backend but the interpreter may use (FMA contraction, approximate
+    /// functions). Off, results are the interpreter's, bit for bit.
+    pub fast_math: bool,
+    /// Kernels made fast even when `fast_math` is off (per-kernel fast
+    /// math); default none.
+    pub fast_math_kernels: Vec<String>,
 }
 
 impl Default for CompileOptions {
@@ -138,6 +150,9 @@ impl Default for CompileOptions {
             opt: true,
             dump_dir: None,
             checked: false,
+            opt_level: OptLevel::O2,
+            fast_math: false,
+            fast_math_kernels: Vec::new(),
         }
     }
 }
@@ -184,6 +199,11 @@ impl Compiler {
     pub fn options(&self) -> &CompileOptions {
         &self.options
     }
+    /// The pass pipeline these options run, one step a line (what `weft
+    /// build --print-pipeline` prints); `(no passes)` when empty.
+    pub fn describe_pipeline(&self) -> String {
+        pipeline::describe_pipeline(&self.options)
+    }
     /// Source → IR (frontend) → pass pipeline. `file_name` is used in
     /// diagnostics and source locations.
     pub fn compile(&self, file_name: &str, source: &str) -> Result<Module, Error> {
@@ -203,7 +223,7 @@ impl Compiler {
             }
         }
         let mut m = self.compile_raw(file_name, source)?;
-        pipeline::passes(&mut m, self.options.opt, self.options.dump_dir.clone())?;
+        pipeline::passes(&mut m, &self.options)?;
         if self.options.checked {
             pipeline::bounds_check(&mut m)?;
         }
@@ -224,11 +244,22 @@ impl Compiler {
     }
     /// The cache key of `source`'s optimized IR under these options.
     pub fn ir_key(&self, file_name: &str, source: &str) -> CacheKey {
-        let opts = if self.options.checked {
-            format!("opt={} checked", self.options.opt)
+        let o = &self.options;
+        let mut opts = if o.checked {
+            format!("opt={} checked", o.opt)
         } else {
-            format!("opt={}", self.options.opt)
+            format!("opt={}", o.opt)
         };
+        // Default options keep the keys they had before these options.
+        if o.opt_level != OptLevel::O2 {
+            opts.push_str(&format!(" {}", o.opt_level.name()));
+        }
+        if o.fast_math {
+            opts.push_str(" fast-math");
+        }
+        if !o.fast_math_kernels.is_empty() {
+            opts.push_str(&format!(" fast-math={}", o.fast_math_kernels.join(",")));
+        }
         CacheKey::of_kind(
             "ir",
             &[file_name.as_bytes(), source.as_bytes(), opts.as_bytes()],

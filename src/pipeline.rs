@@ -2,7 +2,6 @@
 //! emission), kept in one place.
 
 use crate::Error;
-use std::path::PathBuf;
 use weft_ir::Module;
 
 pub use weft_passes::PassError;
@@ -14,15 +13,32 @@ pub fn frontend(file_name: &str, source: &str) -> Result<Module, Error> {
     weft_frontend::compile(file_name, source).map_err(Error::Frontend)
 }
 
-/// Runs the pass pipeline.
-pub fn passes(m: &mut Module, inline: bool, dump_dir: Option<PathBuf>) -> Result<(), Error> {
-    let opts = weft_passes::PipelineOptions {
-        inline,
-        dump_dir,
+/// The pass pipeline options of compile options.
+pub fn pipeline_options(o: &crate::CompileOptions) -> weft_passes::PipelineOptions {
+    weft_passes::PipelineOptions {
+        opt_level: o.opt_level,
+        inline: o.opt,
+        fast_math: o.fast_math,
+        fast_math_kernels: o.fast_math_kernels.clone(),
+        dump_dir: o.dump_dir.clone(),
         ..Default::default()
-    };
-    weft_passes::run_pipeline(m, &opts)?;
+    }
+}
+
+/// Runs the pass pipeline of `o`.
+pub fn passes(m: &mut Module, o: &crate::CompileOptions) -> Result<(), Error> {
+    weft_passes::run_pipeline(m, &pipeline_options(o))?;
     Ok(())
+}
+
+/// What `weft build --print-pipeline` prints for `o`.
+pub fn describe_pipeline(o: &crate::CompileOptions) -> String {
+    let text = weft_passes::pipeline(o.opt_level, &pipeline_options(o)).describe();
+    if text.is_empty() {
+        "(no passes)\n".to_string()
+    } else {
+        text
+    }
 }
 
 /// Inserts the bounds-checked mode's tests (after the pipeline) and

@@ -25,6 +25,7 @@ fn saxpy_on(dev: &Device, opt: bool) -> Vec<f32> {
         opt,
         dump_dir: None,
         checked: false,
+        ..CompileOptions::default()
     });
     let m = c.compile("saxpy.py", SAXPY).expect("compiles");
     assert_eq!(

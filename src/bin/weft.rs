@@ -30,6 +30,20 @@ fn cli() -> Command {
             .default_value("cpu")
             .help("Device to run on")
     };
+    let opt_level = || {
+        CArg::new("opt-level")
+            .short('O')
+            .value_name("N")
+            .value_parser(["0", "1", "2"])
+            .default_value("2")
+            .help("Pass pipeline level: -O0 (no passes, for the debugger), -O1, -O2")
+    };
+    let fast_math = || {
+        CArg::new("fast-math")
+            .long("fast-math")
+            .action(ArgAction::SetTrue)
+            .help("Fast math: FMA contraction and approximate functions (all backends but interp)")
+    };
     Command::new("weft")
         .about("Compiler for Warp kernels: check, build, run conformance cases")
         .version(env!("CARGO_PKG_VERSION"))
@@ -43,7 +57,18 @@ fn cli() -> Command {
         .subcommand(
             Command::new("build")
                 .about("Compile a kernel file and print its IR, Cranelift IR, LLVM IR or PTX")
-                .arg(CArg::new("file").required(true).value_name("FILE.py"))
+                .arg(
+                    CArg::new("file")
+                        .required_unless_present("print-pipeline")
+                        .value_name("FILE.py"),
+                )
+                .arg(opt_level())
+                .arg(
+                    CArg::new("print-pipeline")
+                        .long("print-pipeline")
+                        .action(ArgAction::SetTrue)
+                        .help("Print the pass pipeline of -O and --fast-math and exit"),
+                )
                 .arg(
                     CArg::new("emit")
                         .long("emit")
@@ -67,7 +92,7 @@ fn cli() -> Command {
                     CArg::new("fast-math")
                         .long("fast-math")
                         .action(ArgAction::SetTrue)
-                        .help("With --emit ptx/llvm: approximate math instructions"),
+                        .help("Fast math: contraction to FMA and approximate functions on every float operation (IR flags; all backends but interp)"),
                 )
                 .arg(
                     CArg::new("llvm-target")
@@ -109,6 +134,8 @@ fn cli() -> Command {
                         .help("Case directory or its case.json"),
                 )
                 .arg(backend())
+                .arg(opt_level())
+                .arg(fast_math())
                 .arg(
                     CArg::new("out")
                         .long("out")
@@ -133,6 +160,8 @@ fn cli() -> Command {
                         .value_parser(value_parser!(PathBuf)),
                 )
                 .arg(backend())
+                .arg(opt_level())
+                .arg(fast_math())
                 .arg(
                     CArg::new("checked")
                         .long("checked")
@@ -157,6 +186,8 @@ fn cli() -> Command {
                         .value_parser(value_parser!(PathBuf))
                         .help("Also write a self-contained HTML page: the table and the source, IR, PTX, HLSL and CLIF side by side"),
                 )
+                .arg(opt_level())
+                .arg(fast_math())
                 .arg(
                     CArg::new("only")
                         .long("backend")
@@ -311,13 +342,17 @@ fn only_kernel(m: &IrModule, name: &str) -> Result<IrModule, Error> {
 }
 
 fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
-    let file = str_arg(a, "file");
-    let source = read(Path::new(file))?;
     let compiler = Compiler::with_options(CompileOptions {
         opt: !a.get_flag("no-opt"),
         dump_dir: a.get_one::<PathBuf>("dump-passes").cloned(),
-        ..CompileOptions::default()
+        ..compile_options(a)
     });
+    if a.get_flag("print-pipeline") {
+        say!("{}", compiler.describe_pipeline().trim_end());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let file = str_arg(a, "file");
+    let source = read(Path::new(file))?;
     let emit = str_arg(a, "emit");
     let ir = if emit == "ir-raw" {
         compiler.compile_raw(file, &source)?
@@ -373,11 +408,25 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The compiler of `run`/`conform`: bounds-checked with `--checked`.
+/// `-O` and `--fast-math`.
+fn compile_options(a: &ArgMatches) -> CompileOptions {
+    let level = a
+        .get_one::<String>("opt-level")
+        .and_then(|s| s.parse::<weft::OptLevel>().ok())
+        .unwrap_or(weft::OptLevel::O2);
+    CompileOptions {
+        opt_level: level,
+        fast_math: a.get_flag("fast-math"),
+        ..CompileOptions::default()
+    }
+}
+
+/// The compiler of `run`/`conform`: bounds-checked with `--checked`,
+/// `-O`, `--fast-math`.
 fn checked_compiler(a: &ArgMatches) -> Compiler {
     Compiler::with_options(CompileOptions {
         checked: a.get_flag("checked"),
-        ..CompileOptions::default()
+        ..compile_options(a)
     })
 }
 
@@ -456,7 +505,7 @@ fn compare_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         .filter(|b| *b == "interp" || only.is_empty() || only.contains(b))
         .collect();
     let devices = weft::compare::open_backends(&names);
-    let compiler = Compiler::new().with_default_cache();
+    let compiler = Compiler::with_options(compile_options(a)).with_default_cache();
     let cmp = weft::compare::compare_case(&path_arg(a, "case"), &devices, &compiler)?;
     say!("{}", cmp.table());
     if let Some(p) = a.get_one::<PathBuf>("html") {
