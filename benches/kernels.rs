@@ -7,7 +7,13 @@
 //!   (`1.0 / sqrt(r2)`, no fused multiply-add), so both give bitwise the
 //!   same result, which the setup checks and prints.
 //! - `compile_nbody`: source text → runnable CPU kernel (`Compiler::compile`
-//!   and `Device::load`), from scratch each iteration.
+//!   and `Device::load`), from scratch each iteration;
+//!   `compile_nbody_warm_cache`: the same with the optimized IR read from a
+//!   warm disk cache; `load_nbody_in_memory`: `Device::load` of a module
+//!   already compiled for the CPU.
+//! - `elementwise/*`: `sin(x)*cos(x) + exp(-x*x) + sqrt(abs(x))` and an
+//!   atomic float sum over 2^22; `launch_overhead_cpu_dim1`: saxpy over
+//!   one thread. `weft bench` measures all of these on every backend.
 //!
 //! Both sides split the work like the runtime does (4 contiguous chunks per
 //! rayon thread). Run with `cargo bench --bench kernels`; sample counts are
@@ -232,6 +238,91 @@ fn bench_compile(c: &mut Criterion) {
             Device::cpu().load(&module, "nbody_step").expect("load")
         })
     });
+    // The optimized IR from a (private, pre-warmed) disk cache, then
+    // Cranelift: what a second process pays.
+    let dir = std::env::temp_dir().join(format!("weft-bench-kernels-{}", std::process::id()));
+    let cache = weft::Cache::open(&dir).expect("cache");
+    let cached = Compiler::new().with_cache(cache);
+    cached
+        .compile("examples/nbody.py", NBODY_SOURCE)
+        .expect("warm the cache");
+    c.bench_function("compile_nbody_warm_cache", |b| {
+        b.iter(|| {
+            let (module, hit) = cached
+                .compile_cached("examples/nbody.py", black_box(NBODY_SOURCE))
+                .expect("compile");
+            assert!(hit);
+            Device::cpu().load(&module, "nbody_step").expect("load")
+        })
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    // A module already compiled for the device: a lookup.
+    let module = Compiler::new()
+        .compile("examples/nbody.py", NBODY_SOURCE)
+        .expect("compile");
+    let cpu = Device::cpu();
+    cpu.load(&module, "nbody_step").expect("load");
+    c.bench_function("load_nbody_in_memory", |b| {
+        b.iter(|| cpu.load(&module, black_box("nbody_step")).expect("load"))
+    });
+}
+
+const MORE_SOURCE: &str = r#"
+import warp as wp
+
+@wp.kernel
+def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    y[i] = wp.sin(v) * wp.cos(v) + wp.exp(-v * v) + wp.sqrt(wp.abs(v))
+
+@wp.kernel
+def atomic_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(total, 0, x[i])
+"#;
+
+/// The transcendental-heavy elementwise kernel and the atomic sum (2^22
+/// each), and the launch overhead (saxpy over dim = 1), on the CPU.
+fn bench_more(c: &mut Criterion) {
+    let n = 1usize << 22;
+    let cpu = Device::cpu();
+    let xs: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3 - 0.5).collect();
+    let x = Array::from_slice(&xs, &[n]).expect("x");
+    let y = Array::from_slice(&vec![0.0f32; n], &[n]).expect("y");
+    let total = Array::from_slice(&[0.0f32], &[1]).expect("total");
+    let mut g = c.benchmark_group("elementwise");
+    g.throughput(Throughput::Elements(n as u64));
+    let tr = load(MORE_SOURCE, "transcendental");
+    g.bench_function("transcendental_weft_cpu", |b| {
+        b.iter(|| {
+            cpu.launch(&tr, &[n], &[Arg::array(&x), Arg::array(&y)])
+                .expect("launch")
+        })
+    });
+    let at = load(MORE_SOURCE, "atomic_sum");
+    g.bench_function("atomic_sum_weft_cpu", |b| {
+        b.iter(|| {
+            cpu.launch(&at, &[n], &[Arg::array(&x), Arg::array(&total)])
+                .expect("launch")
+        })
+    });
+    g.finish();
+    let saxpy = load(SAXPY_SOURCE, "saxpy");
+    let (x1, y1) = (
+        Array::from_slice(&[1.0f32], &[1]).expect("x"),
+        Array::from_slice(&[1.0f32], &[1]).expect("y"),
+    );
+    c.bench_function("launch_overhead_cpu_dim1", |b| {
+        b.iter(|| {
+            cpu.launch(
+                &saxpy,
+                &[1],
+                &[Arg::array(&x1), Arg::array(&y1), Arg::f32(black_box(0.5))],
+            )
+            .expect("launch")
+        })
+    });
 }
 
 /// CPU time consumed so far by the calling thread (Linux
@@ -428,7 +519,7 @@ criterion_group! {
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_saxpy, bench_nbody, bench_compile
+    targets = bench_saxpy, bench_nbody, bench_compile, bench_more
 }
 
 fn main() {
