@@ -21,25 +21,7 @@ use weft_ir::{layout, ElemType, FuncId, Inst, Loc, Region, Scalar, Type};
 
 type Result<T> = std::result::Result<T, CpuError>;
 
-/// What one Cranelift value of a flattened IR value holds.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum SlotKind {
-    Scalar(Scalar),
-    /// An array's data pointer.
-    Data,
-    /// An array's shape along an axis (`i32`).
-    Shape(u8),
-    /// An array's byte stride along an axis (`i64`).
-    Stride(u8),
-}
-
-/// One flattened component of a type: its kind and byte offset in the
-/// type's memory layout.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) struct Slot {
-    pub kind: SlotKind,
-    pub offset: u32,
-}
+pub(crate) use weft_ir::layout::{Slot, SlotKind};
 
 /// The Cranelift type that holds an IR scalar in a register. `bool` is an
 /// `i8` holding 0 or 1; `f16` is an `f32` holding an `f16`-representable value.
@@ -54,13 +36,12 @@ pub(crate) fn cty(s: Scalar) -> cl::Type {
     }
 }
 
-impl Slot {
-    pub fn cty(self) -> cl::Type {
-        match self.kind {
-            SlotKind::Scalar(s) => cty(s),
-            SlotKind::Data | SlotKind::Stride(_) => I64,
-            SlotKind::Shape(_) => I32,
-        }
+/// The Cranelift type that holds a slot in a register.
+pub(crate) fn slot_cty(s: Slot) -> cl::Type {
+    match s.kind {
+        SlotKind::Scalar(s) => cty(s),
+        SlotKind::Data | SlotKind::Stride(_) => I64,
+        SlotKind::Shape(_) => I32,
     }
 }
 
@@ -99,16 +80,14 @@ impl<'m> ModCtx<'m> {
         if let Some(s) = self.flat_cache.get(&ty) {
             return s.clone();
         }
-        let mut out = Vec::new();
-        flatten(ty, &self.m.structs, 0, &mut out);
-        let rc: Rc<[Slot]> = out.into();
+        let rc: Rc<[Slot]> = layout::slots(ty, &self.m.structs).into();
         self.flat_cache.insert(ty, rc.clone());
         rc
     }
 
     /// The Cranelift types of a type's slots.
     pub fn ctypes(&mut self, ty: Type) -> Vec<cl::Type> {
-        self.flat(ty).iter().map(|s| s.cty()).collect()
+        self.flat(ty).iter().map(|&s| slot_cty(s)).collect()
     }
 
     /// The slot range `(start, len)` of the component at `path`, and its type.
@@ -126,40 +105,6 @@ impl<'m> ModCtx<'m> {
             t = t.project(i, &self.m.structs)?;
         }
         Some((start, self.flat(t).len(), t))
-    }
-}
-
-fn flatten(ty: Type, structs: &weft_ir::StructTable, base: u32, out: &mut Vec<Slot>) {
-    match ty {
-        Type::Scalar(s) => out.push(Slot {
-            kind: SlotKind::Scalar(s),
-            offset: base,
-        }),
-        Type::Array(a) => {
-            out.push(Slot {
-                kind: SlotKind::Data,
-                offset: base,
-            });
-            for k in 0..a.ndim {
-                out.push(Slot {
-                    kind: SlotKind::Shape(k),
-                    offset: base + layout::ARRAY_DESC_SHAPE + 4 * k as u32,
-                });
-            }
-            for k in 0..a.ndim {
-                out.push(Slot {
-                    kind: SlotKind::Stride(k),
-                    offset: base + layout::ARRAY_DESC_STRIDES + 8 * k as u32,
-                });
-            }
-        }
-        _ => {
-            for i in 0..ty.arity(structs) {
-                if let Some((off, comp)) = layout::component_offset(ty, i, structs) {
-                    flatten(comp, structs, base + off, out);
-                }
-            }
-        }
     }
 }
 
@@ -506,7 +451,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             || slots
                 .iter()
                 .zip(leaves)
-                .any(|(s, &l)| s.cty() != dfg.value_type(l))
+                .any(|(&s, &l)| slot_cty(s) != dfg.value_type(l))
         {
             return self.invalid(format!("{v} is defined with values of the wrong type"));
         }
@@ -1810,7 +1755,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 let v = self.b.ins().uload16(I32, flags, addr, off);
                 self.call_shim1(Shim::F16BitsToF32, &[v])?
             }
-            _ => self.b.ins().load(s.cty(), flags, addr, off),
+            _ => self.b.ins().load(slot_cty(s), flags, addr, off),
         })
     }
 

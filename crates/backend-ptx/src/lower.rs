@@ -166,55 +166,7 @@ impl HostFn {
     }
 }
 
-/// What one LLVM value of a flattened IR value holds.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum SlotKind {
-    Scalar(Scalar),
-    Data,
-    Shape(u8),
-    Stride(u8),
-}
-
-/// One flattened component of a type and its byte offset in the layout.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) struct Slot {
-    pub kind: SlotKind,
-    pub offset: u32,
-}
-
-pub(crate) fn flatten(ty: Type, structs: &weft_ir::StructTable, base: u32, out: &mut Vec<Slot>) {
-    match ty {
-        Type::Scalar(s) => out.push(Slot {
-            kind: SlotKind::Scalar(s),
-            offset: base,
-        }),
-        Type::Array(a) => {
-            out.push(Slot {
-                kind: SlotKind::Data,
-                offset: base,
-            });
-            for k in 0..a.ndim {
-                out.push(Slot {
-                    kind: SlotKind::Shape(k),
-                    offset: base + layout::ARRAY_DESC_SHAPE + 4 * k as u32,
-                });
-            }
-            for k in 0..a.ndim {
-                out.push(Slot {
-                    kind: SlotKind::Stride(k),
-                    offset: base + layout::ARRAY_DESC_STRIDES + 8 * k as u32,
-                });
-            }
-        }
-        _ => {
-            for i in 0..ty.arity(structs) {
-                if let Some((off, comp)) = layout::component_offset(ty, i, structs) {
-                    flatten(comp, structs, base + off, out);
-                }
-            }
-        }
-    }
-}
+pub(crate) use weft_ir::layout::{Slot, SlotKind};
 
 /// A lowered kernel: IR name, LLVM symbol, argument block size.
 #[derive(Clone, Debug)]
@@ -485,9 +437,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         if let Some(s) = self.flat_cache.get(&ty) {
             return s.clone();
         }
-        let mut out = Vec::new();
-        flatten(ty, &self.m.structs, 0, &mut out);
-        let rc: std::rc::Rc<[Slot]> = out.into();
+        let rc: std::rc::Rc<[Slot]> = layout::slots(ty, &self.m.structs).into();
         self.flat_cache.insert(ty, rc.clone());
         rc
     }

@@ -151,6 +151,68 @@ pub fn leaf_count(ty: Type, structs: &StructTable) -> usize {
     }
 }
 
+/// What one flat slot of a value holds.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum SlotKind {
+    Scalar(Scalar),
+    /// An array's data pointer (8 bytes).
+    Data,
+    /// An array's shape along an axis (`i32`).
+    Shape(u8),
+    /// An array's byte stride along an axis (`i64`).
+    Stride(u8),
+}
+
+/// One flat slot of a value: its kind and byte offset in the type's layout.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Slot {
+    pub kind: SlotKind,
+    pub offset: u32,
+}
+
+/// The flat scalar slots of a value in the argument block, arrays as their
+/// descriptor's fields (data, then `ndim` shapes, then `ndim` strides), in
+/// path order (which is also memory order).
+pub fn slots(ty: Type, structs: &StructTable) -> Vec<Slot> {
+    let mut out = Vec::new();
+    collect_slots(ty, structs, 0, &mut out);
+    out
+}
+
+fn collect_slots(ty: Type, structs: &StructTable, base: u32, out: &mut Vec<Slot>) {
+    match ty {
+        Type::Scalar(s) => out.push(Slot {
+            kind: SlotKind::Scalar(s),
+            offset: base,
+        }),
+        Type::Array(a) => {
+            out.push(Slot {
+                kind: SlotKind::Data,
+                offset: base,
+            });
+            for k in 0..a.ndim {
+                out.push(Slot {
+                    kind: SlotKind::Shape(k),
+                    offset: base + ARRAY_DESC_SHAPE + 4 * k as u32,
+                });
+            }
+            for k in 0..a.ndim {
+                out.push(Slot {
+                    kind: SlotKind::Stride(k),
+                    offset: base + ARRAY_DESC_STRIDES + 8 * k as u32,
+                });
+            }
+        }
+        _ => {
+            for i in 0..ty.arity(structs) {
+                if let Some((off, comp)) = component_offset(ty, i, structs) {
+                    collect_slots(comp, structs, base + off, out);
+                }
+            }
+        }
+    }
+}
+
 /// The launch bounds at the start of every argument block.
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -239,5 +301,32 @@ mod tests {
         let m = Type::Mat(3, 3, Scalar::F32);
         assert_eq!(path_offset(m, &[1, 2], &st), Some((20, Type::F32)));
         assert_eq!(std::mem::size_of::<ArrayDesc>() as u32, ARRAY_DESC_SIZE);
+    }
+
+    #[test]
+    fn array_slots_are_descriptor_fields() {
+        use crate::types::ArrayType;
+        let mut st = StructTable::new();
+        let arr = Type::Array(ArrayType { elem: ElemType::Scalar(Scalar::F32), ndim: 2 });
+        let id = st.push(StructDef {
+            name: "S".into(),
+            fields: vec![
+                Field { name: "a".into(), ty: Type::Scalar(Scalar::I32) },
+                Field { name: "b".into(), ty: arr },
+            ],
+        });
+        let kinds: Vec<(SlotKind, u32)> =
+            slots(Type::Struct(id), &st).iter().map(|s| (s.kind, s.offset)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (SlotKind::Scalar(Scalar::I32), 0),
+                (SlotKind::Data, 8),
+                (SlotKind::Shape(0), 16),
+                (SlotKind::Shape(1), 20),
+                (SlotKind::Stride(0), 32),
+                (SlotKind::Stride(1), 40),
+            ]
+        );
     }
 }
