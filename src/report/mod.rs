@@ -173,7 +173,7 @@ h1{font-size:18px;margin:0 0 8px}
 table{border-collapse:collapse;margin:8px 0 16px;background:#fff}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;font-family:ui-monospace,monospace;font-size:12px}
 td.pass{color:#070}td.fail{color:#b00;font-weight:bold}td.skip{color:#777}
-.cols{display:grid;grid-template-columns:repeat(5,minmax(0,1fr));gap:8px}
+.cols{display:grid;grid-template-columns:minmax(0,1.4fr) repeat(4,minmax(0,1fr));gap:8px}
 section.col{background:#fff;border:1px solid #ccc;display:flex;flex-direction:column;min-width:0}
 section.col h2{font-size:13px;margin:0;padding:4px 8px;background:#eee;border-bottom:1px solid #ccc}
 .code{margin:0;overflow:auto;max-height:80vh;font:12px/1.35 ui-monospace,monospace;white-space:pre}
