@@ -1,0 +1,114 @@
+//! Fast math end to end: off, the IR carries no flags and results are the
+//! interpreter's; on, the flags appear in the IR text, the CPU code fuses
+//! `a*b+c` into `fma`, the PTX uses `.approx`/`fma.rn` forms, and the
+//! transcendental kernel stays within 1e-6 (relative to max(1, |precise|))
+//! of the precise result on cpu and llvm-cpu.
+
+use weft::{Arg, Array, CompileOptions, Compiler, Device, PtxOptions};
+
+const SOURCE: &str = r#"
+import warp as wp
+
+@wp.kernel
+def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    y[i] = wp.sin(v) * wp.cos(v) + wp.exp(-v * v) + wp.sqrt(wp.abs(v))
+
+@wp.kernel
+def axpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+"#;
+
+fn compiler(fast_math: bool) -> Compiler {
+    Compiler::with_options(CompileOptions {
+        fast_math,
+        ..CompileOptions::default()
+    })
+}
+
+fn module(fast_math: bool) -> weft::Module {
+    compiler(fast_math).compile("fm.py", SOURCE).unwrap()
+}
+
+fn transcendental(dev: &Device, fast_math: bool, x: &[f32]) -> Vec<f32> {
+    let m = module(fast_math);
+    let k = dev.load(&m, "transcendental").unwrap();
+    let xa = Array::from_slice(x, &[x.len()]).unwrap();
+    let ya = Array::from_slice(&vec![0.0f32; x.len()], &[x.len()]).unwrap();
+    dev.launch(&k, &[x.len()], &[Arg::array(&xa), Arg::array(&ya)])
+        .unwrap();
+    ya.to_vec::<f32>().unwrap()
+}
+
+#[test]
+fn off_means_no_flags_on_means_flags() {
+    let precise = module(false).ir_text();
+    assert!(!precise.contains("fast("), "{precise}");
+    let fast = module(true).ir_text();
+    assert!(fast.contains("sin "), "{fast}");
+    for line in fast
+        .lines()
+        .filter(|l| l.contains(" = sin ") || l.contains(" = add "))
+    {
+        let float = line.contains(": f32 =");
+        assert_eq!(line.contains("fast(contract,afn)"), float, "{line}");
+    }
+}
+
+#[test]
+fn cpu_code_fuses_multiply_add() {
+    let has_fma = {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("fma")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            cfg!(target_arch = "aarch64")
+        }
+    };
+    assert!(!module(false).clif_text().unwrap().contains(" fma "));
+    let clif = module(true).clif_text().unwrap();
+    assert_eq!(clif.contains(" fma "), has_fma, "{clif}");
+}
+
+#[test]
+fn ptx_uses_approximate_instructions() {
+    let ptx = module(true).ptx(&PtxOptions::default()).unwrap().ptx;
+    for op in [
+        "sin.approx.f32",
+        "cos.approx.f32",
+        "ex2.approx",
+        "sqrt.approx.f32",
+        "fma.rn.f32",
+    ] {
+        assert!(ptx.contains(op), "{op} missing:\n{ptx}");
+    }
+}
+
+#[test]
+fn fast_results_are_close_and_precise_results_are_the_interpreters() {
+    let n = 1 << 14;
+    let x: Vec<f32> = (0..n).map(|i| -4.0 + 8.0 * i as f32 / n as f32).collect();
+    let oracle = transcendental(&Device::interp(), false, &x);
+    for dev in [Device::cpu(), Device::llvm_cpu()] {
+        let precise = transcendental(&dev, false, &x);
+        assert!(
+            precise
+                .iter()
+                .zip(&oracle)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{}: precise differs from the interpreter",
+            dev.name()
+        );
+        let fast = transcendental(&dev, true, &x);
+        let worst = fast
+            .iter()
+            .zip(&precise)
+            .map(|(f, p)| (f - p).abs() as f64 / (p.abs() as f64).max(1.0))
+            .fold(0.0, f64::max);
+        assert!(worst <= 1e-6, "{}: error {worst:e}", dev.name());
+    }
+}
