@@ -51,6 +51,7 @@
 #[path = "cli/compare.rs"]
 pub mod compare;
 pub mod conform;
+pub mod debug;
 mod pipeline;
 pub mod report;
 

@@ -606,7 +606,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         if params.len() != types.len() {
             return self.invalid("kernel body params do not match its params");
         }
-        let (at_entry, per_thread) = param_placement(self.f);
+        let (mut at_entry, mut per_thread) = param_placement(self.f);
+        if self.cx.debug {
+            // Every parameter is visible to the hooks from the start.
+            at_entry.iter_mut().for_each(|e| *e = true);
+            per_thread.clear();
+        }
         let mut entry_leaves = HashMap::new();
         for (k, &v) in params.iter().enumerate() {
             if at_entry[k] {
@@ -1104,6 +1109,18 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         // Division results of another copy of the body may not dominate.
         self.divs.clear();
         let thread_flags = MemFlagsData::trusted().with_readonly();
+        if self.cx.debug {
+            // Another copy of the body defined these: the hooks must not
+            // read them.
+            self.cx.debug_line = 0;
+            for &inst in &self.f.regions[self.f.body].insts {
+                for &v in &self.f.insts[inst].results {
+                    if let Some(e) = self.map.get_mut(v.as_u32() as usize) {
+                        *e = UNSET;
+                    }
+                }
+            }
+        }
         for (idx, &inst) in self.f.regions[self.f.body].insts.iter().enumerate() {
             if self.filled {
                 return self.invalid("instruction after a terminator");
@@ -1116,6 +1133,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     l[li] = self.b.ins().iconst(I64, esize as i64);
                     self.def(v, &l)?;
                 }
+            }
+            if self.cx.debug {
+                self.debug_before(inst)?;
             }
             self.inst(inst, None)?;
         }
@@ -1173,7 +1193,11 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             return self.invalid(format!("no region {r}"));
         };
         self.div_scopes.push(Vec::new());
-        self.cx.debug_line = 0;
+        if yield_to.is_none() {
+            // A loop body (or a func body): each iteration starts with a
+            // hook. `if` regions continue the enclosing statement.
+            self.cx.debug_line = 0;
+        }
         for &inst in &rd.insts {
             if self.filled {
                 return self.invalid("instruction after a terminator");
@@ -1182,10 +1206,6 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 self.debug_before(inst)?;
             }
             self.inst(inst, yield_to)?;
-            if self.cx.debug && !self.f.insts[inst].kind.regions().is_empty() {
-                // The next statement after an `if`/loop gets its own hook.
-                self.cx.debug_line = 0;
-            }
         }
         for k in self.div_scopes.pop().unwrap_or_default() {
             self.divs.remove(&k);
@@ -1531,8 +1551,11 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     fn debug_before(&mut self, inst: Inst) -> Result<()> {
         let data = &self.f.insts[inst];
         let loc = data.loc;
-        if matches!(data.kind, InstKind::Return(_)) && matches!(self.ret, Ret::Func) {
-            return self.debug_point(crate::debug::EventKind::Exit, loc);
+        if matches!(data.kind, InstKind::Return(_)) {
+            return match self.ret {
+                Ret::Func => self.debug_point(crate::debug::EventKind::Exit, loc),
+                Ret::NextThread(_) => Ok(()),
+            };
         }
         if loc.is_none() || loc.line == self.cx.debug_line {
             return Ok(());
@@ -1560,9 +1583,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         }
         let mut vars: Vec<weft_ir::Value> = latest.into_values().collect();
         vars.sort();
-        let Some(func) = self.cx.func_ids.iter().find_map(|(&fid, _)| {
-            std::ptr::eq(&self.cx.m.funcs[fid], self.f).then_some(fid)
-        }) else {
+        let Some(func) = self
+            .cx
+            .func_ids
+            .iter()
+            .find_map(|(&fid, _)| std::ptr::eq(&self.cx.m.funcs[fid], self.f).then_some(fid))
+        else {
             return self.invalid("debug hook in an unknown function");
         };
         let mut desc = vec![

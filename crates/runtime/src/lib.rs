@@ -30,6 +30,7 @@
 //!    for every thread of the launch;
 //! 6. on `interp`, no array may be passed for two parameters.
 
+pub mod debug;
 pub mod array;
 mod backend;
 pub mod cache;

@@ -1,0 +1,203 @@
+//! The debugger on the CPU JIT: stepping the seed's N-body kernel for one
+//! thread and checking its loop-local values against an independent host
+//! computation; stepping into and out of a `@wp.func`.
+
+use weft::debug::{Breakpoint, Debugger};
+use weft::{Arg, Array};
+
+fn nbody_source() -> Option<String> {
+    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
+        .unwrap_or_else(|_| "../shared/conformance".to_string());
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(dir)
+        .join("cases/seed_nbody_step/kernel.py");
+    match std::fs::read_to_string(&p) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            println!("SKIP: {} not readable: {e}", p.display());
+            None
+        }
+    }
+}
+
+fn vec3s(v: &[[f32; 3]]) -> Array {
+    Array::from_slice(v, &[v.len()]).expect("vec3 array")
+}
+
+#[test]
+fn nbody_thread_3_statement_by_statement() {
+    let Some(src) = nbody_source() else { return };
+    let n = 12usize;
+    let pos: Vec<[f32; 3]> = (0..n)
+        .map(|i| {
+            let t = i as f32;
+            [t.sin() * 2.0, (t * 0.7).cos(), 0.1 * t - 0.5]
+        })
+        .collect();
+    let vel: Vec<[f32; 3]> = (0..n).map(|i| [0.01 * i as f32, 0.0, -0.02]).collect();
+    let mass: Vec<f32> = (0..n).map(|i| 1.0 + 0.25 * i as f32).collect();
+    let (dt, grav, eps2) = (0.01f32, 0.001f32, 0.01f32);
+    let module = Debugger::compile("kernel.py", &src).expect("compiles");
+    let (p_a, v_a) = (vec3s(&pos), vec3s(&vel));
+    let m_a = Array::from_slice(&mass, &[n]).unwrap();
+    let (np, nv) = (vec3s(&vec![[0.0; 3]; n]), vec3s(&vec![[0.0; 3]; n]));
+    let args = [
+        Arg::array(&p_a),
+        Arg::array(&v_a),
+        Arg::array(&m_a),
+        Arg::array(&np),
+        Arg::array(&nv),
+        Arg::i32(n as i32),
+        Arg::f32(dt),
+        Arg::f32(grav),
+        Arg::f32(eps2),
+    ];
+    let tid = 3;
+    let mut dbg = Debugger::launch(&module, "nbody_step", &[n], &args, tid).expect("launch");
+
+    // Independent host computation of thread 3's loop, per iteration.
+    let p = pos[tid];
+    let mut acc_before = Vec::new();
+    let mut ds = Vec::new();
+    let mut r2s = Vec::new();
+    let mut acc = [0.0f32; 3];
+    for j in 0..n {
+        acc_before.push(acc);
+        let d = [pos[j][0] - p[0], pos[j][1] - p[1], pos[j][2] - p[2]];
+        let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
+        let inv_r = 1.0 / r2.sqrt();
+        let s = grav * mass[j] * inv_r * inv_r * inv_r;
+        acc = [acc[0] + d[0] * s, acc[1] + d[1] * s, acc[2] + d[2] * s];
+        ds.push(d);
+        r2s.push(r2);
+    }
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-5 * b.abs().max(1e-3);
+    let close3 = |a: &[f64], b: [f32; 3]| a.len() == 3 && (0..3).all(|k| close(a[k], b[k] as f64));
+
+    // Statement by statement in the kernel (over the prelude's calls).
+    let mut lines = Vec::new();
+    let (mut seen_d, mut seen_r2, mut seen_acc) = (0, 0, 0);
+    while let Some(stop) = dbg.next() {
+        assert_eq!(stop.depth, 0);
+        assert_eq!(stop.func, "nbody_step");
+        lines.push(stop.line);
+        let j = stop
+            .local("j")
+            .and_then(|v| v.scalar())
+            .map(|s| s.as_f64() as usize);
+        match (stop.line, j) {
+            // About to compute d: acc holds the sum over 0..j.
+            (20, Some(j)) => {
+                let a = stop.local("acc").expect("acc").leaves_f64();
+                assert!(
+                    close3(&a, acc_before[j]),
+                    "acc before j={j}: {a:?} vs {:?}",
+                    acc_before[j]
+                );
+                seen_acc += 1;
+            }
+            // d was just computed.
+            (21, Some(j)) => {
+                let d = dbg.print("d").unwrap().leaves_f64();
+                assert!(close3(&d, ds[j]), "d at j={j}: {d:?} vs {:?}", ds[j]);
+                let dx = dbg.print("d.x").unwrap().scalar().unwrap().as_f64();
+                assert!(close(dx, ds[j][0] as f64));
+                seen_d += 1;
+            }
+            (22, Some(j)) => {
+                let r2 = dbg.print("r2").unwrap().scalar().unwrap().as_f64();
+                assert!(close(r2, r2s[j] as f64), "r2 at j={j}: {r2} vs {}", r2s[j]);
+                seen_r2 += 1;
+            }
+            // After the loop: the total acceleration.
+            (24, _) => {
+                let a = stop.local("acc").expect("acc").leaves_f64();
+                assert!(close3(&a, acc), "final acc {a:?} vs {acc:?}");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!((seen_acc, seen_d, seen_r2), (n, n, n), "lines: {lines:?}");
+    assert!(lines.starts_with(&[16, 17, 18]), "{lines:?}");
+    assert!(lines.ends_with(&[24, 25, 26]), "{lines:?}");
+    assert!(dbg.finished());
+
+    // The launch ran all threads: thread 3's new velocity is vel + acc * dt.
+    let nv = nv.to_vec::<[f32; 3]>().unwrap();
+    for k in 0..3 {
+        let want = vel[tid][k] + acc[k] * dt;
+        assert!(close(nv[tid][k] as f64, want as f64), "new_vel[3][{k}]");
+    }
+}
+
+const FUNCS: &str = r#"import warp as wp
+
+
+@wp.func
+def scale(a: float, b: float):
+    c = a * b
+    return c + 1.0
+
+
+@wp.kernel
+def apply(x: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    w = scale(v, 2.0)
+    x[i] = w
+"#;
+
+#[test]
+fn step_into_and_out_of_a_func() {
+    let module = Debugger::compile("funcs.py", FUNCS).unwrap();
+    let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let mut dbg = Debugger::launch(&module, "apply", &[4], &[Arg::array(&x)], 2).unwrap();
+    let lines: Vec<u32> = dbg.stops().iter().map(|s| s.line).collect();
+    assert_eq!(lines, [12, 13, 14, 6, 7, 15], "{lines:?}");
+
+    assert_eq!(dbg.step().unwrap().line, 12);
+    assert_eq!(dbg.step().unwrap().line, 13);
+    assert_eq!(dbg.step().unwrap().line, 14);
+    assert_eq!(dbg.print("v").unwrap().scalar().unwrap().as_f64(), 3.0);
+    // Into the func.
+    let s = dbg.step().unwrap();
+    assert_eq!((s.func.as_str(), s.line, s.depth), ("scale", 6, 1));
+    let stack: Vec<(&str, u32)> = s.stack.iter().map(|f| (f.func.as_str(), f.line)).collect();
+    assert_eq!(stack, [("scale", 6), ("apply", 14)]);
+    assert_eq!(dbg.print("a").unwrap().scalar().unwrap().as_f64(), 3.0);
+    assert_eq!(dbg.print("b").unwrap().scalar().unwrap().as_f64(), 2.0);
+    assert!(
+        dbg.print("v").is_err(),
+        "the caller's locals are not in scope"
+    );
+    assert_eq!(dbg.step().unwrap().line, 7);
+    assert_eq!(dbg.print("c").unwrap().scalar().unwrap().as_f64(), 6.0);
+    // Out of it.
+    let s = dbg.finish().unwrap();
+    assert_eq!((s.func.as_str(), s.line, s.depth), ("apply", 15, 0));
+    assert_eq!(dbg.print("w").unwrap().scalar().unwrap().as_f64(), 7.0);
+    assert!(dbg.step().is_none());
+
+    // `next` steps over the call; a func breakpoint stops inside it.
+    let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let mut dbg = Debugger::launch(&module, "apply", &[4], &[Arg::array(&x)], 0).unwrap();
+    dbg.add_breakpoint(Breakpoint::parse("funcs.py:14"));
+    assert_eq!(dbg.cont().unwrap().line, 14);
+    assert_eq!(dbg.next().unwrap().line, 15);
+    let mut dbg = Debugger::launch(&module, "apply", &[4], &[Arg::array(&x)], 0).unwrap();
+    dbg.add_breakpoint(Breakpoint::parse("scale"));
+    let s = dbg.cont().unwrap();
+    assert_eq!((s.func.as_str(), s.line), ("scale", 6));
+    assert!(dbg.cont().is_none());
+}
+
+#[test]
+fn watch_stops_when_a_value_changes() {
+    let module = Debugger::compile("funcs.py", FUNCS).unwrap();
+    let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    let mut dbg = Debugger::launch(&module, "apply", &[2], &[Arg::array(&x)], 1).unwrap();
+    assert_eq!(dbg.step().unwrap().line, 12);
+    dbg.watch("i");
+    // `i` is defined on line 12 and never changes again.
+    assert!(dbg.cont().is_none());
+}
