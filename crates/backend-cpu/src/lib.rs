@@ -114,7 +114,7 @@
 //!   contracted: only `Fma` becomes `fma`.
 //! * **Shims.** Transcendentals, `pow`, `atan2`, float `%` (fmod), `f16`
 //!   conversions and `Print` call `extern "C"` functions of this crate
-//!   (module `shims`) that use the same Rust functions as the interpreter
+//!   ([`shims`], also mapped by the LLVM host JIT) that use the same Rust functions as the interpreter
 //!   (`std`, `weft_ir::interp::{erf, erfc, erfinv, format_printf}`,
 //!   `weft_ir::f16`); the tests compare every operation with the
 //!   interpreter bit for bit.
@@ -128,7 +128,7 @@
 //!   flattened params, returning the flattened results.
 
 pub mod debug;
-mod shims;
+pub mod shims;
 mod translate;
 pub mod trap;
 

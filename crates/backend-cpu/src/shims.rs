@@ -6,8 +6,9 @@
 //! (`std`'s `f32::sin` and friends; `weft_ir::interp::{erf, erfc, erfinv}`,
 //! computed in `f64` and rounded once for `f32`; `weft_ir::f16` for half
 //! precision; `weft_ir::interp::format_printf` for `print`), so the JIT and
-//! the interpreter produce bit-identical results. [`table`] lists every shim with its
-//! Cranelift signature; the JIT registers them as symbols by name.
+//! the interpreter produce bit-identical results. `table` lists every shim with its
+//! Cranelift signature; the JIT registers them as symbols by name. Other
+//! JITs (the LLVM host target) call the same functions through [`address`].
 
 use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::Type as ClType;
@@ -240,6 +241,16 @@ const UNARY: [UnaryFn; 18] = [
     UnaryFn::Erfc,
     UnaryFn::Erfinv,
 ];
+
+/// The address of the shim named `name`: `weft_{f}_f32` / `weft_{f}_f64`
+/// for the math functions (`sin`, ..., `erfinv`, `pow`, `atan2`, `fmod`),
+/// `weft_round_f16`, `weft_f64_to_f16`, `weft_f32_to_f16_bits`,
+/// `weft_f16_bits_to_f32`, `weft_print`, `weft_trap`, `weft_debug_hook`.
+/// The signatures are the C ones of the Cranelift signatures in `table`
+/// (`i32` results and arguments of the `f16` bit shims are `u32`).
+pub fn address(name: &str) -> Option<*const u8> {
+    table().into_iter().find(|s| s.name == name).map(|s| s.ptr)
+}
 
 /// Every shim with its symbol name, address and signature.
 pub(crate) fn table() -> Vec<ShimInfo> {

@@ -2,12 +2,13 @@
 //! and MCJIT.
 //!
 //! Kernels have the Cranelift backend's ABI ([`KernelEntry`]). Math, `f16`
-//! conversions and `print` call the `extern "C"` functions below, which use
-//! the same Rust functions as the Cranelift backend's shims and the
-//! reference interpreter (`std` math, `weft_ir::interp::{erf, erfc, erfinv, format_printf}`,
-//! `weft_ir::f16`), so both CPU backends agree bit for bit.
+//! conversions, `print` and bounds-check traps call the Cranelift backend's
+//! own `extern "C"` shims (`weft_backend_cpu::shims`), which use the same
+//! Rust functions as the reference interpreter (`std` math,
+//! `weft_ir::interp::{erf, erfc, erfinv, format_printf}`, `weft_ir::f16`), so
+//! both CPU backends agree bit for bit.
 
-use crate::lower::{self, HostFn, MathFn, TargetCfg, TargetKind};
+use crate::lower::{self, HostFn, TargetCfg, TargetKind};
 use crate::{KernelEntry, PtxError};
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
@@ -18,7 +19,7 @@ use inkwell::OptimizationLevel;
 use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 use std::sync::OnceLock;
-use weft_ir::{Const, FuncId, Scalar};
+use weft_ir::FuncId;
 
 /// Options of [`compile_host`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -194,7 +195,7 @@ pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuAr
         .map_err(|e| PtxError::Llvm(e.to_string()))?;
     for h in &lowered.host_fns {
         if let Some(fv) = module.get_function(&h.symbol()) {
-            ee.add_global_mapping(&fv, shim_addr(*h));
+            ee.add_global_mapping(&fv, shim_addr(*h)?);
         }
     }
     let mut kernels = HashMap::new();
@@ -228,125 +229,23 @@ pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuAr
     })
 }
 
-// ---- shims ----
-
-macro_rules! shims {
-    ($($v:ident: $f32:expr, $f64:expr;)*) => {
-        mod s32 {
-            $(#[allow(non_snake_case)] pub extern "C" fn $v(x: f32) -> f32 { ($f32)(x) })*
-        }
-        mod s64 {
-            $(#[allow(non_snake_case)] pub extern "C" fn $v(x: f64) -> f64 { ($f64)(x) })*
-        }
-        fn unary_addr(f: MathFn, double: bool) -> usize {
-            match f {
-                $(MathFn::$v => if double { s64::$v as *const () as usize } else { s32::$v as *const () as usize },)*
-                MathFn::Pow => if double { pow64 as *const () as usize } else { pow32 as *const () as usize },
-                MathFn::Atan2 => if double { atan2_64 as *const () as usize } else { atan2_32 as *const () as usize },
-                MathFn::Fmod => if double { fmod64 as *const () as usize } else { fmod32 as *const () as usize },
-            }
-        }
-    };
-}
-
-shims! {
-    Sin: f32::sin, f64::sin;
-    Cos: f32::cos, f64::cos;
-    Tan: f32::tan, f64::tan;
-    Asin: f32::asin, f64::asin;
-    Acos: f32::acos, f64::acos;
-    Atan: f32::atan, f64::atan;
-    Sinh: f32::sinh, f64::sinh;
-    Cosh: f32::cosh, f64::cosh;
-    Tanh: f32::tanh, f64::tanh;
-    Exp: f32::exp, f64::exp;
-    Exp2: f32::exp2, f64::exp2;
-    Log: f32::ln, f64::ln;
-    Log2: f32::log2, f64::log2;
-    Log10: f32::log10, f64::log10;
-    Cbrt: f32::cbrt, f64::cbrt;
-    Erf: |x: f32| weft_ir::interp::erf(x as f64) as f32, weft_ir::interp::erf;
-    Erfc: |x: f32| weft_ir::interp::erfc(x as f64) as f32, weft_ir::interp::erfc;
-    Erfinv: |x: f32| weft_ir::interp::erfinv(x as f64) as f32, weft_ir::interp::erfinv;
-}
-
-extern "C" fn pow32(a: f32, b: f32) -> f32 {
-    a.powf(b)
-}
-extern "C" fn pow64(a: f64, b: f64) -> f64 {
-    a.powf(b)
-}
-extern "C" fn atan2_32(a: f32, b: f32) -> f32 {
-    a.atan2(b)
-}
-extern "C" fn atan2_64(a: f64, b: f64) -> f64 {
-    a.atan2(b)
-}
-extern "C" fn fmod32(a: f32, b: f32) -> f32 {
-    a % b
-}
-extern "C" fn fmod64(a: f64, b: f64) -> f64 {
-    a % b
-}
-extern "C" fn round_f16(x: f32) -> f32 {
-    weft_ir::f16::f16_to_f32(weft_ir::f16::f32_to_f16(x))
-}
-extern "C" fn f64_to_f16(x: f64) -> f32 {
-    weft_ir::f16::f16_to_f32(weft_ir::f16::f64_to_f16(x))
-}
-extern "C" fn f32_to_f16_bits(x: f32) -> u32 {
-    weft_ir::f16::f32_to_f16(x) as u32
-}
-extern "C" fn f16_bits_to_f32(bits: u32) -> f32 {
-    weft_ir::f16::f16_to_f32(bits as u16)
-}
-
-/// Prints one `Print` instruction's output.
-///
-/// # Safety
-/// `fmt` points to `fmt_len` bytes; `kinds` and `values` point to `n`
-/// bytes and `n` 8-byte slots written by the generated code: per scalar
-/// leaf, its type as an index into [`Scalar::ALL`] and its value as a
-/// [`Const`]'s bits.
-unsafe extern "C" fn print(
-    fmt: *const u8,
-    fmt_len: usize,
-    kinds: *const u8,
-    values: *const u64,
-    n: usize,
-) {
-    // SAFETY: the generated code passes a format string and kind bytes that
-    // are constants of the JIT module (alive while the code runs) and a
-    // stack buffer of `n` slots it has just written (contract above).
-    let (fmt, kinds, values) = unsafe {
-        (
-            std::slice::from_raw_parts(fmt, fmt_len),
-            std::slice::from_raw_parts(kinds, n),
-            std::slice::from_raw_parts(values, n),
-        )
-    };
-    let args: Vec<Const> = kinds
-        .iter()
-        .zip(values)
-        .map(|(&t, &bits)| Const {
-            ty: Scalar::ALL.get(t as usize).copied().unwrap_or(Scalar::U64),
-            bits,
-        })
-        .collect();
-    let line = weft_ir::interp::format_printf(&String::from_utf8_lossy(fmt), &args);
-    use std::io::Write;
-    // Output errors (a closed stdout) are not the kernel's to report.
-    let _ = std::io::stdout().lock().write_all(line.as_bytes());
-}
-
-fn shim_addr(h: HostFn) -> usize {
+/// The name of the `weft_backend_cpu::shims` function a host helper maps to.
+fn shim_name(h: HostFn) -> String {
     match h {
-        HostFn::Math(f, d) => unary_addr(f, d),
-        HostFn::RoundF16 => round_f16 as *const () as usize,
-        HostFn::F64ToF16 => f64_to_f16 as *const () as usize,
-        HostFn::F32ToF16Bits => f32_to_f16_bits as *const () as usize,
-        HostFn::F16BitsToF32 => f16_bits_to_f32 as *const () as usize,
-        HostFn::Print => print as *const () as usize,
-        HostFn::Trap => weft_backend_cpu::trap::weft_trap as *const () as usize,
+        HostFn::Math(f, d) => format!("weft_{}_{}", f.name(), if d { "f64" } else { "f32" }),
+        HostFn::RoundF16 => "weft_round_f16".into(),
+        HostFn::F64ToF16 => "weft_f64_to_f16".into(),
+        HostFn::F32ToF16Bits => "weft_f32_to_f16_bits".into(),
+        HostFn::F16BitsToF32 => "weft_f16_bits_to_f32".into(),
+        HostFn::Print => "weft_print".into(),
+        HostFn::Trap => "weft_trap".into(),
     }
+}
+
+/// The address of the Cranelift backend's shim for a host helper.
+fn shim_addr(h: HostFn) -> Result<usize, PtxError> {
+    let name = shim_name(h);
+    weft_backend_cpu::shims::address(&name)
+        .map(|p| p as usize)
+        .ok_or_else(|| PtxError::Llvm(format!("no host shim {name}")))
 }
