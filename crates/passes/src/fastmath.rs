@@ -78,3 +78,70 @@ impl Pass for FastMath {
         Ok(changed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{pipeline, OptLevel, PipelineOptions};
+    use weft_ir::text::{parse_module, print_module};
+
+    const SRC: &str = "kernel @a(v0: array1<f32>) {
+  v1: i32 = thread_id
+  v2: f32 = load v0[v1]
+  v3: bool = isnan v2
+  v4: f32 = mul v2, v2
+  store v0[v1], v4
+  return
+}
+kernel @b(v0: array1<f32>) {
+  v1: i32 = thread_id
+  v2: f32 = load v0[v1]
+  v3: f32 = mul v2, v2
+  store v0[v1], v3
+  return
+}
+";
+
+    fn flags_of(m: &Module, func: &str) -> Vec<MathFlags> {
+        let f = &m.funcs[m.func_by_name(func).unwrap()];
+        f.insts.values().map(|d| d.flags).collect()
+    }
+
+    #[test]
+    fn only_named_kernels_and_no_nan_assumption_on_nan_tests() {
+        let mut m = parse_module(SRC).unwrap();
+        let mut p = FastMath {
+            flags: MathFlags::ALL,
+            only: vec!["a".into()],
+        };
+        assert!(p.run(&mut m).unwrap());
+        weft_ir::verify::verify_module(&m).unwrap();
+        let a = flags_of(&m, "a");
+        assert!(a.contains(&MathFlags::ALL), "mul gets every flag");
+        assert!(
+            a.contains(&(MathFlags::CONTRACT | MathFlags::APPROX_FUNC)),
+            "isnan"
+        );
+        assert!(flags_of(&m, "b").iter().all(|f| f.is_empty()));
+        // A second run changes nothing.
+        assert!(!p.run(&mut m).unwrap());
+    }
+
+    #[test]
+    fn pipelines_end_with_fast_math_only_when_asked() {
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+            let off = pipeline(level, &PipelineOptions::default()).describe();
+            assert!(!off.contains("fast-math"), "{off}");
+            let opts = PipelineOptions {
+                fast_math: true,
+                ..PipelineOptions::default()
+            };
+            let on = pipeline(level, &opts).describe();
+            assert_eq!(on.lines().last(), Some("fast-math"), "{on}");
+        }
+        let mut m = parse_module(SRC).unwrap();
+        let before = print_module(&m);
+        crate::run_pipeline(&mut m, &PipelineOptions::default()).unwrap();
+        assert!(!print_module(&m).contains("fast("), "{before}");
+    }
+}
