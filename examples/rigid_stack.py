@@ -59,27 +59,63 @@ def no_contact() -> Contact:
 
 
 @wp.func
-def point_in_box(p: wp.vec3, pose: wp.transform, half: wp.vec3) -> Contact:
-    # A world point against a box: inside, the face of least penetration
-    # gives the normal (out of the box) and the depth.
+def inside_box(p: wp.vec3, pose: wp.transform, half: wp.vec3) -> int:
+    # 1 if the world point p is strictly inside the box.
+    l = wp.quat_rotate_inv(wp.transform_get_rotation(pose), p - wp.transform_get_translation(pose))
+    if wp.abs(l[0]) < half[0] and wp.abs(l[1]) < half[1] and wp.abs(l[2]) < half[2]:
+        return 1
+    return 0
+
+
+@wp.func
+def axis_vec(axis: int, side: float) -> wp.vec3:
+    if axis == 0:
+        return wp.vec3(side, 0.0, 0.0)
+    if axis == 1:
+        return wp.vec3(0.0, side, 0.0)
+    return wp.vec3(0.0, 0.0, side)
+
+
+@wp.func
+def support_radius(q: wp.quat, half: wp.vec3, n: wp.vec3) -> float:
+    # Half the box's extent along the unit direction n.
+    l = wp.quat_rotate_inv(q, n)
+    return half[0] * wp.abs(l[0]) + half[1] * wp.abs(l[1]) + half[2] * wp.abs(l[2])
+
+
+@wp.func
+def separating_axis(ta: wp.transform, ha: wp.vec3, tb: wp.transform, hb: wp.vec3) -> Contact:
+    # The separating-axis test of two boxes over their 6 face normals and 9
+    # edge-pair directions: the axis of least overlap is the contact normal
+    # of the pair (pointing from b to a), the overlap its depth (negative:
+    # apart). Face axes are preferred unless an edge axis overlaps clearly
+    # less, so that boxes resting face on face get the face normal whatever
+    # their corners do.
+    qa = wp.transform_get_rotation(ta)
+    qb = wp.transform_get_rotation(tb)
+    d = wp.transform_get_translation(ta) - wp.transform_get_translation(tb)
     c = no_contact()
-    q = wp.transform_get_rotation(pose)
-    l = wp.quat_rotate_inv(q, p - wp.transform_get_translation(pose))
-    px = half[0] - wp.abs(l[0])
-    py = half[1] - wp.abs(l[1])
-    pz = half[2] - wp.abs(l[2])
-    if px > 0.0 and py > 0.0 and pz > 0.0:
-        n = wp.vec3(wp.sign(l[0]), 0.0, 0.0)
-        d = px
-        if py < d:
-            n = wp.vec3(0.0, wp.sign(l[1]), 0.0)
-            d = py
-        if pz < d:
-            n = wp.vec3(0.0, 0.0, wp.sign(l[2]))
-            d = pz
-        c.normal = wp.quat_rotate(q, n)
-        c.depth = d
-        c.point = p + c.normal * d
+    c.depth = 1.0e30
+    for m in range(15):
+        n = wp.vec3(0.0, 0.0, 0.0)
+        if m < 3:
+            n = wp.quat_rotate(qa, axis_vec(m, 1.0))
+        elif m < 6:
+            n = wp.quat_rotate(qb, axis_vec(m - 3, 1.0))
+        else:
+            e = wp.cross(wp.quat_rotate(qa, axis_vec((m - 6) / 3, 1.0)), wp.quat_rotate(qb, axis_vec((m - 6) % 3, 1.0)))
+            le = wp.length(e)
+            if le > 1.0e-3:
+                n = e / le
+        if wp.length_sq(n) > 0.5:
+            s = wp.dot(d, n)
+            overlap = support_radius(qa, ha, n) + support_radius(qb, hb, n) - wp.abs(s)
+            better = overlap < c.depth
+            if m >= 6:
+                better = overlap < 0.9 * c.depth - 1.0e-4
+            if better:
+                c.depth = overlap
+                c.normal = n * wp.sign(s)
     return c
 
 
@@ -156,9 +192,23 @@ def solve_contacts(
             c.point = wp.vec3(p[0], 0.0, p[2])
     else:
         tj = pose[j]
-        # Broad phase: the corner within the other box's bounding sphere.
-        if wp.length(p - wp.transform_get_translation(tj)) < wp.length(half[j]):
-            c = point_in_box(p, tj, half[j])
+        hj = half[j]
+        # Broad phase: the sample within the other box's bounding sphere;
+        # then it must be inside that box. The normal is the pair's (the
+        # same for every sample, computed in one order for both threads of
+        # the pair), the depth how far the sample is below the other box's
+        # extent along it.
+        xj = wp.transform_get_translation(tj)
+        if wp.length(p - xj) < wp.length(hj):
+            if inside_box(p, tj, hj) == 1:
+                sat = separating_axis(pose[wp.min(i, j)], half[wp.min(i, j)], pose[wp.max(i, j)], half[wp.max(i, j)])
+                n = sat.normal
+                if j < i:
+                    n = -n
+                if sat.depth > 0.0:
+                    c.normal = n
+                    c.depth = support_radius(wp.transform_get_rotation(tj), hj, n) - wp.dot(p - xj, n)
+                    c.point = p + n * c.depth
     if c.depth <= 0.0:
         return
 
@@ -254,15 +304,6 @@ def face_point(half: wp.vec3, axis: int, side: float, u: float, v: float) -> wp.
     if axis == 1:
         return wp.vec3(u * half[0], side * half[1], v * half[2])
     return wp.vec3(u * half[0], v * half[1], side * half[2])
-
-
-@wp.func
-def axis_vec(axis: int, side: float) -> wp.vec3:
-    if axis == 0:
-        return wp.vec3(side, 0.0, 0.0)
-    if axis == 1:
-        return wp.vec3(0.0, side, 0.0)
-    return wp.vec3(0.0, 0.0, side)
 
 
 @wp.kernel

@@ -14,6 +14,8 @@
 //! accumulated with atomics, then averaged per body: race-free on any
 //! device) and the velocity update from the pose change.
 
+#![allow(dead_code)]
+
 use weft::ir::{ElemType, Scalar};
 use weft::{Arg, Array, Compiler, Device, Dtype, Kernel};
 
@@ -22,7 +24,7 @@ pub const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
 /// One step (a frame at 60 Hz).
 pub const DT: f32 = 1.0 / 60.0;
 pub const SUBSTEPS: usize = 20;
-pub const ITERATIONS: usize = 1;
+pub const ITERATIONS: usize = 2;
 /// Over-relaxation of the averaged Jacobi corrections.
 pub const RELAX: f32 = 1.0;
 /// Angular velocity kept per substep.
@@ -70,9 +72,9 @@ pub fn scene(projectile: bool) -> Vec<BodyInit> {
         let t = i as f32 / (TOWER - 1) as f32;
         bodies.push(BodyInit {
             pos: [
-                0.008 * (1.7 * i as f32).sin(),
+                0.004 * (1.7 * i as f32).sin(),
                 y + half[1],
-                0.008 * (2.3 * i as f32).cos(),
+                0.004 * (2.3 * i as f32).cos(),
             ],
             yaw: 0.03 * (i % 3) as f32 - 0.03,
             vel: [0.0; 3],
