@@ -112,3 +112,44 @@ fn fast_results_are_close_and_precise_results_are_the_interpreters() {
         assert!(worst <= 1e-6, "{}: error {worst:e}", dev.name());
     }
 }
+
+#[test]
+fn cli_prints_the_pipeline_and_builds_fast_ir() {
+    let weft = env!("CARGO_BIN_EXE_weft");
+    let out = std::process::Command::new(weft)
+        .args(["build", "--print-pipeline", "-O1", "--fast-math"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().collect::<Vec<_>>(),
+        [
+            "inline",
+            "fixpoint(max 8 rounds): simplify, dce",
+            "fast-math"
+        ]
+    );
+    let dir = std::env::temp_dir().join(format!("weft-fastmath-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fm.py");
+    std::fs::write(&file, SOURCE).unwrap();
+    let ir = |extra: &[&str]| {
+        let out = std::process::Command::new(weft)
+            .arg("build")
+            .arg(&file)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(!ir(&[]).contains("fast("));
+    assert!(ir(&["--fast-math"]).contains("fast(contract,afn)"));
+    assert!(ir(&["-O0", "--fast-math"]).contains("fast(contract,afn)"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
