@@ -170,6 +170,39 @@ fn cli() -> Command {
                 ),
         )
         .subcommand(
+            Command::new("debug")
+                .about("Step through one thread of a conformance case's first launch on the CPU JIT (commands from stdin or --script)")
+                .arg(
+                    CArg::new("case")
+                        .required(true)
+                        .value_name("CASE")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Case directory or its case.json"),
+                )
+                .arg(
+                    CArg::new("backend")
+                        .long("backend")
+                        .value_name("BACKEND")
+                        .default_value("cpu")
+                        .help("Only `cpu` (the Cranelift JIT's debug build)"),
+                )
+                .arg(
+                    CArg::new("tid")
+                        .long("tid")
+                        .value_name("I[,J..]")
+                        .value_delimiter(',')
+                        .value_parser(value_parser!(usize))
+                        .help("Thread(s) to step (default 0); `thread TID` switches"),
+                )
+                .arg(
+                    CArg::new("script")
+                        .long("script")
+                        .value_name("FILE")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Read commands from FILE instead of stdin"),
+                ),
+        )
+        .subcommand(
             Command::new("compare")
                 .about("Run one conformance case on every backend and compare each with the interpreter")
                 .arg(
@@ -261,6 +294,7 @@ fn main() -> ExitCode {
         Some(("run", a)) => run(a),
         Some(("conform", a)) => conform_cmd(a),
         Some(("compare", a)) => compare_cmd(a),
+        Some(("debug", a)) => debug_cmd(a),
         Some(("cache", a)) => cache_cmd(a),
         Some(("bench", a)) => bench_cmd(a),
         Some(("bench-gpu", a)) => bench_gpu(a),
@@ -492,6 +526,30 @@ fn bench_gpu(a: &ArgMatches) -> Result<ExitCode, Error> {
     };
     let report = gpu_bench::run(&opts)?;
     say!("{report}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    if str_arg(a, "backend") != "cpu" {
+        eprintln!("error: `weft debug` runs on the `cpu` backend only");
+        return Ok(ExitCode::FAILURE);
+    }
+    let case = Case::load(&path_arg(a, "case"))?;
+    let tids: Vec<usize> = a
+        .get_many::<usize>("tid")
+        .map(|v| v.copied().collect())
+        .unwrap_or_else(|| vec![0]);
+    let mut out = std::io::stdout().lock();
+    match a.get_one::<PathBuf>("script") {
+        Some(p) => {
+            let f = std::fs::File::open(p).map_err(|e| Error::Io {
+                path: p.clone(),
+                source: e,
+            })?;
+            weft::debug::cli::run_session(&case, &tids, std::io::BufReader::new(f), &mut out)?
+        }
+        None => weft::debug::cli::run_session(&case, &tids, std::io::stdin().lock(), &mut out)?,
+    }
     Ok(ExitCode::SUCCESS)
 }
 

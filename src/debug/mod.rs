@@ -20,7 +20,7 @@
 //! ([`CompileOptions::opt`] false, the O0 pipeline) to keep funcs as calls
 //! one can step into; with inlining, func bodies appear inline.
 
-// pub mod cli;
+pub mod cli;
 
 use crate::{Arg, CompileOptions, Compiler, Error, Module};
 use std::fmt;
