@@ -15,22 +15,7 @@ pub fn warp_dtype(name: &str, structs: &Arc<StructTable>) -> Option<Dtype> {
     if let Some(s) = Scalar::from_warp_name(name) {
         return Some(Dtype::scalar(s));
     }
-    let suffix = |rest: &str| -> Option<Scalar> {
-        Some(match rest {
-            "" | "f" => Scalar::F32,
-            "d" => Scalar::F64,
-            "h" => Scalar::F16,
-            "b" => Scalar::I8,
-            "ub" => Scalar::U8,
-            "s" => Scalar::I16,
-            "us" => Scalar::U16,
-            "i" => Scalar::I32,
-            "ui" => Scalar::U32,
-            "l" => Scalar::I64,
-            "ul" => Scalar::U64,
-            _ => return None,
-        })
-    };
+    let suffix = Scalar::from_warp_suffix;
     let digit = |c: u8| (b'2'..=b'4').contains(&c).then_some(c - b'0');
     let b = name.as_bytes();
     let elem = if let Some(rest) = name.strip_prefix("vec") {

@@ -3,24 +3,6 @@
 
 use weft_ir::{Scalar, StructTable, Type};
 
-/// Suffix letters of Warp's vector/matrix type names.
-fn suffix_scalar(suffix: &str) -> Option<Scalar> {
-    Some(match suffix {
-        "" | "f" => Scalar::F32,
-        "d" => Scalar::F64,
-        "h" => Scalar::F16,
-        "b" => Scalar::I8,
-        "ub" => Scalar::U8,
-        "s" => Scalar::I16,
-        "us" => Scalar::U16,
-        "i" => Scalar::I32,
-        "ui" => Scalar::U32,
-        "l" => Scalar::I64,
-        "ul" => Scalar::U64,
-        _ => return None,
-    })
-}
-
 /// The type named `wp.<name>` (scalars, vectors, matrices, quaternions,
 /// transforms), if any.
 pub(crate) fn wp_type(name: &str) -> Option<Type> {
@@ -39,7 +21,7 @@ pub(crate) fn wp_type(name: &str) -> Option<Type> {
     if let Some(rest) = name.strip_prefix("vec") {
         let n = rest.chars().next()?.to_digit(10)?;
         if (2..=4).contains(&n) {
-            return Some(Type::Vec(n as u8, suffix_scalar(&rest[1..])?));
+            return Some(Type::Vec(n as u8, Scalar::from_warp_suffix(&rest[1..])?));
         }
         return None;
     }
@@ -48,16 +30,20 @@ pub(crate) fn wp_type(name: &str) -> Option<Type> {
         let r = it.next()?.to_digit(10)?;
         let c = it.next()?.to_digit(10)?;
         if (2..=4).contains(&r) && r == c {
-            return Some(Type::Mat(r as u8, c as u8, suffix_scalar(&rest[2..])?));
+            return Some(Type::Mat(
+                r as u8,
+                c as u8,
+                Scalar::from_warp_suffix(&rest[2..])?,
+            ));
         }
         return None;
     }
     if let Some(rest) = name.strip_prefix("quat") {
-        let s = suffix_scalar(rest)?;
+        let s = Scalar::from_warp_suffix(rest)?;
         return s.is_float().then_some(Type::Quat(s));
     }
     if let Some(rest) = name.strip_prefix("transform") {
-        let s = suffix_scalar(rest)?;
+        let s = Scalar::from_warp_suffix(rest)?;
         return s.is_float().then_some(Type::Transform(s));
     }
     None

@@ -119,6 +119,26 @@ impl Scalar {
     pub fn from_warp_name(s: &str) -> Option<Scalar> {
         Scalar::ALL.into_iter().find(|t| t.warp_name() == s)
     }
+    /// The scalar named by the suffix of a Warp vector, matrix, quaternion
+    /// or transform type name (`vec3d` → `d`): `""` and `f` are `f32`,
+    /// `d` `f64`, `h` `f16`, `b`/`ub` `i8`/`u8`, `s`/`us` 16-bit, `i`/`ui`
+    /// 32-bit, `l`/`ul` 64-bit integers.
+    pub fn from_warp_suffix(suffix: &str) -> Option<Scalar> {
+        Some(match suffix {
+            "" | "f" => Scalar::F32,
+            "d" => Scalar::F64,
+            "h" => Scalar::F16,
+            "b" => Scalar::I8,
+            "ub" => Scalar::U8,
+            "s" => Scalar::I16,
+            "us" => Scalar::U16,
+            "i" => Scalar::I32,
+            "ui" => Scalar::U32,
+            "l" => Scalar::I64,
+            "ul" => Scalar::U64,
+            _ => return None,
+        })
+    }
 }
 
 impl fmt::Display for Scalar {
