@@ -4,6 +4,7 @@
 //! available (cpu, llvm-cpu; cuda and vulkan when present), printing the
 //! median launch time of each, the speed-up, and the largest absolute and
 //! relative (to max(1, |precise|)) difference from the precise result.
+//! The two variants are launched alternately.
 //!
 //! `cargo run --release --example fastmath [-- LOG2_N [REPS]]`
 
@@ -20,26 +21,43 @@ def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] = wp.sin(v) * wp.cos(v) + wp.exp(-v * v) + wp.sqrt(wp.abs(v))
 "#;
 
-fn run(dev: &Device, fast: bool, x: &[f32], reps: usize) -> Result<(f64, Vec<f32>), Error> {
-    let c = Compiler::with_options(CompileOptions {
-        fast_math: fast,
-        ..CompileOptions::default()
-    });
-    let m = c.compile("fastmath.py", SOURCE)?;
-    let k = dev.load(&m, "transcendental")?;
+/// Both variants loaded, then launched alternately (precise, fast, ...)
+/// so that machine load and clock changes hit both alike. Returns the
+/// median times (ms) and the outputs, precise first.
+#[allow(clippy::type_complexity)]
+fn run(dev: &Device, x: &[f32], reps: usize) -> Result<([f64; 2], [Vec<f32>; 2]), Error> {
     let n = x.len();
     let xa = Array::from_slice(x, &[n])?;
-    let ya = Array::from_slice(&vec![0.0f32; n], &[n])?;
-    let args = [Arg::array(&xa), Arg::array(&ya)];
-    dev.launch(&k, &[n], &args)?;
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        dev.launch(&k, &[n], &args)?;
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+    let mut kernels = Vec::new();
+    let mut outs = Vec::new();
+    for fast_math in [false, true] {
+        let c = Compiler::with_options(CompileOptions {
+            fast_math,
+            ..CompileOptions::default()
+        });
+        let m = c.compile("fastmath.py", SOURCE)?;
+        kernels.push(dev.load(&m, "transcendental")?);
+        outs.push(Array::from_slice(&vec![0.0f32; n], &[n])?);
     }
-    times.sort_by(f64::total_cmp);
-    Ok((times[reps / 2], ya.to_vec::<f32>()?))
+    let mut times = [Vec::with_capacity(reps), Vec::with_capacity(reps)];
+    for rep in 0..=reps {
+        for v in 0..2 {
+            let args = [Arg::array(&xa), Arg::array(&outs[v])];
+            let t = Instant::now();
+            dev.launch(&kernels[v], &[n], &args)?;
+            if rep > 0 {
+                times[v].push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    let median = |t: &mut Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+    };
+    Ok((
+        [median(&mut times[0]), median(&mut times[1])],
+        [outs[0].to_vec::<f32>()?, outs[1].to_vec::<f32>()?],
+    ))
 }
 
 fn main() -> Result<(), Error> {
@@ -58,8 +76,7 @@ fn main() -> Result<(), Error> {
             println!("{name:<9} (not available)");
             continue;
         };
-        let (tp, p) = run(&dev, false, &x, reps)?;
-        let (tf, f) = run(&dev, true, &x, reps)?;
+        let ([tp, tf], [p, f]) = run(&dev, &x, reps.max(1))?;
         let (mut abs, mut rel) = (0.0f64, 0.0f64);
         for (a, b) in p.iter().zip(&f) {
             let d = (*a as f64 - *b as f64).abs();
