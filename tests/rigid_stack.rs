@@ -64,21 +64,21 @@ fn tower_stands_on_cpu() {
 
 #[test]
 fn projectile_knocks_the_top_off_on_cpu() {
-    let (start, end) = run(&Device::cpu(), true, 150);
+    let (start, end) = run(&Device::cpu(), true, 240);
     assert_eq!(end.len(), sim::TOWER + 1);
-    let moved: Vec<f32> = start
+    let drop: Vec<f32> = start
         .iter()
         .zip(&end)
-        .map(|(a, b)| distance(a, b))
+        .map(|(a, b)| a.pos[1] - b.pos[1])
         .collect();
-    println!("moved: {moved:?}");
-    assert!(moved.iter().all(|d| d.is_finite()));
-    // The boxes from the one hit up leave the tower (a standing tower
-    // moves them by millimetres)...
-    for (i, d) in moved.iter().enumerate().take(sim::TOWER).skip(sim::TARGET) {
-        assert!(*d > 0.2, "box {i} only moved {d} m");
+    println!("dropped: {drop:.3?}");
+    assert!(end.iter().all(|p| p.pos.iter().all(|c| c.is_finite())));
+    // The boxes from the one hit up have fallen off the tower (a standing
+    // tower settles by millimetres)...
+    for (i, d) in drop.iter().enumerate().take(sim::TOWER).skip(sim::TARGET) {
+        assert!(*d > 0.5, "box {i} only dropped {d} m");
     }
-    // ...and every box is still above the ground.
+    // ...and no box went through the ground.
     for (i, p) in end.iter().enumerate() {
         assert!(p.pos[1] > 0.05, "box {i} sank to y = {}", p.pos[1]);
     }

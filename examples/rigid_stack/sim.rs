@@ -42,8 +42,8 @@ pub const TAPER: f32 = 0.03;
 pub const DENSITY: f32 = 500.0;
 /// The projectile: a dense cube thrown along +x at box [`TARGET`].
 pub const PROJECTILE_HALF: f32 = 0.12;
-pub const PROJECTILE_DENSITY: f32 = 2000.0;
-pub const PROJECTILE_SPEED: f32 = 7.0;
+pub const PROJECTILE_DENSITY: f32 = 3000.0;
+pub const PROJECTILE_SPEED: f32 = 10.0;
 pub const PROJECTILE_START_X: f32 = -2.5;
 pub const TARGET: usize = 7;
 
