@@ -311,6 +311,8 @@ impl Debugger {
         self.go(|_| true)
     }
     /// To the next statement at this call depth or above (over calls).
+    // The debugger's `next` command, not an iterator.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<&Stop> {
         let d = self.depth();
         self.go(|s| s.depth <= d)
@@ -379,14 +381,14 @@ impl Debugger {
             what: what.to_string(),
         };
         let e = expr.trim();
-        let end = e.find(|c: char| c == '.' || c == '[').unwrap_or(e.len());
+        let end = e.find(['.', '[']).unwrap_or(e.len());
         let (name, mut rest) = e.split_at(end);
         let mut v = stop
             .local(name.trim())
             .ok_or_else(|| DebugError::NoVariable(name.trim().to_string()))?;
         while !rest.is_empty() {
             if let Some(r) = rest.strip_prefix('.') {
-                let end = r.find(|c: char| c == '.' || c == '[').unwrap_or(r.len());
+                let end = r.find(['.', '[']).unwrap_or(r.len());
                 let (label, r2) = r.split_at(end);
                 v = v
                     .part(label.trim())
