@@ -201,3 +201,37 @@ fn watch_stops_when_a_value_changes() {
     // `i` is defined on line 12 and never changes again.
     assert!(dbg.cont().is_none());
 }
+
+/// Every conformance case compiles in the CPU debug build and its first
+/// launch runs under the recorder, stopping at least once.
+#[test]
+fn every_case_runs_in_the_debug_build() {
+    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
+        .unwrap_or_else(|_| "../shared/conformance".to_string());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let Ok(cases) = weft::conform::find_cases(&root) else {
+        println!("SKIP: no conformance corpus at {}", root.display());
+        return;
+    };
+    let mut failures = Vec::new();
+    for path in &cases {
+        let case = weft::conform::Case::load(path).expect("case loads");
+        let mut out = Vec::new();
+        let script = "step\nlocals\ncontinue\n";
+        if let Err(e) = weft::debug::cli::run_session(&case, &[0], script.as_bytes(), &mut out) {
+            failures.push(format!("{}: {e}", case.name));
+            continue;
+        }
+        let text = String::from_utf8_lossy(&out);
+        if !text.contains("stopped at") {
+            failures.push(format!("{}: no stop\n{text}", case.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
