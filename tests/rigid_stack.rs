@@ -66,19 +66,31 @@ fn tower_stands_on_cpu() {
 fn projectile_knocks_the_top_off_on_cpu() {
     let (start, end) = run(&Device::cpu(), true, 240);
     assert_eq!(end.len(), sim::TOWER + 1);
-    let drop: Vec<f32> = start
+    let moved: Vec<f32> = start
         .iter()
         .zip(&end)
-        .map(|(a, b)| a.pos[1] - b.pos[1])
+        .map(|(a, b)| distance(a, b))
         .collect();
-    println!("dropped: {drop:.3?}");
+    println!("moved: {moved:.3?}");
     assert!(end.iter().all(|p| p.pos.iter().all(|c| c.is_finite())));
-    // The boxes from the one hit up have fallen off the tower (a standing
-    // tower settles by millimetres)...
-    for (i, d) in drop.iter().enumerate().take(sim::TOWER).skip(sim::TARGET) {
-        assert!(*d > 0.5, "box {i} only dropped {d} m");
+    // The box hit is knocked out of the tower and the boxes above it fall
+    // (whether off the tower or onto the box below the hit one varies from
+    // run to run: atomics add in any order and the collapse is chaotic);
+    // a standing tower moves them by millimetres.
+    assert!(
+        moved[sim::TARGET] > 0.5,
+        "the box hit only moved {} m",
+        moved[sim::TARGET]
+    );
+    for (i, d) in moved
+        .iter()
+        .enumerate()
+        .take(sim::TOWER)
+        .skip(sim::TARGET + 1)
+    {
+        assert!(*d > 0.1, "box {i} only moved {d} m");
     }
-    // ...and no box went through the ground.
+    // No box went through the ground.
     for (i, p) in end.iter().enumerate() {
         assert!(p.pos[1] > 0.05, "box {i} sank to y = {}", p.pos[1]);
     }
