@@ -12,19 +12,19 @@
 
 use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::Type as ClType;
-use weft_ir::{Const, Scalar};
+use weft_ir::{Const, MathFn, Scalar};
 
 /// A shim the generated code can call.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Shim {
     /// `f32 -> f32` math, by function.
-    F32Unary(UnaryFn),
+    F32Unary(MathFn),
     /// `f64 -> f64` math, by function.
-    F64Unary(UnaryFn),
+    F64Unary(MathFn),
     /// `(f32, f32) -> f32`.
-    F32Binary(BinaryFn),
+    F32Binary(MathFn),
     /// `(f64, f64) -> f64`.
-    F64Binary(BinaryFn),
+    F64Binary(MathFn),
     /// `f32 -> f32`: rounds to the nearest `f16` value.
     RoundF16,
     /// `f64 -> f32`: rounds to the nearest `f16` value (once, not via f32).
@@ -41,35 +41,6 @@ pub(crate) enum Shim {
     /// `(desc, vals, tid)`: the debug build's statement hook
     /// ([`crate::debug`]).
     DebugHook,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum UnaryFn {
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Exp,
-    Exp2,
-    Log,
-    Log2,
-    Log10,
-    Cbrt,
-    Erf,
-    Erfc,
-    Erfinv,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum BinaryFn {
-    Pow,
-    Atan2,
-    Fmod,
 }
 
 /// A shim's symbol name, address and signature.
@@ -208,39 +179,26 @@ unsafe extern "C" fn print(
     let _ = out.write_all(line.as_bytes());
 }
 
-fn unary_ptr(f: UnaryFn, double: bool) -> *const u8 {
+/// The address of a math shim, `f64` or `f32`.
+fn math_ptr(f: MathFn, double: bool) -> *const u8 {
     macro_rules! pick {
-        ($($v:ident => $n:ident),*) => {
+        ($($v:ident => $n32:path, $n64:path),*) => {
             match f {
-                $(UnaryFn::$v => if double { unary64::$n as *const u8 } else { unary32::$n as *const u8 },)*
+                $(MathFn::$v => if double { $n64 as *const u8 } else { $n32 as *const u8 },)*
             }
         };
     }
-    pick!(Sin => sin, Cos => cos, Tan => tan, Asin => asin, Acos => acos, Atan => atan,
-        Sinh => sinh, Cosh => cosh, Tanh => tanh, Exp => exp, Exp2 => exp2, Log => log,
-        Log2 => log2, Log10 => log10, Cbrt => cbrt, Erf => erf, Erfc => erfc, Erfinv => erfinv)
+    pick!(Sin => unary32::sin, unary64::sin, Cos => unary32::cos, unary64::cos,
+        Tan => unary32::tan, unary64::tan, Asin => unary32::asin, unary64::asin,
+        Acos => unary32::acos, unary64::acos, Atan => unary32::atan, unary64::atan,
+        Sinh => unary32::sinh, unary64::sinh, Cosh => unary32::cosh, unary64::cosh,
+        Tanh => unary32::tanh, unary64::tanh, Exp => unary32::exp, unary64::exp,
+        Exp2 => unary32::exp2, unary64::exp2, Log => unary32::log, unary64::log,
+        Log2 => unary32::log2, unary64::log2, Log10 => unary32::log10, unary64::log10,
+        Cbrt => unary32::cbrt, unary64::cbrt, Erf => unary32::erf, unary64::erf,
+        Erfc => unary32::erfc, unary64::erfc, Erfinv => unary32::erfinv, unary64::erfinv,
+        Pow => pow_f32, pow_f64, Atan2 => atan2_f32, atan2_f64, Fmod => fmod_f32, fmod_f64)
 }
-
-const UNARY: [UnaryFn; 18] = [
-    UnaryFn::Sin,
-    UnaryFn::Cos,
-    UnaryFn::Tan,
-    UnaryFn::Asin,
-    UnaryFn::Acos,
-    UnaryFn::Atan,
-    UnaryFn::Sinh,
-    UnaryFn::Cosh,
-    UnaryFn::Tanh,
-    UnaryFn::Exp,
-    UnaryFn::Exp2,
-    UnaryFn::Log,
-    UnaryFn::Log2,
-    UnaryFn::Log10,
-    UnaryFn::Cbrt,
-    UnaryFn::Erf,
-    UnaryFn::Erfc,
-    UnaryFn::Erfinv,
-];
 
 /// The address of the shim named `name`: `weft_{f}_f32` / `weft_{f}_f64`
 /// for the math functions (`sin`, ..., `erfinv`, `pow`, `atan2`, `fmod`),
@@ -265,48 +223,26 @@ pub(crate) fn table() -> Vec<ShimInfo> {
                 returns: returns.to_vec(),
             })
         };
-    for f in UNARY {
-        let n = format!("{f:?}").to_lowercase();
+    for f in MathFn::ALL {
+        let n = f.name();
+        let (s32, s64, p32, p64): (Shim, Shim, &[ClType], &[ClType]) = if f.arity() == 2 {
+            (
+                Shim::F32Binary(f),
+                Shim::F64Binary(f),
+                &[F32, F32],
+                &[F64, F64],
+            )
+        } else {
+            (Shim::F32Unary(f), Shim::F64Unary(f), &[F32], &[F64])
+        };
         add(
-            Shim::F32Unary(f),
+            s32,
             format!("weft_{n}_f32"),
-            unary_ptr(f, false),
-            &[F32],
-            &[F32],
-        );
-        add(
-            Shim::F64Unary(f),
-            format!("weft_{n}_f64"),
-            unary_ptr(f, true),
-            &[F64],
-            &[F64],
-        );
-    }
-    let bins: [(BinaryFn, *const u8, *const u8); 3] = [
-        (BinaryFn::Pow, pow_f32 as *const u8, pow_f64 as *const u8),
-        (
-            BinaryFn::Atan2,
-            atan2_f32 as *const u8,
-            atan2_f64 as *const u8,
-        ),
-        (BinaryFn::Fmod, fmod_f32 as *const u8, fmod_f64 as *const u8),
-    ];
-    for (f, p32, p64) in bins {
-        let n = format!("{f:?}").to_lowercase();
-        add(
-            Shim::F32Binary(f),
-            format!("weft_{n}_f32"),
+            math_ptr(f, false),
             p32,
-            &[F32, F32],
             &[F32],
         );
-        add(
-            Shim::F64Binary(f),
-            format!("weft_{n}_f64"),
-            p64,
-            &[F64, F64],
-            &[F64],
-        );
+        add(s64, format!("weft_{n}_f64"), math_ptr(f, true), p64, &[F64]);
     }
     add(
         Shim::RoundF16,

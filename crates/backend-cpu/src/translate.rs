@@ -3,7 +3,7 @@
 //! See the crate docs for the mapping. Every IR value is a run of Cranelift
 //! values, one per [`Slot`] of its type, stored in one pool per function.
 
-use crate::shims::{BinaryFn, Shim, UnaryFn};
+use crate::shims::Shim;
 use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F32X4, F64, I16, I32, I32X4, I64, I8};
@@ -17,7 +17,7 @@ use cranelift_module::Module as _;
 use std::collections::HashMap;
 use std::rc::Rc;
 use weft_ir::ir::{AtomicOp, BinaryOp, InstKind, MemAccess, UnaryOp};
-use weft_ir::{layout, ElemType, FuncId, Inst, Loc, Region, Scalar, Type};
+use weft_ir::{layout, ElemType, FuncId, Inst, Loc, MathFn, Region, Scalar, Type};
 
 type Result<T> = std::result::Result<T, CpuError>;
 
@@ -1911,34 +1911,14 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     fn unary(&mut self, op: UnaryOp, s: Scalar, x: cl::Value) -> Result<cl::Value> {
         use UnaryOp::*;
         let fl = s.is_float();
-        let uf = |f: UnaryFn| {
+        let uf = |f: MathFn| {
             if s == Scalar::F64 {
                 Shim::F64Unary(f)
             } else {
                 Shim::F32Unary(f)
             }
         };
-        let shim_fn = match op {
-            Sin => Some(UnaryFn::Sin),
-            Cos => Some(UnaryFn::Cos),
-            Tan => Some(UnaryFn::Tan),
-            Asin => Some(UnaryFn::Asin),
-            Acos => Some(UnaryFn::Acos),
-            Atan => Some(UnaryFn::Atan),
-            Sinh => Some(UnaryFn::Sinh),
-            Cosh => Some(UnaryFn::Cosh),
-            Tanh => Some(UnaryFn::Tanh),
-            Exp => Some(UnaryFn::Exp),
-            Exp2 => Some(UnaryFn::Exp2),
-            Log => Some(UnaryFn::Log),
-            Log2 => Some(UnaryFn::Log2),
-            Log10 => Some(UnaryFn::Log10),
-            Cbrt => Some(UnaryFn::Cbrt),
-            Erf => Some(UnaryFn::Erf),
-            Erfc => Some(UnaryFn::Erfc),
-            Erfinv => Some(UnaryFn::Erfinv),
-            _ => None,
-        };
+        let shim_fn = MathFn::of_unary(op);
         if let Some(func) = shim_fn {
             if !fl {
                 return self.unsupported(format!("{op:?} on {s}"));
@@ -2011,7 +1991,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         b: cl::Value,
     ) -> Result<cl::Value> {
         use BinaryOp::*;
-        let bf = |f: BinaryFn| {
+        let bf = |f: MathFn| {
             if s == Scalar::F64 {
                 Shim::F64Binary(f)
             } else {
@@ -2024,9 +2004,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             Sub => self.b.ins().fsub(a, b),
             Mul => self.b.ins().fmul(a, b),
             Div => self.b.ins().fdiv(a, b),
-            Rem => self.call_shim1(bf(BinaryFn::Fmod), &[a, b])?,
-            Pow => self.call_shim1(bf(BinaryFn::Pow), &[a, b])?,
-            Atan2 => self.call_shim1(bf(BinaryFn::Atan2), &[a, b])?,
+            Rem => self.call_shim1(bf(MathFn::Fmod), &[a, b])?,
+            Pow => self.call_shim1(bf(MathFn::Pow), &[a, b])?,
+            Atan2 => self.call_shim1(bf(MathFn::Atan2), &[a, b])?,
             Min | Max => {
                 // C fmin/fmax: a NaN operand is ignored.
                 let m = if op == Min {

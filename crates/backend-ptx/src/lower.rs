@@ -27,7 +27,7 @@ use inkwell::values::{
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
 use std::collections::HashMap;
 use weft_ir::ir::{AtomicOp, BinaryOp, InstKind, MemAccess, UnaryOp};
-use weft_ir::{layout, FuncId, FuncKind, Inst, Loc, MathFlags, Region, Scalar, Type};
+use weft_ir::{layout, FuncId, FuncKind, Inst, Loc, MathFlags, MathFn, Region, Scalar, Type};
 
 type Result<T> = std::result::Result<T, PtxError>;
 
@@ -49,92 +49,6 @@ pub(crate) struct TargetCfg {
     pub libdevice: bool,
     /// Emit DWARF line info.
     pub debug: bool,
-}
-
-/// A math function with a host shim and a libdevice counterpart.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum MathFn {
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Exp,
-    Exp2,
-    Log,
-    Log2,
-    Log10,
-    Cbrt,
-    Erf,
-    Erfc,
-    Erfinv,
-    Pow,
-    Atan2,
-    Fmod,
-}
-
-impl MathFn {
-    pub fn name(self) -> &'static str {
-        use MathFn::*;
-        match self {
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Asin => "asin",
-            Acos => "acos",
-            Atan => "atan",
-            Sinh => "sinh",
-            Cosh => "cosh",
-            Tanh => "tanh",
-            Exp => "exp",
-            Exp2 => "exp2",
-            Log => "log",
-            Log2 => "log2",
-            Log10 => "log10",
-            Cbrt => "cbrt",
-            Erf => "erf",
-            Erfc => "erfc",
-            Erfinv => "erfinv",
-            Pow => "pow",
-            Atan2 => "atan2",
-            Fmod => "fmod",
-        }
-    }
-    pub fn arity(self) -> usize {
-        if matches!(self, MathFn::Pow | MathFn::Atan2 | MathFn::Fmod) {
-            2
-        } else {
-            1
-        }
-    }
-    fn of_unary(op: UnaryOp) -> Option<MathFn> {
-        use UnaryOp as U;
-        Some(match op {
-            U::Sin => MathFn::Sin,
-            U::Cos => MathFn::Cos,
-            U::Tan => MathFn::Tan,
-            U::Asin => MathFn::Asin,
-            U::Acos => MathFn::Acos,
-            U::Atan => MathFn::Atan,
-            U::Sinh => MathFn::Sinh,
-            U::Cosh => MathFn::Cosh,
-            U::Tanh => MathFn::Tanh,
-            U::Exp => MathFn::Exp,
-            U::Exp2 => MathFn::Exp2,
-            U::Log => MathFn::Log,
-            U::Log2 => MathFn::Log2,
-            U::Log10 => MathFn::Log10,
-            U::Cbrt => MathFn::Cbrt,
-            U::Erf => MathFn::Erf,
-            U::Erfc => MathFn::Erfc,
-            U::Erfinv => MathFn::Erfinv,
-            _ => return None,
-        })
-    }
 }
 
 /// Host helper functions the generated code calls (see `host.rs`).

@@ -9,6 +9,7 @@
 //! * [`builder`]: a cursor that appends instructions;
 //! * [`layout`]: memory layout of types and the kernel argument block (the
 //!   ABI every backend and the runtime share);
+//! * [`mathfn`]: the float math functions backends compute by library calls;
 //! * [`verify`]: the verifier (its docs list every invariant);
 //! * [`text`]: the text form — printer and parser, which round-trip;
 //! * [`interp`]: the reference interpreter, the oracle backends are tested
@@ -21,10 +22,12 @@ pub mod f16;
 pub mod interp;
 pub mod ir;
 pub mod layout;
+pub mod mathfn;
 pub mod text;
 pub mod types;
 pub mod verify;
 
 pub use builder::FuncBuilder;
 pub use ir::*;
+pub use mathfn::MathFn;
 pub use types::{ArrayType, DisplayType, ElemType, Field, Scalar, StructDef, StructTable, Type};
