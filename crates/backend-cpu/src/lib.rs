@@ -136,9 +136,9 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use translate::{FnTx, ModCtx};
-use weft_ir::{FuncId, FuncKind, InstKind, Loc};
+use weft_ir::{FuncId, FuncKind, Loc};
 
 /// Cranelift optimization level.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -309,24 +309,6 @@ fn new_module(opts: &CpuOptions) -> Result<JITModule, CpuError> {
     Ok(JITModule::new(jb))
 }
 
-/// Funcs reachable from the kernels through calls, kernels first.
-fn reachable(m: &weft_ir::Module) -> Vec<FuncId> {
-    let mut order: Vec<FuncId> = m.kernels().map(|(id, _)| id).collect();
-    let mut seen: HashSet<FuncId> = order.iter().copied().collect();
-    let mut i = 0;
-    while i < order.len() {
-        for (_, d) in m.funcs[order[i]].insts.iter() {
-            if let InstKind::Call(callee, _) = &d.kind {
-                if m.funcs.get(*callee).is_some() && seen.insert(*callee) {
-                    order.push(*callee);
-                }
-            }
-        }
-        i += 1;
-    }
-    order
-}
-
 type Built = (
     JITModule,
     HashMap<FuncId, cranelift_module::FuncId>,
@@ -358,7 +340,7 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
         cx.shim_ids.insert(s.shim, id);
     }
 
-    let funcs = reachable(m);
+    let funcs = m.reachable_funcs();
     let mut sigs = Vec::with_capacity(funcs.len());
     for &fid in &funcs {
         let f = &m.funcs[fid];

@@ -118,24 +118,6 @@ pub(crate) fn sanitize(name: &str) -> String {
     s
 }
 
-/// Funcs reachable from the kernels through calls, kernels first.
-fn reachable(m: &weft_ir::Module) -> Vec<FuncId> {
-    let mut order: Vec<FuncId> = m.kernels().map(|(id, _)| id).collect();
-    let mut seen: std::collections::HashSet<FuncId> = order.iter().copied().collect();
-    let mut i = 0;
-    while i < order.len() {
-        for (_, d) in m.funcs[order[i]].insts.iter() {
-            if let InstKind::Call(callee, _) = &d.kind {
-                if m.funcs.get(*callee).is_some() && seen.insert(*callee) {
-                    order.push(*callee);
-                }
-            }
-        }
-        i += 1;
-    }
-    order
-}
-
 /// Debug-info state of a module.
 struct Di<'ctx> {
     dib: DebugInfoBuilder<'ctx>,
@@ -209,7 +191,7 @@ pub(crate) fn lower<'ctx>(
         st: FnState::default(),
         cur_id: FuncId::from_u32(0),
     };
-    let order = reachable(m);
+    let order = m.reachable_funcs();
     let mut kernels = Vec::new();
     // Declare everything first so calls can refer to any func.
     for &fid in &order {

@@ -115,6 +115,24 @@ impl Module {
             .iter()
             .filter(|(_, f)| f.kind == FuncKind::Kernel)
     }
+    /// The kernels, then every function reachable from them through
+    /// `Call`s, each once, in discovery order (what a backend compiles).
+    pub fn reachable_funcs(&self) -> Vec<FuncId> {
+        let mut order: Vec<FuncId> = self.kernels().map(|(id, _)| id).collect();
+        let mut seen: std::collections::HashSet<FuncId> = order.iter().copied().collect();
+        let mut i = 0;
+        while i < order.len() {
+            for (_, d) in self.funcs[order[i]].insts.iter() {
+                if let InstKind::Call(callee, _) = &d.kind {
+                    if self.funcs.get(*callee).is_some() && seen.insert(*callee) {
+                        order.push(*callee);
+                    }
+                }
+            }
+            i += 1;
+        }
+        order
+    }
     /// Interns a file name, returning its index for [`Loc::file`].
     pub fn file_index(&mut self, name: &str) -> u32 {
         if let Some(i) = self.files.iter().position(|f| f == name) {
