@@ -52,29 +52,6 @@ pub(crate) struct ShimInfo {
     pub returns: Vec<ClType>,
 }
 
-/// `erf`, `erfc`, `erfinv` as the interpreter computes them.
-mod math {
-    use weft_ir::interp::{erf, erfc, erfinv};
-    pub fn erf_f32(x: f32) -> f32 {
-        erf(x as f64) as f32
-    }
-    pub fn erfc_f32(x: f32) -> f32 {
-        erfc(x as f64) as f32
-    }
-    pub fn erfinv_f32(x: f32) -> f32 {
-        erfinv(x as f64) as f32
-    }
-    pub fn erf_f64(x: f64) -> f64 {
-        erf(x)
-    }
-    pub fn erfc_f64(x: f64) -> f64 {
-        erfc(x)
-    }
-    pub fn erfinv_f64(x: f64) -> f64 {
-        erfinv(x)
-    }
-}
-
 macro_rules! unary_shims {
     ($($name:ident: $f32:expr, $f64:expr;)*) => {
         mod unary32 {
@@ -102,9 +79,9 @@ unary_shims! {
     log2: f32::log2, f64::log2;
     log10: f32::log10, f64::log10;
     cbrt: f32::cbrt, f64::cbrt;
-    erf: super::math::erf_f32, super::math::erf_f64;
-    erfc: super::math::erfc_f32, super::math::erfc_f64;
-    erfinv: super::math::erfinv_f32, super::math::erfinv_f64;
+    erf: weft_ir::interp::erf_f32, weft_ir::interp::erf;
+    erfc: weft_ir::interp::erfc_f32, weft_ir::interp::erfc;
+    erfinv: weft_ir::interp::erfinv_f32, weft_ir::interp::erfinv;
 }
 
 extern "C" fn pow_f32(a: f32, b: f32) -> f32 {

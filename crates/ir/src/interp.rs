@@ -46,7 +46,7 @@ use compile::{contains_array, Code, Move, Op, Program, Span};
 use cranelift_entity::EntityRef;
 use std::io::Write;
 
-pub use special::{erf, erfc, erfinv};
+pub use special::{erf, erf_f32, erfc, erfc_f32, erfinv, erfinv_f32};
 
 /// Limit on nested regions plus active calls (and on struct nesting); deeper
 /// programs (e.g. runaway recursion) stop with [`InterpError::TooDeep`].
