@@ -229,22 +229,9 @@ pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuAr
     })
 }
 
-/// The name of the `weft_backend_cpu::shims` function a host helper maps to.
-fn shim_name(h: HostFn) -> String {
-    match h {
-        HostFn::Math(f, d) => format!("weft_{}_{}", f.name(), if d { "f64" } else { "f32" }),
-        HostFn::RoundF16 => "weft_round_f16".into(),
-        HostFn::F64ToF16 => "weft_f64_to_f16".into(),
-        HostFn::F32ToF16Bits => "weft_f32_to_f16_bits".into(),
-        HostFn::F16BitsToF32 => "weft_f16_bits_to_f32".into(),
-        HostFn::Print => "weft_print".into(),
-        HostFn::Trap => "weft_trap".into(),
-    }
-}
-
 /// The address of the Cranelift backend's shim for a host helper.
 fn shim_addr(h: HostFn) -> Result<usize, PtxError> {
-    let name = shim_name(h);
+    let name = h.symbol();
     weft_backend_cpu::shims::address(&name)
         .map(|p| p as usize)
         .ok_or_else(|| PtxError::Llvm(format!("no host shim {name}")))

@@ -65,17 +65,19 @@ pub(crate) enum HostFn {
 }
 
 impl HostFn {
+    /// The symbol the module declares, which is also the name of the
+    /// `weft_backend_cpu::shims` function the host JIT maps it to.
     pub fn symbol(self) -> String {
         match self {
             HostFn::Math(f, d) => {
-                format!("weft_llvm_{}_{}", f.name(), if d { "f64" } else { "f32" })
+                format!("weft_{}_{}", f.name(), if d { "f64" } else { "f32" })
             }
-            HostFn::RoundF16 => "weft_llvm_round_f16".into(),
-            HostFn::F64ToF16 => "weft_llvm_f64_to_f16".into(),
-            HostFn::F32ToF16Bits => "weft_llvm_f32_to_f16_bits".into(),
-            HostFn::F16BitsToF32 => "weft_llvm_f16_bits_to_f32".into(),
-            HostFn::Print => "weft_llvm_print".into(),
-            HostFn::Trap => "weft_llvm_trap".into(),
+            HostFn::RoundF16 => "weft_round_f16".into(),
+            HostFn::F64ToF16 => "weft_f64_to_f16".into(),
+            HostFn::F32ToF16Bits => "weft_f32_to_f16_bits".into(),
+            HostFn::F16BitsToF32 => "weft_f16_bits_to_f32".into(),
+            HostFn::Print => "weft_print".into(),
+            HostFn::Trap => "weft_trap".into(),
         }
     }
 }
