@@ -282,14 +282,29 @@ mod tests {
         let id = st.push(StructDef {
             name: "P".into(),
             fields: vec![
-                Field { name: "a".into(), ty: Type::Scalar(Scalar::U8) },
-                Field { name: "b".into(), ty: Type::Vec(3, Scalar::F32) },
-                Field { name: "c".into(), ty: Type::Scalar(Scalar::F64) },
+                Field {
+                    name: "a".into(),
+                    ty: Type::Scalar(Scalar::U8),
+                },
+                Field {
+                    name: "b".into(),
+                    ty: Type::Vec(3, Scalar::F32),
+                },
+                Field {
+                    name: "c".into(),
+                    ty: Type::Scalar(Scalar::F64),
+                },
             ],
         });
         assert_eq!(size_align(Type::Struct(id), &st), (24, 8));
-        assert_eq!(path_offset(Type::Struct(id), &[1, 2], &st), Some((12, Type::F32)));
-        assert_eq!(path_offset(Type::Struct(id), &[2], &st), Some((16, Type::F64)));
+        assert_eq!(
+            path_offset(Type::Struct(id), &[1, 2], &st),
+            Some((12, Type::F32))
+        );
+        assert_eq!(
+            path_offset(Type::Struct(id), &[2], &st),
+            Some((16, Type::F64))
+        );
         let l = leaves(Type::Struct(id), &st);
         assert_eq!(l.len(), 5);
         assert_eq!(l[4].offset, 16);
@@ -307,16 +322,27 @@ mod tests {
     fn array_slots_are_descriptor_fields() {
         use crate::types::ArrayType;
         let mut st = StructTable::new();
-        let arr = Type::Array(ArrayType { elem: ElemType::Scalar(Scalar::F32), ndim: 2 });
+        let arr = Type::Array(ArrayType {
+            elem: ElemType::Scalar(Scalar::F32),
+            ndim: 2,
+        });
         let id = st.push(StructDef {
             name: "S".into(),
             fields: vec![
-                Field { name: "a".into(), ty: Type::Scalar(Scalar::I32) },
-                Field { name: "b".into(), ty: arr },
+                Field {
+                    name: "a".into(),
+                    ty: Type::Scalar(Scalar::I32),
+                },
+                Field {
+                    name: "b".into(),
+                    ty: arr,
+                },
             ],
         });
-        let kinds: Vec<(SlotKind, u32)> =
-            slots(Type::Struct(id), &st).iter().map(|s| (s.kind, s.offset)).collect();
+        let kinds: Vec<(SlotKind, u32)> = slots(Type::Struct(id), &st)
+            .iter()
+            .map(|s| (s.kind, s.offset))
+            .collect();
         assert_eq!(
             kinds,
             vec![

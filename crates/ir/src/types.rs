@@ -325,7 +325,12 @@ impl fmt::Display for DisplayType<'_> {
                 Some(d) => write!(f, "%{}", d.name),
                 None => write!(f, "%<bad struct {}>", id.as_u32()),
             },
-            Type::Array(a) => write!(f, "array{}<{}>", a.ndim, DisplayType(Type::from(a.elem), self.1)),
+            Type::Array(a) => write!(
+                f,
+                "array{}<{}>",
+                a.ndim,
+                DisplayType(Type::from(a.elem), self.1)
+            ),
         }
     }
 }

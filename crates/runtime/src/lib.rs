@@ -30,11 +30,11 @@
 //!    for every thread of the launch;
 //! 6. on `interp`, no array may be passed for two parameters.
 
-pub mod debug;
 pub mod array;
 mod backend;
 pub mod cache;
 pub mod cuda;
+pub mod debug;
 pub mod device;
 pub mod dtype;
 pub mod error;
