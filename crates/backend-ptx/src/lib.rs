@@ -24,12 +24,14 @@
 mod host;
 mod lower;
 mod nvptx;
+mod trap;
 
 pub use host::{compile_host, HostOptions, LlvmCpuArtifact, LlvmCpuKernel};
 pub use nvptx::{
     arch_for_compute_capability, emit_ptx, find_libdevice, find_ptxas, ptxas_info, PtxArtifact,
     PtxKernelInfo, SUPPORTED_ARCHS,
 };
+pub use trap::{decode_trap_record, TRAP_GLOBAL, TRAP_RECORD_SIZE};
 pub use weft_backend_cpu::KernelEntry;
 
 use std::path::PathBuf;

@@ -1609,37 +1609,22 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         g.as_pointer_value()
     }
 
-    /// `Trap` (host only): calls the report shim, then ends the thread
-    /// (kernel) or returns zeros (func).
+    /// `Trap`: reports the failure (host: the `weft_trap` shim; NVPTX: the
+    /// module's trap record, see `trap.rs`), then ends the thread (kernel)
+    /// or returns zeros (func).
     fn trap(&mut self, kind: weft_ir::TrapKind, vs: &[weft_ir::Value], loc: Loc) -> Result<()> {
-        if self.cfg.kind != TargetKind::Host {
-            return self.unsupported("bounds-checked mode (`trap`) on this target");
-        }
         let ops = self.gather(vs)?;
-        let i32t = self.ctx.i32_type();
         let i64t = self.ctx.i64_type();
-        let f = self.host_fn(
-            HostFn::Trap,
-            None,
-            &[
-                i32t.into(),
-                i32t.into(),
-                i32t.into(),
-                i32t.into(),
-                i64t.into(),
-                i64t.into(),
-            ],
-        );
-        let zero = i64t.const_zero().into();
-        let a: Vec<BasicMetadataValueEnum> = vec![
-            i32t.const_int(kind.code() as u64, false).into(),
-            i32t.const_int(loc.file as u64, false).into(),
-            i32t.const_int(loc.line as u64, false).into(),
-            i32t.const_int(loc.col as u64, false).into(),
-            ops.first().copied().unwrap_or(zero).into(),
-            ops.get(1).copied().unwrap_or(zero).into(),
-        ];
-        self.b.build_call(f, &a, "")?;
+        let zero = i64t.const_zero();
+        let operand = |i: usize| match ops.get(i) {
+            Some(BasicValueEnum::IntValue(v)) => *v,
+            _ => zero,
+        };
+        let (index, size) = (operand(0), operand(1));
+        match self.cfg.kind {
+            TargetKind::Host => self.trap_host(kind, loc, index, size)?,
+            TargetKind::Nvptx => self.trap_record(kind, loc, index, size)?,
+        }
         match self.st.ret {
             Some(Ret::NextThread(latch)) => {
                 self.b.build_unconditional_branch(latch)?;
@@ -1654,6 +1639,94 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             None => return self.invalid("trap outside a function"),
         }
         self.st.filled = true;
+        Ok(())
+    }
+
+    /// NVPTX: the first failing thread (`cmpxchg` of the flag 0 → 1) writes
+    /// the module's trap record.
+    fn trap_record(
+        &mut self,
+        kind: weft_ir::TrapKind,
+        loc: Loc,
+        index: IntValue<'ctx>,
+        size: IntValue<'ctx>,
+    ) -> Result<()> {
+        use crate::trap::*;
+        let i32t = self.ctx.i32_type();
+        let rec = match self.module.get_global(TRAP_GLOBAL) {
+            Some(g) => g,
+            None => {
+                let ty = self
+                    .ctx
+                    .i64_type()
+                    .array_type((TRAP_RECORD_SIZE / 8) as u32);
+                let g = self
+                    .module
+                    .add_global(ty, Some(self.data_space()), TRAP_GLOBAL);
+                g.set_initializer(&ty.const_zero());
+                g.set_linkage(Linkage::External);
+                g.set_alignment(8);
+                g
+            }
+        }
+        .as_pointer_value();
+        let mono = AtomicOrdering::Monotonic;
+        let pair =
+            self.b
+                .build_cmpxchg(rec, i32t.const_zero(), i32t.const_int(1, false), mono, mono)?;
+        let won = self.b.build_extract_value(pair, 1, "won")?.into_int_value();
+        let write = self.new_block("trap_write")?;
+        let done = self.new_block("trap_done")?;
+        self.b.build_conditional_branch(won, write, done)?;
+        self.b.position_at_end(write);
+        let fields: [(u64, IntValue<'ctx>); 6] = [
+            (OFF_CODE, i32t.const_int(kind.code() as u64, false)),
+            (OFF_FILE, i32t.const_int(loc.file as u64, false)),
+            (OFF_LINE, i32t.const_int(loc.line as u64, false)),
+            (OFF_COL, i32t.const_int(loc.col as u64, false)),
+            (OFF_INDEX, index),
+            (OFF_SIZE, size),
+        ];
+        for (off, v) in fields {
+            let p = self.offset_ptr(rec, off)?;
+            self.b.build_store(p, v)?;
+        }
+        self.b.build_unconditional_branch(done)?;
+        self.b.position_at_end(done);
+        Ok(())
+    }
+
+    /// Host: calls the `weft_trap` shim.
+    fn trap_host(
+        &mut self,
+        kind: weft_ir::TrapKind,
+        loc: Loc,
+        index: IntValue<'ctx>,
+        size: IntValue<'ctx>,
+    ) -> Result<()> {
+        let i32t = self.ctx.i32_type();
+        let i64t = self.ctx.i64_type();
+        let f = self.host_fn(
+            HostFn::Trap,
+            None,
+            &[
+                i32t.into(),
+                i32t.into(),
+                i32t.into(),
+                i32t.into(),
+                i64t.into(),
+                i64t.into(),
+            ],
+        );
+        let a: Vec<BasicMetadataValueEnum> = vec![
+            i32t.const_int(kind.code() as u64, false).into(),
+            i32t.const_int(loc.file as u64, false).into(),
+            i32t.const_int(loc.line as u64, false).into(),
+            i32t.const_int(loc.col as u64, false).into(),
+            index.into(),
+            size.into(),
+        ];
+        self.b.build_call(f, &a, "")?;
         Ok(())
     }
 

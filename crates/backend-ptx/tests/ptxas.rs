@@ -3,7 +3,9 @@
 
 mod common;
 
-use weft_backend_ptx::{emit_ptx, find_ptxas, ptxas_info, PtxOptions};
+use weft_backend_ptx::{
+    emit_ptx, find_ptxas, ptxas_info, PtxOptions, TRAP_GLOBAL, TRAP_RECORD_SIZE,
+};
 
 #[test]
 fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
@@ -67,6 +69,70 @@ fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
         }
     }
     println!("{} cases, {kernels} kernels", cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Bounds-checked mode: every conformance kernel compiled with checks (the
+/// `bounds-check` pass after the pipeline, funcs inlined and kept as calls)
+/// has the trap record and assembles for sm_80 and sm_90.
+#[test]
+fn every_checked_conformance_kernel_assembles_for_sm80_and_sm90() {
+    let cases = common::cases();
+    if cases.is_empty() {
+        println!("SKIP: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
+        return;
+    }
+    let ptxas = find_ptxas();
+    let record = format!(".global .align 8 .b8 {TRAP_GLOBAL}[{TRAP_RECORD_SIZE}]");
+    let mut failures = Vec::new();
+    let mut with_checks = 0;
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(case.join("kernel.py")).unwrap();
+        let file = case.join("kernel.py").to_string_lossy().into_owned();
+        for inline in [true, false] {
+            let mut m = common::compile_source_with(&file, &src, inline);
+            let checks = weft_passes::bounds::insert_bounds_checks(&mut m);
+            if !inline && m.funcs.len() == m.kernels().count() {
+                continue;
+            }
+            with_checks += usize::from(checks && inline);
+            for arch in ["sm_80", "sm_90"] {
+                let opts = PtxOptions {
+                    arch: arch.into(),
+                    ..PtxOptions::default()
+                };
+                let art = match emit_ptx(&m, &opts) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        failures.push(format!("{name} {arch} inline={inline}: emit: {e}"));
+                        continue;
+                    }
+                };
+                if art.ptx.contains(&record) != checks {
+                    failures.push(format!(
+                        "{name} {arch} inline={inline}: checks {checks}, trap record {}",
+                        !checks
+                    ));
+                }
+                if checks && !art.ptx.contains("atom.global.cas.b32") {
+                    failures.push(format!("{name} {arch}: no atom.global.cas.b32"));
+                }
+                if ptxas.is_some() {
+                    if let Err(e) = ptxas_info(&art.ptx, arch) {
+                        failures.push(format!("{name} {arch} inline={inline}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    println!("{} cases, {with_checks} with checks", cases.len());
+    assert!(with_checks > 50, "{with_checks}");
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
