@@ -430,3 +430,40 @@ fn emits_textual_llvm_ir_for_both_targets() {
     );
     assert!(raw.contains("@llvm.sqrt.f32"), "{raw}");
 }
+
+/// Bounds-checked mode: the PTX holds the trap record, the first failing
+/// thread claims it with `atom.cas` and writes its fields; unchecked code
+/// has no record.
+#[test]
+fn checked_code_writes_the_trap_record() {
+    use weft_backend_ptx::{TRAP_GLOBAL, TRAP_RECORD_SIZE};
+    let plain = map_kernel(Scalar::F32, |b, x| {
+        let two = b.konst(weft_ir::Const::float(Scalar::F32, 2.0));
+        b.binary(BinaryOp::Mul, x, two)
+    });
+    let mut checked = plain.clone();
+    assert!(weft_passes::bounds::insert_bounds_checks(&mut checked));
+    let opts = PtxOptions {
+        line_info: false,
+        ..PtxOptions::default()
+    };
+    let ptx = emit_ptx(&plain, &opts).unwrap().ptx;
+    assert!(!ptx.contains(TRAP_GLOBAL), "{ptx}");
+    let ptx = emit_ptx(&checked, &opts).unwrap().ptx;
+    let decl = format!(".visible .global .align 8 .b8 {TRAP_GLOBAL}[{TRAP_RECORD_SIZE}]");
+    assert!(ptx.contains(&decl), "{ptx}");
+    assert!(ptx.contains("atom.global.cas.b32"), "{ptx}");
+    // code, file, line, col (u32) and index, size (u64) at their offsets
+    // (LLVM may merge neighbouring fields into one vector store).
+    let stored = |off: u32| {
+        ptx.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("st.global") && l.contains(&format!("[{TRAP_GLOBAL}+{off}]"))
+        })
+    };
+    for off in [4, 8, 16, 24, 32] {
+        assert!(stored(off), "field at {off}: {ptx}");
+    }
+    // The two accesses (load a[i], store o[i]) are checked.
+    assert!(ptx.matches("atom.global.cas.b32").count() >= 2, "{ptx}");
+}
