@@ -1,7 +1,7 @@
 //! The `vulkan` device through the public API: saxpy, a launch split into
 //! several dispatches, arrays passed twice, argument checks identical to the
-//! CPU device's, the conformance corpus (with lavapipe's one known
-//! difference, exactly), `spirv-val` on the kernels of multi-kernel cases,
+//! CPU device's, the conformance corpus (every case that compiles matches
+//! Warp's outputs), `spirv-val` on the kernels of multi-kernel cases,
 //! and a clear error without a device.
 //!
 //! Without a Vulkan device or `glslangValidator` each test prints
@@ -105,6 +105,93 @@ fn launch_over_65535_workgroups_is_split() {
     let cnt = Array::from_slice(&[0i32], &[1]).unwrap();
     dev.launch(&k, &[n], &[Arg::array(&cnt)]).expect("launches");
     assert_eq!(cnt.to_vec::<i32>().unwrap(), vec![n as i32]);
+}
+
+const SPECIAL_SRC: &str = r#"
+import warp as wp
+
+@wp.kernel
+def special(a: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = a[i]
+    out[i, 0] = x * 0.0
+    out[i, 1] = 0.0 * x
+    out[i, 2] = wp.log(x)
+    out[i, 3] = wp.log2(x)
+    out[i, 4] = wp.log10(x)
+    out[i, 5] = wp.exp(x)
+"#;
+
+/// Within `ulps` units in the last place (NaN matches NaN, infinities and
+/// zeros exactly).
+fn close(got: f32, want: f32, ulps: u32) -> bool {
+    if want.is_nan() || got.is_nan() {
+        return want.is_nan() && got.is_nan();
+    }
+    if want.is_infinite() || want == 0.0 {
+        return got.to_bits() == want.to_bits();
+    }
+    got.is_sign_negative() == want.is_sign_negative()
+        && (got.to_bits() as i64 - want.to_bits() as i64).unsigned_abs() <= u64::from(ulps)
+}
+
+/// IEEE semantics where lavapipe needed help (docs/vulkan.md): a product with
+/// the constant 0.0 is NaN for NaN/inf operands, `log`/`log2`/`log10` of
+/// subnormals and `exp` with subnormal results are not flushed.
+#[test]
+fn special_values_follow_ieee() {
+    let Some(dev) = vulkan() else { return };
+    let m = Compiler::new()
+        .compile("special.py", SPECIAL_SRC)
+        .expect("compiles");
+    let k = dev.load(&m, "special").expect("loads");
+    let xs = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        -2.5,
+        1.0,
+        2.5,
+        1e-40,
+        f32::from_bits(1),
+        f32::from_bits(0x007f_ffff),
+        f32::MIN_POSITIVE,
+        -87.0,
+        -87.336_55,
+        -87.336_54,
+        -90.0,
+        -100.0,
+        -103.9,
+        -104.0,
+        -150.0,
+    ];
+    let n = xs.len();
+    let a = Array::from_slice(&xs, &[n]).unwrap();
+    let out = Array::from_slice(&vec![7.0f32; n * 6], &[n, 6]).unwrap();
+    dev.launch(&k, &[n], &[Arg::array(&a), Arg::array(&out)])
+        .expect("launches");
+    let out = out.to_vec::<f32>().unwrap();
+    for (i, &x) in xs.iter().enumerate() {
+        let got = &out[i * 6..i * 6 + 6];
+        let zero = x * 0.0;
+        assert!(
+            close(got[0], zero, 0) && close(got[1], zero, 0),
+            "x = {x:e}: {got:?}"
+        );
+        assert!(close(got[2], x.ln(), 4), "log({x:e}) = {}", got[2]);
+        assert!(close(got[3], x.log2(), 4), "log2({x:e}) = {}", got[3]);
+        assert!(close(got[4], x.log10(), 4), "log10({x:e}) = {}", got[4]);
+        // Vulkan's precision for exp: 3 + 2|x| ulp (lavapipe is ~28 ulp off
+        // at x = -87); subnormal results are computed from exp(x + 149 ln 2).
+        let ulps = if x.is_finite() {
+            3 + 2 * x.abs().min(128.0) as u32
+        } else {
+            0
+        };
+        assert!(close(got[5], x.exp(), ulps), "exp({x:e}) = {:e}", got[5]);
+    }
 }
 
 #[test]
@@ -250,49 +337,13 @@ fn unsupported(e: &Error) -> bool {
     }
 }
 
-/// An output difference of lavapipe (Mesa's CPU Vulkan driver) whose reason
-/// is in the driver, not in Weft. The case still runs; on lavapipe only,
-/// exactly this difference (one array, this many values) is reported, not
-/// failed — any other difference in the case fails.
-struct KnownDifference {
-    case: &'static str,
-    array: &'static str,
-    /// Values that differ, of how many.
-    count: usize,
-    total: usize,
-    why: &'static str,
-}
-
-const LAVAPIPE_DIFFERENCES: &[KnownDifference] = &[KnownDifference {
-    case: "math_special_values",
-    array: "out",
-    count: 5,
-    total: 448,
-    why: "lavapipe folds `x * 0.0` to 0.0 for infinite or NaN x despite the \
-          SignedZeroInfNanPreserve execution mode (docs/hlsl.md)",
-}];
-
-/// The known lavapipe difference that `ms` (the mismatches of `case`) is
-/// exactly, if any.
-fn known_difference(case: &str, ms: &[conform::Mismatch]) -> Option<&'static KnownDifference> {
-    let k = LAVAPIPE_DIFFERENCES.iter().find(|k| k.case == case)?;
-    match ms {
-        [m] if m.array == k.array && m.count == k.count && m.total == k.total => Some(k),
-        _ => None,
-    }
-}
-
 #[test]
 fn conformance_vulkan() {
     let Some(dev) = vulkan() else { return };
     let Some(dir) = corpus() else { return };
     let only = std::env::var("WEFT_CASE").ok();
     let compiler = Compiler::new();
-    let lavapipe = dev
-        .vulkan_device()
-        .is_some_and(|d| d.name().contains("llvmpipe"));
     let (mut passed, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
-    let mut known = Vec::new();
     for path in conform::find_cases(&dir).expect("cases") {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if only.as_ref().is_some_and(|o| *o != name) {
@@ -302,16 +353,13 @@ fn conformance_vulkan() {
         match conform::run_case(&case, &dev, &compiler) {
             Ok(run) => match conform::check_case(&case, &run) {
                 Ok(ms) if ms.is_empty() => passed += 1,
-                Ok(ms) => match known_difference(&name, &ms) {
-                    Some(k) if lavapipe => known.push(format!("{name}: {} ({})", ms[0], k.why)),
-                    _ => failures.push(format!(
-                        "{name}: {}",
-                        ms.iter()
-                            .map(|m| m.to_string())
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    )),
-                },
+                Ok(ms) => failures.push(format!(
+                    "{name}: {}",
+                    ms.iter()
+                        .map(|m| m.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )),
                 Err(e) => failures.push(format!("{name}: {e}")),
             },
             Err(e) if unsupported(&e) => skipped.push(format!("{name}: {e}")),
@@ -321,17 +369,13 @@ fn conformance_vulkan() {
     for s in &skipped {
         println!("unsupported: {s}");
     }
-    for k in &known {
-        println!("known driver difference: {k}");
-    }
     for f in &failures {
         println!("FAIL {f}");
     }
     println!(
-        "vulkan ({}): {passed} passed, {} unsupported, {} known driver differences, {} failed",
+        "vulkan ({}): {passed} passed, {} unsupported, {} failed",
         dev.vulkan_device().map_or("?", |d| d.name()),
         skipped.len(),
-        known.len(),
         failures.len()
     );
     assert!(passed > 0, "no case ran");

@@ -172,6 +172,11 @@ fn f64_lit(x: f64) -> String {
     }
 }
 
+/// Whether an operand is the literal +0.0 (as `f32_lit` / `f64_lit` write it).
+fn is_pos_zero_lit(s: &str) -> bool {
+    s == "0.0" || s == "0.0L"
+}
+
 fn const_lit(c: Const) -> String {
     match c.ty {
         Scalar::Bool => (if c.bits != 0 { "true" } else { "false" }).into(),
@@ -960,8 +965,11 @@ impl<'a> Emitter<'a> {
                         loc,
                     ))
                 }
-                Sqrt | Floor | Ceil | Trunc | Sin | Cos | Tan | Sinh | Cosh | Tanh | Exp | Exp2
-                | Log | Log2 | Log10 => {
+                Log => format!("{}({x})", h(self, "weft_log32")),
+                Log2 => format!("{}({x})", h(self, "weft_log2_32")),
+                Log10 => format!("{}({x})", h(self, "weft_log10_32")),
+                Exp => format!("{}({x})", h(self, "weft_exp32")),
+                Sqrt | Floor | Ceil | Trunc | Sin | Cos | Tan | Sinh | Cosh | Tanh | Exp2 => {
                     format!("{}({x})", format!("{op:?}").to_lowercase())
                 }
                 Cbrt => format!("{}({x})", h(self, "weft_cbrt32")),
@@ -1029,6 +1037,12 @@ impl<'a> Emitter<'a> {
             let e = match op {
                 Add => infix("+"),
                 Sub => infix("-"),
+                // `x * +0.0` is written `-(x * -0.0)` (the same value, NaN
+                // for infinite or NaN x): lavapipe's code generator folds a
+                // product with the constant +0.0 to +0.0 in spite of
+                // SignedZeroInfNanPreserve (docs/vulkan.md).
+                Mul if is_pos_zero_lit(&b) => format!("(-({a} * (-{b})))"),
+                Mul if is_pos_zero_lit(&a) => format!("(-((-{a}) * {b}))"),
                 Mul => infix("*"),
                 Div => infix("/"),
                 Rem => {

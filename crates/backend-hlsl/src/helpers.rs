@@ -267,6 +267,57 @@ double weft_sqrt64(double x)
 }",
     },
     Helper {
+        name: "weft_log32",
+        deps: &[],
+        text: "// log(x), also for subnormal x: without DenormPreserve a Vulkan driver may
+// flush a subnormal operand (lavapipe's log reads it as 2^-127 * 1.m), so
+// x = b * 2^-149 is taken from its bits b (integer operations, exact).
+float weft_log32(float x)
+{
+    uint b = asuint(x);
+    if (b - 1u < 0x007fffffu)
+        return log((float)b) - 103.27892990343185;
+    return log(x);
+}",
+    },
+    Helper {
+        name: "weft_log2_32",
+        deps: &[],
+        text: "// log2(x), also for subnormal x (see weft_log32).
+float weft_log2_32(float x)
+{
+    uint b = asuint(x);
+    if (b - 1u < 0x007fffffu)
+        return log2((float)b) - 149.0;
+    return log2(x);
+}",
+    },
+    Helper {
+        name: "weft_log10_32",
+        deps: &[],
+        text: "// log10(x), also for subnormal x (see weft_log32).
+float weft_log10_32(float x)
+{
+    uint b = asuint(x);
+    if (b - 1u < 0x007fffffu)
+        return log10((float)b) - 44.8534693539332;
+    return log10(x);
+}",
+    },
+    Helper {
+        name: "weft_exp32",
+        deps: &[],
+        text: "// exp(x), also where the result is subnormal (x <= ln 2^-126, rounded down):
+// without DenormPreserve a driver may flush it (lavapipe does), so its bits
+// m = exp(x) * 2^149 are computed (x + 149 ln 2 in two parts, the first exact).
+float weft_exp32(float x)
+{
+    if (x <= -87.3365478515625)
+        return asfloat((uint)(exp((x + 103.2789306640625) - 7.606306553498143e-07) + 0.5));
+    return exp(x);
+}",
+    },
+    Helper {
         name: "weft_cbrt32",
         deps: &["weft_isfinite32", "weft_copysign32"],
         text: "float weft_cbrt32(float x)
