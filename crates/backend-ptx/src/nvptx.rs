@@ -37,6 +37,14 @@ impl PtxArtifact {
     pub fn kernel(&self, name: &str) -> Option<&PtxKernelInfo> {
         self.kernels.iter().find(|k| k.name == name)
     }
+
+    /// Whether the module has the bounds-checked mode's trap record
+    /// ([`crate::TRAP_GLOBAL`]): it does exactly when it was compiled with
+    /// checks. A host zeroes it before a launch and reads it after.
+    pub fn has_trap_record(&self) -> bool {
+        // Entries are followed by `(`; only the record's declaration is.
+        self.ptx.contains(&format!(" {}[", crate::TRAP_GLOBAL))
+    }
 }
 
 const TRIPLE: &str = "nvptx64-nvidia-cuda";

@@ -447,9 +447,12 @@ fn checked_code_writes_the_trap_record() {
         line_info: false,
         ..PtxOptions::default()
     };
-    let ptx = emit_ptx(&plain, &opts).unwrap().ptx;
-    assert!(!ptx.contains(TRAP_GLOBAL), "{ptx}");
-    let ptx = emit_ptx(&checked, &opts).unwrap().ptx;
+    let art = emit_ptx(&plain, &opts).unwrap();
+    assert!(!art.has_trap_record());
+    assert!(!art.ptx.contains(TRAP_GLOBAL), "{}", art.ptx);
+    let art = emit_ptx(&checked, &opts).unwrap();
+    assert!(art.has_trap_record());
+    let ptx = art.ptx;
     let decl = format!(".visible .global .align 8 .b8 {TRAP_GLOBAL}[{TRAP_RECORD_SIZE}]");
     assert!(ptx.contains(&decl), "{ptx}");
     assert!(ptx.contains("atom.global.cas.b32"), "{ptx}");
