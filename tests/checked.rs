@@ -7,7 +7,18 @@ use std::process::Command;
 use weft::ir::TrapKind;
 use weft::{Arg, Array, CompileOptions, Compiler, Device, Error, LaunchError};
 
-const DEVICES: [&str; 3] = ["cpu", "llvm-cpu", "interp"];
+/// The devices checked mode runs on here: the CPU ones, and `cuda` where a
+/// GPU is present (each failure below is a single thread's, or several
+/// with the same message, so the GPU's report is deterministic too).
+fn devices() -> Vec<&'static str> {
+    let mut v = vec!["cpu", "llvm-cpu", "interp"];
+    if Device::open("cuda").is_ok() {
+        v.push("cuda");
+    } else {
+        eprintln!("SKIP (cuda part): no CUDA device");
+    }
+    v
+}
 
 fn checked() -> Compiler {
     Compiler::with_options(CompileOptions {
@@ -80,7 +91,7 @@ fn floats(n: usize) -> Vec<f32> {
 fn read_past_the_end_is_reported_and_the_rest_runs() {
     let m = checked().compile("shift.py", SOURCE).expect("compiles");
     let n = 1024;
-    for dev in DEVICES {
+    for dev in devices() {
         let d = Device::open(dev).expect("device");
         let k = d.load(&m, "shift_left").expect("loads");
         let x = Array::from_slice(&floats(n), &[n]).unwrap();
@@ -118,7 +129,7 @@ fn read_past_the_end_is_reported_and_the_rest_runs() {
 fn write_past_the_end_touches_nothing() {
     let m = checked().compile("shift.py", SOURCE).expect("compiles");
     let n = 64;
-    for dev in DEVICES {
+    for dev in devices() {
         let d = Device::open(dev).unwrap();
         let k = d.load(&m, "shift_right").unwrap();
         let x = Array::from_slice(&floats(n), &[n]).unwrap();
@@ -147,7 +158,7 @@ fn write_past_the_end_touches_nothing() {
 fn negative_index_is_reported() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
     let n = 16;
-    for dev in DEVICES {
+    for dev in devices() {
         let d = Device::open(dev).unwrap();
         let k = d.load(&m, "back").unwrap();
         let x = Array::from_slice(&floats(n), &[n]).unwrap();
@@ -174,7 +185,7 @@ fn negative_index_is_reported() {
 fn integer_division_by_zero_is_reported() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
     let n = 8;
-    for dev in DEVICES {
+    for dev in devices() {
         let d = Device::open(dev).unwrap();
         let k = d.load(&m, "ratio").unwrap();
         let a = Array::from_slice(&[10i32; 8], &[n]).unwrap();
@@ -199,7 +210,7 @@ fn integer_division_by_zero_is_reported() {
 #[test]
 fn second_axis_is_named() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
-    for dev in DEVICES {
+    for dev in devices() {
         let d = Device::open(dev).unwrap();
         let k = d.load(&m, "grid").unwrap();
         let g = Array::from_slice(&[0.0f32; 12], &[3, 4]).unwrap();
@@ -226,7 +237,7 @@ fn off_by_default_and_in_bounds_launches_pass() {
     assert!(checked_ir.contains("trap oob 0") && checked_ir.contains("trap divzero"));
     // An in-bounds launch of checked code runs normally.
     let m = checked().compile("shift.py", SOURCE).unwrap();
-    for dev in DEVICES {
+    for dev in devices() {
         let d = Device::open(dev).unwrap();
         let k = d.load(&m, "shift_left").unwrap();
         let x = Array::from_slice(&floats(9), &[9]).unwrap();
@@ -241,7 +252,7 @@ fn off_by_default_and_in_bounds_launches_pass() {
 fn cli_run_checked_reports_and_fails() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/checked/oob_read");
     let out = std::env::temp_dir().join(format!("weft-checked-{}", std::process::id()));
-    for dev in DEVICES {
+    for dev in devices() {
         let r = Command::new(env!("CARGO_BIN_EXE_weft"))
             .args(["run", "--checked", "--backend", dev, "--out"])
             .arg(&out)

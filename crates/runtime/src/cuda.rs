@@ -24,6 +24,15 @@
 //!   device, the kernel runs, and the arrays are copied back (this is how
 //!   `weft run`/`weft conform` use the GPU).
 //!
+//! * Bounds-checked mode: a module compiled with checks holds the trap
+//!   record `__weft_trap` (see `weft_backend_ptx::TRAP_GLOBAL`). A launch
+//!   of such a kernel zeroes the record on the stream, runs, **waits for
+//!   the stream**, reads the record back and returns the first failure as
+//!   [`LaunchError::Trap`] (checked launches are synchronous, also through
+//!   [`Device::launch_async`]); checked launches of one module are
+//!   serialised. When several threads fail, the one reported is the first
+//!   to claim the record on the GPU (not necessarily the lowest index).
+//!
 //! Without a CUDA driver, [`CudaDevice::open`] returns
 //! [`CudaError::NoDriver`] ("no CUDA driver found"); nothing panics.
 
@@ -36,6 +45,7 @@ use crate::sig::KernelSig;
 use cudarc::driver::{self as cu, DevicePtr};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use weft_backend_cpu::trap::TrapRecord;
 use weft_ir::Module;
 
 /// Threads per block of a launch.
@@ -406,6 +416,14 @@ pub struct CudaProgram {
     dev: Arc<CudaDevice>,
     kernels: HashMap<String, (cu::CudaFunction, u32)>,
     _module: Arc<cu::CudaModule>,
+    trap: Option<Arc<TrapSlot>>,
+}
+
+/// The trap record of a module compiled with checks (see the module docs).
+struct TrapSlot {
+    module: Arc<cu::CudaModule>,
+    /// Held from zeroing the record to reading it back.
+    busy: Mutex<()>,
 }
 
 /// A kernel of a [`CudaProgram`].
@@ -414,6 +432,7 @@ pub struct CudaKernel {
     dev: Arc<CudaDevice>,
     func: cu::CudaFunction,
     param_size: u32,
+    trap: Option<Arc<TrapSlot>>,
 }
 
 impl CudaProgram {
@@ -422,6 +441,7 @@ impl CudaProgram {
             dev: self.dev.clone(),
             func: f.clone(),
             param_size: *size,
+            trap: self.trap.clone(),
         })
     }
 }
@@ -434,6 +454,7 @@ pub(crate) fn compile(dev: &Arc<CudaDevice>, m: &Module) -> Result<CudaProgram, 
         ..Default::default()
     };
     let (art, _hit) = cache::ptx_cached(m, &opts)?;
+    let checked = art.has_trap_record();
     let module = dev
         .ctx
         .load_module(cudarc::nvrtc::Ptx::from_src(art.ptx))
@@ -445,10 +466,17 @@ pub(crate) fn compile(dev: &Arc<CudaDevice>, m: &Module) -> Result<CudaProgram, 
             .map_err(CudaError::from)?;
         kernels.insert(k.name.clone(), (f, k.param_size));
     }
+    let trap = checked.then(|| {
+        Arc::new(TrapSlot {
+            module: module.clone(),
+            busy: Mutex::new(()),
+        })
+    });
     Ok(CudaProgram {
         dev: dev.clone(),
         kernels,
         _module: module,
+        trap,
     })
 }
 
@@ -480,14 +508,36 @@ impl CudaKernel {
         Ok(())
     }
 
-    /// [`Device::launch`] with host arrays: copy in, run, copy back.
+    /// Queues the kernel; for checked code, around it zeroes the trap
+    /// record, waits and returns the failure the record holds.
+    fn run(
+        &self,
+        block: &[crate::device::Block],
+        total: usize,
+    ) -> Result<Option<TrapRecord>, CudaError> {
+        let Some(t) = &self.trap else {
+            self.enqueue(block, total)?;
+            return Ok(None);
+        };
+        let _busy = t.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let stream = &self.dev.stream;
+        let mut rec = t.module.get_global(weft_backend_ptx::TRAP_GLOBAL, stream)?;
+        stream.memset_zeros(&mut rec)?;
+        self.enqueue(block, total)?;
+        let bytes = stream.clone_dtoh(&rec)?;
+        stream.synchronize()?;
+        Ok(weft_backend_ptx::decode_trap_record(&bytes))
+    }
+
+    /// [`Device::launch`] with host arrays: copy in, run, copy back; a
+    /// checked kernel's failure is returned after the copy back.
     pub(crate) fn launch_host_args(
         &self,
         sig: &KernelSig,
         dims: &[i32; 4],
         total: usize,
         args: &[Arg<'_>],
-    ) -> Result<(), LaunchError> {
+    ) -> Result<Option<TrapRecord>, LaunchError> {
         let exec = |e: CudaError| LaunchError::Exec {
             kernel: sig.name.clone(),
             device: "cuda",
@@ -520,11 +570,11 @@ impl CudaKernel {
             })
             .collect();
         let block = pack_views(sig, dims, &views);
-        self.enqueue(&block, total).map_err(exec)?;
+        let trap = self.run(&block, total).map_err(exec)?;
         for (host, dev) in &staged {
             dev.download_into(host).map_err(exec)?;
         }
-        Ok(())
+        Ok(trap)
     }
 }
 
@@ -540,7 +590,9 @@ fn device_view(a: &CudaArray) -> ArgView<'_> {
 impl Device {
     /// Queues `kernel` over `dim` on the device's stream with device arrays
     /// and values, after checking them exactly as [`Device::launch`] does;
-    /// returns without waiting (see [`CudaDevice::synchronize`]).
+    /// returns without waiting (see [`CudaDevice::synchronize`]), except
+    /// for code compiled with checks, which waits and returns the first
+    /// failure as [`LaunchError::Trap`].
     pub fn launch_async(
         &self,
         kernel: &crate::Kernel,
@@ -595,8 +647,13 @@ impl Device {
         if total == 0 {
             return Ok(());
         }
-        k.enqueue(&pack_views(sig, &dims, &views), total)
-            .map_err(exec)
+        match k
+            .run(&pack_views(sig, &dims, &views), total)
+            .map_err(exec)?
+        {
+            None => Ok(()),
+            Some(t) => Err(kernel.trap_error("cuda", t.kind, t.loc, t.index, t.size)),
+        }
     }
 }
 

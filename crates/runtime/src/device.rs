@@ -368,7 +368,10 @@ impl Device {
                     Some(t) => Err(kernel.trap_error(self.name(), t.kind, t.loc, t.index, t.size)),
                 }
             }
-            Exec::Cuda(k) => k.launch_host_args(&kernel.sig, &dims, total, args),
+            Exec::Cuda(k) => match k.launch_host_args(&kernel.sig, &dims, total, args)? {
+                None => Ok(()),
+                Some(t) => Err(kernel.trap_error(self.name(), t.kind, t.loc, t.index, t.size)),
+            },
             Exec::Vulkan(k) => k.launch(&kernel.sig, &dims, total, args),
             Exec::Interp { module, func } => run_interp(kernel, module, *func, dim, args),
         }
