@@ -521,6 +521,7 @@ impl CudaKernel {
         };
         let _busy = t.busy.lock().unwrap_or_else(|e| e.into_inner());
         let stream = &self.dev.stream;
+        self.dev.ctx.bind_to_thread()?;
         let mut rec = t.module.get_global(weft_backend_ptx::TRAP_GLOBAL, stream)?;
         stream.memset_zeros(&mut rec)?;
         self.enqueue(block, total)?;
