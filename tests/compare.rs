@@ -22,10 +22,6 @@ fn corpus() -> Option<PathBuf> {
     }
 }
 
-/// Cases whose Vulkan output differs on lavapipe for a reason in the
-/// driver (see `docs/vulkan.md`).
-const LAVAPIPE_DIFFERENCES: [&str; 1] = ["math_special_values"];
-
 #[test]
 fn every_case_agrees_on_every_available_backend() {
     let Some(dir) = corpus() else { return };
@@ -35,15 +31,6 @@ fn every_case_agrees_on_every_available_backend() {
             println!("SKIP: backend {name}: {why}");
         }
     }
-    // Mesa's CPU Vulkan driver folds `x * 0.0` to 0.0 for infinite or NaN
-    // x (docs/vulkan.md); on it that case's difference is reported only.
-    let lavapipe = devices.iter().any(|(n, d)| {
-        n == "vulkan"
-            && d.as_ref()
-                .ok()
-                .and_then(|d| d.vulkan_device())
-                .is_some_and(|v| v.is_cpu())
-    });
     let compiler = Compiler::new();
     let (mut failures, mut unsupported, mut ran) = (Vec::new(), Vec::new(), 0usize);
     let cases = conform::find_cases(&dir).expect("corpus");
@@ -56,21 +43,13 @@ fn every_case_agrees_on_every_available_backend() {
                 continue;
             }
         };
-        // The interpreter matches Warp, and every backend matches it (but
-        // for a known driver difference, reported).
+        // The interpreter matches Warp, and every backend matches it.
         let bad: Vec<&str> = cmp.rows[1..]
             .iter()
             .filter(|r| r.passed() == Some(false))
             .map(|r| r.backend.as_str())
             .collect();
-        let known =
-            lavapipe && bad == ["vulkan"] && LAVAPIPE_DIFFERENCES.contains(&cmp.case.name.as_str());
-        if known {
-            println!(
-                "known lavapipe difference (docs/vulkan.md):\n{}",
-                cmp.table()
-            );
-        } else if !cmp.rows[0].passed().unwrap_or(false) || !bad.is_empty() {
+        if !cmp.rows[0].passed().unwrap_or(false) || !bad.is_empty() {
             failures.push(cmp.table());
         }
         for r in &cmp.rows {
