@@ -24,9 +24,9 @@
 //! much less than criterion's means.
 
 use criterion::{criterion_group, Criterion, Throughput};
-use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+use weft::reference::{bodies, nbody_step, saxpy as saxpy_rayon, V3};
 use weft::{Arg, Array, Compiler, Device, Kernel};
 
 const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
@@ -46,12 +46,6 @@ const DT: f32 = 1e-3;
 const GRAV: f32 = 1.0;
 const EPS2: f32 = 0.0025;
 
-/// Chunk length splitting `n` items into 4 chunks per rayon thread, as the
-/// runtime's CPU launch does.
-fn chunk_len(n: usize) -> usize {
-    n.div_ceil(rayon::current_num_threads() * 4).max(1)
-}
-
 fn load(source: &str, name: &str) -> Kernel {
     let module = Compiler::new()
         .compile("bench.py", source)
@@ -59,15 +53,6 @@ fn load(source: &str, name: &str) -> Kernel {
     Device::cpu()
         .load(&module, name)
         .unwrap_or_else(|e| panic!("{}", e.render(false)))
-}
-
-fn saxpy_rayon(a: f32, x: &[f32], y: &mut [f32]) {
-    let c = chunk_len(y.len());
-    y.par_chunks_mut(c).zip(x.par_chunks(c)).for_each(|(y, x)| {
-        for (y, &x) in y.iter_mut().zip(x) {
-            *y += a * x; // = a * x + y, as in the kernel
-        }
-    });
 }
 
 fn bench_saxpy(c: &mut Criterion) {
@@ -115,60 +100,6 @@ fn bench_saxpy(c: &mut Criterion) {
     g.finish();
 }
 
-type V3 = [f32; 3];
-
-/// One `nbody_step` of `examples/nbody.py`, by hand: the same f32
-/// operations in the same order as the kernel.
-fn nbody_rayon(
-    pos: &[V3],
-    vel: &[V3],
-    mass: &[f32],
-    new_pos: &mut [V3],
-    new_vel: &mut [V3],
-    (dt, grav, eps2): (f32, f32, f32),
-) {
-    let c = chunk_len(pos.len());
-    new_pos
-        .par_chunks_mut(c)
-        .zip(new_vel.par_chunks_mut(c))
-        .enumerate()
-        .for_each(|(k, (np, nv))| {
-            for (off, (np, nv)) in np.iter_mut().zip(nv.iter_mut()).enumerate() {
-                let i = k * c + off;
-                let p = pos[i];
-                let mut acc = [0.0f32; 3];
-                for (q, &m) in pos.iter().zip(mass) {
-                    let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
-                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
-                    let inv_r = 1.0 / r2.sqrt();
-                    let s = grav * m * inv_r * inv_r * inv_r;
-                    acc = [acc[0] + d[0] * s, acc[1] + d[1] * s, acc[2] + d[2] * s];
-                }
-                let v = [
-                    vel[i][0] + acc[0] * dt,
-                    vel[i][1] + acc[1] * dt,
-                    vel[i][2] + acc[2] * dt,
-                ];
-                *nv = v;
-                *np = [p[0] + v[0] * dt, p[1] + v[1] * dt, p[2] + v[2] * dt];
-            }
-        });
-}
-
-/// Deterministic bodies in the unit cube, masses 1/N.
-fn bodies(n: usize) -> (Vec<V3>, Vec<V3>, Vec<f32>) {
-    let mut s = 0x2545_f491_u32;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        (s >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-    };
-    let pos = (0..n).map(|_| [next(), next(), next()]).collect();
-    let vel = (0..n).map(|_| [next(), next(), next()]).collect();
-    (pos, vel, vec![1.0 / n as f32; n])
-}
-
 fn bench_nbody(c: &mut Criterion) {
     let n = NBODY_N;
     let (pos, vel, mass) = bodies(n);
@@ -202,7 +133,7 @@ fn bench_nbody(c: &mut Criterion) {
     let mut new_pos = vec![[0.0f32; 3]; n];
     let mut new_vel = vec![[0.0f32; 3]; n];
     let consts = (DT, GRAV, EPS2);
-    nbody_rayon(&pos, &vel, &mass, &mut new_pos, &mut new_vel, consts);
+    nbody_step(&pos, &vel, &mass, &mut new_pos, &mut new_vel, consts);
     step();
     let weft_pos = new_pos_a.to_vec::<V3>().expect("new_pos");
     let weft_vel = new_vel_a.to_vec::<V3>().expect("new_vel");
@@ -216,7 +147,7 @@ fn bench_nbody(c: &mut Criterion) {
     g.bench_function("weft_cpu", |b| b.iter(step));
     g.bench_function("rust_rayon", |b| {
         b.iter(|| {
-            nbody_rayon(
+            nbody_step(
                 &pos,
                 &vel,
                 &mass,
@@ -463,7 +394,7 @@ fn measure_pairs(rounds: usize) -> [(&'static str, Best, Best); 2] {
         },
         || {
             let consts = black_box((DT, GRAV, EPS2));
-            nbody_rayon(&pos, &vel, &mass, &mut new_pos, &mut new_vel, consts)
+            nbody_step(&pos, &vel, &mass, &mut new_pos, &mut new_vel, consts)
         },
     );
     [("saxpy 2^24 f32", sw, sh), ("nbody N=4096", nw, nh)]

@@ -53,6 +53,7 @@ pub mod compare;
 pub mod conform;
 pub mod debug;
 mod pipeline;
+pub mod reference;
 pub mod report;
 
 use std::path::PathBuf;

@@ -21,8 +21,8 @@
 //! and "cold" is cold. `--quick` shrinks sizes and repetitions (tests).
 //! The interpreter is timed for compile and launch overhead only.
 
-use rayon::prelude::*;
 use std::time::{Duration, Instant};
+use weft::reference::{bodies, nbody_step, saxpy, V3};
 use weft::{Arg, Array, Cache, Compiler, Device, Error, Kernel};
 
 const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
@@ -106,65 +106,6 @@ fn time(f: impl FnOnce()) -> Duration {
     let t = Instant::now();
     f();
     t.elapsed()
-}
-
-/// Deterministic bodies in the unit cube, masses 1/N.
-fn bodies(n: usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<f32>) {
-    let mut s = 0x2545_f491_u32;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        (s >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-    };
-    let pos = (0..n).map(|_| [next(), next(), next()]).collect();
-    let vel = (0..n).map(|_| [next(), next(), next()]).collect();
-    (pos, vel, vec![1.0 / n as f32; n])
-}
-
-fn chunk_len(n: usize) -> usize {
-    n.div_ceil(rayon::current_num_threads() * 4).max(1)
-}
-
-fn saxpy_rayon(a: f32, x: &[f32], y: &mut [f32]) {
-    let c = chunk_len(y.len());
-    y.par_chunks_mut(c).zip(x.par_chunks(c)).for_each(|(y, x)| {
-        for (y, &x) in y.iter_mut().zip(x) {
-            *y += a * x;
-        }
-    });
-}
-
-type V3 = [f32; 3];
-
-/// One N-body step by hand: the kernel's f32 operations in its order.
-fn nbody_rayon(pos: &[V3], vel: &[V3], mass: &[f32], new_pos: &mut [V3], new_vel: &mut [V3]) {
-    let c = chunk_len(pos.len());
-    new_pos
-        .par_chunks_mut(c)
-        .zip(new_vel.par_chunks_mut(c))
-        .enumerate()
-        .for_each(|(k, (np, nv))| {
-            for (off, (np, nv)) in np.iter_mut().zip(nv.iter_mut()).enumerate() {
-                let i = k * c + off;
-                let p = pos[i];
-                let mut acc = [0.0f32; 3];
-                for (q, &m) in pos.iter().zip(mass) {
-                    let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
-                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + EPS2;
-                    let inv_r = 1.0 / r2.sqrt();
-                    let s = GRAV * m * inv_r * inv_r * inv_r;
-                    acc = [acc[0] + d[0] * s, acc[1] + d[1] * s, acc[2] + d[2] * s];
-                }
-                let v = [
-                    vel[i][0] + acc[0] * DT,
-                    vel[i][1] + acc[1] * DT,
-                    vel[i][2] + acc[2] * DT,
-                ];
-                *nv = v;
-                *np = [p[0] + v[0] * DT, p[1] + v[1] * DT, p[2] + v[2] * DT];
-            }
-        });
 }
 
 /// A workload: its source, kernel, size, arrays and rate.
@@ -343,10 +284,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
             "saxpy" => {
                 let x: Vec<f32> = w.arrays[0].to_vec()?;
                 let mut y: Vec<f32> = w.arrays[1].to_vec()?;
-                hands.push((
-                    w.name.clone(),
-                    Box::new(move || saxpy_rayon(0.5, &x, &mut y)),
-                ));
+                hands.push((w.name.clone(), Box::new(move || saxpy(0.5, &x, &mut y))));
             }
             "nbody_step" => {
                 let p: Vec<V3> = w.arrays[0].to_vec()?;
@@ -355,7 +293,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
                 let (mut np, mut nv) = (vec![[0.0; 3]; w.n], vec![[0.0; 3]; w.n]);
                 hands.push((
                     w.name.clone(),
-                    Box::new(move || nbody_rayon(&p, &v, &m, &mut np, &mut nv)),
+                    Box::new(move || nbody_step(&p, &v, &m, &mut np, &mut nv, (DT, GRAV, EPS2))),
                 ));
             }
             _ => {}
