@@ -1,54 +1,13 @@
 //! Pass tests on modules built with `FuncBuilder`.
 
-use weft_ir::{
-    ArrayType, BinaryOp, ElemType, FuncBuilder, FuncId, FuncKind, Function, InstKind, MemAccess,
-    Module, Param, Scalar, Type, Value,
-};
+use weft_ir::{BinaryOp, FuncBuilder, FuncId, FuncKind, Function, InstKind, Module, Type};
 use weft_passes::{
     dce::Dce, inline::Inline, run_pipeline, simplify::Simplify, walk, OptLevel, Pass, PassError,
     PassManager, PipelineOptions, VerifyMode,
 };
 
-const I32: Scalar = Scalar::I32;
-
-fn arr_i32() -> Type {
-    Type::Array(ArrayType {
-        elem: ElemType::Scalar(I32),
-        ndim: 1,
-    })
-}
-
-fn param(name: &str, ty: Type) -> Param {
-    Param {
-        name: name.into(),
-        ty,
-    }
-}
-
-fn at(array: Value, index: Value) -> MemAccess {
-    MemAccess {
-        array,
-        indices: vec![index],
-        path: vec![],
-    }
-}
-
-/// Adds a function built by `build` (given the builder and the params).
-fn add_func(
-    m: &mut Module,
-    name: &str,
-    kind: FuncKind,
-    params: Vec<Param>,
-    returns: Vec<Type>,
-    build: impl FnOnce(&mut FuncBuilder, &[Value]),
-) -> FuncId {
-    let mut f = Function::new(name, kind, params, returns);
-    let ps = f.param_values().to_vec();
-    let structs = m.structs.clone();
-    let mut b = FuncBuilder::new(&mut f, &structs);
-    build(&mut b, &ps);
-    m.funcs.push(f)
-}
+mod common;
+use common::*;
 
 /// `func find(a, n, key) -> i32`: the index of the first `key` in `a[0..n]`
 /// or -1 — an early return inside an `if` inside a loop.

@@ -3,50 +3,12 @@
 
 use weft_ir::interp::{run_kernel, ArgValue, InterpOptions};
 use weft_ir::{
-    ArrayType, BinaryOp, Const, ElemType, FuncBuilder, FuncId, FuncKind, Function, MemAccess,
-    Module, Param, Scalar, Type, UnaryOp, Value,
+    BinaryOp, Const, FuncBuilder, FuncId, FuncKind, Module, Scalar, Type, UnaryOp, Value,
 };
 use weft_passes::{run_pipeline, PipelineOptions, VerifyMode};
 
-const I32: Scalar = Scalar::I32;
-
-fn arr(s: Scalar) -> Type {
-    Type::Array(ArrayType {
-        elem: ElemType::Scalar(s),
-        ndim: 1,
-    })
-}
-
-fn param(name: &str, ty: Type) -> Param {
-    Param {
-        name: name.into(),
-        ty,
-    }
-}
-
-fn at(array: Value, index: Value) -> MemAccess {
-    MemAccess {
-        array,
-        indices: vec![index],
-        path: vec![],
-    }
-}
-
-fn add_func(
-    m: &mut Module,
-    name: &str,
-    kind: FuncKind,
-    params: Vec<Param>,
-    returns: Vec<Type>,
-    build: impl FnOnce(&mut FuncBuilder, &[Value]),
-) -> FuncId {
-    let mut f = Function::new(name, kind, params, returns);
-    let ps = f.param_values().to_vec();
-    let structs = m.structs.clone();
-    let mut b = FuncBuilder::new(&mut f, &structs);
-    build(&mut b, &ps);
-    m.funcs.push(f)
-}
+mod common;
+use common::*;
 
 /// A kernel argument for [`run`].
 enum Arg {
