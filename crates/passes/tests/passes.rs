@@ -9,50 +9,6 @@ use weft_passes::{
 mod common;
 use common::*;
 
-/// `func find(a, n, key) -> i32`: the index of the first `key` in `a[0..n]`
-/// or -1 — an early return inside an `if` inside a loop.
-fn add_find(m: &mut Module) -> FuncId {
-    add_func(
-        m,
-        "find",
-        FuncKind::Func,
-        vec![
-            param("a", arr_i32()),
-            param("n", Type::I32),
-            param("key", Type::I32),
-        ],
-        vec![Type::I32],
-        |b, ps| {
-            let (a, n, key) = (ps[0], ps[1], ps[2]);
-            let zero = b.iconst(I32, 0);
-            let (_lp, body, lps) = b.loop_(vec![zero], &[]);
-            b.switch_to(body);
-            let i = lps[0];
-            let lt = b.binary(BinaryOp::Lt, i, n);
-            let (_, t, e) = b.if_(lt, &[]);
-            b.switch_to(t);
-            b.yield_(vec![]);
-            b.switch_to(e);
-            b.break_(vec![]);
-            b.switch_to(body);
-            let x = b.load(at(a, i));
-            let eq = b.binary(BinaryOp::Eq, x, key);
-            let (_, t, e) = b.if_(eq, &[]);
-            b.switch_to(t);
-            b.return_(vec![i]);
-            b.switch_to(e);
-            b.yield_(vec![]);
-            b.switch_to(body);
-            let one = b.iconst(I32, 1);
-            let i1 = b.binary(BinaryOp::Add, i, one);
-            b.continue_(vec![i1]);
-            b.switch_to(b.func.body);
-            let m1 = b.iconst(I32, -1);
-            b.return_(vec![m1]);
-        },
-    )
-}
-
 /// `kernel k(a, out, n, key)`: `out[tid] = callee(a, n, key)`.
 fn add_caller_kernel(m: &mut Module, callee: FuncId) -> FuncId {
     add_func(

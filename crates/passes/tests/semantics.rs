@@ -99,50 +99,6 @@ fn optimized_same_with(
     (after, opt)
 }
 
-/// `func find(a, n, key) -> i32`: index of the first `key` in `a[0..n]`,
-/// or -1 (early return in an `if` in a loop).
-fn add_find(m: &mut Module) -> FuncId {
-    add_func(
-        m,
-        "find",
-        FuncKind::Func,
-        vec![
-            param("a", arr(I32)),
-            param("n", Type::I32),
-            param("key", Type::I32),
-        ],
-        vec![Type::I32],
-        |b, ps| {
-            let (a, n, key) = (ps[0], ps[1], ps[2]);
-            let zero = b.iconst(I32, 0);
-            let (_, body, lps) = b.loop_(vec![zero], &[]);
-            b.switch_to(body);
-            let i = lps[0];
-            let lt = b.binary(BinaryOp::Lt, i, n);
-            let (_, t, e) = b.if_(lt, &[]);
-            b.switch_to(t);
-            b.yield_(vec![]);
-            b.switch_to(e);
-            b.break_(vec![]);
-            b.switch_to(body);
-            let x = b.load(at(a, i));
-            let eq = b.binary(BinaryOp::Eq, x, key);
-            let (_, t, e) = b.if_(eq, &[]);
-            b.switch_to(t);
-            b.return_(vec![i]);
-            b.switch_to(e);
-            b.yield_(vec![]);
-            b.switch_to(body);
-            let one = b.iconst(I32, 1);
-            let i1 = b.binary(BinaryOp::Add, i, one);
-            b.continue_(vec![i1]);
-            b.switch_to(b.func.body);
-            let m1 = b.iconst(I32, -1);
-            b.return_(vec![m1]);
-        },
-    )
-}
-
 #[test]
 fn early_return_in_loop_runs_the_same() {
     let mut m = Module::new();
