@@ -267,6 +267,41 @@ impl std::ops::BitOr for MathFlags {
     }
 }
 
+/// Memory layout of an array whose elements are aggregates.
+///
+/// * `Aos` (array of structures, the default and Warp's layout): each element
+///   is stored whole, in its C data layout (see [`crate::layout`]).
+/// * `Soa` (structure of arrays): each scalar slot of the element type (in
+///   [`crate::layout::slots`] order) is stored as its own plane of scalars.
+///   Only element types made of one scalar type qualify (vectors, matrices,
+///   quaternions, transforms, and structs whose fields all share one
+///   scalar).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum ArrayLayout {
+    #[default]
+    Aos,
+    Soa,
+}
+
+/// A kernel array parameter that the `soa` pass lowered to structure of
+/// arrays.
+///
+/// The user-facing parameter was `array(elem, ndim)`. After the pass the
+/// kernel's parameter `param` has type `array(S, ndim + 1)`, `S` being the
+/// one scalar type of `elem`: its first `ndim` axes are the user's axes, and
+/// its last axis selects the scalar slot (the plane). The runtime passes an
+/// SoA array with `shape[ndim]` = number of slots and `strides[ndim]` = the
+/// byte distance between planes.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SoaParam {
+    /// Index into [`Function::params`].
+    pub param: u32,
+    /// The element type the user sees.
+    pub elem: crate::ElemType,
+    /// The user-visible dimensionality (1..=3).
+    pub ndim: u8,
+}
+
 /// A function: signature, arenas, and its body region.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -282,6 +317,12 @@ pub struct Function {
     /// Debug names of values (Python variable names); empty when unknown.
     pub value_names: SecondaryMap<Value, String>,
     pub body: Region,
+    /// Layouts asked for in the source (a `# weft: layout=soa` hint on a
+    /// kernel parameter): `(param index, layout)`. Read by the `soa` pass.
+    pub layout_hints: Vec<(u32, ArrayLayout)>,
+    /// Parameters the `soa` pass lowered to structure of arrays (kernels
+    /// only); empty when every array is in the default layout.
+    pub soa_params: Vec<SoaParam>,
 }
 
 impl Function {
@@ -299,6 +340,8 @@ impl Function {
             regions: PrimaryMap::new(),
             value_names: SecondaryMap::new(),
             body: Region::from_u32(0),
+            layout_hints: Vec::new(),
+            soa_params: Vec::new(),
         };
         let body = f.regions.push(RegionData::default());
         f.body = body;
