@@ -86,10 +86,12 @@ pub mod inline;
 pub mod licm;
 pub mod reduce;
 pub mod simplify;
+pub mod soa;
 pub mod unroll;
 pub mod walk;
 
 pub use callgraph::{bottom_up_order, call_graph};
+pub use soa::LayoutOptions;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -205,6 +207,9 @@ pub struct PipelineOptions {
     /// `NN-<pass>.ir` in this directory (created if missing), `00-input.ir`
     /// being the input.
     pub dump_dir: Option<PathBuf>,
+    /// Which kernel array parameters the `soa` pass lays out structure of
+    /// arrays (default: none, every array AoS). See [`LayoutOptions`].
+    pub layout: LayoutOptions,
 }
 
 impl Default for PipelineOptions {
@@ -220,6 +225,7 @@ impl Default for PipelineOptions {
             fast_math_kernels: Vec::new(),
             fast_math_flags: fastmath::DEFAULT_FLAGS,
             dump_dir: None,
+            layout: LayoutOptions::default(),
         }
     }
 }
