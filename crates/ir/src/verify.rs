@@ -93,6 +93,14 @@
 //!   representable in their width; any NaN is accepted).
 //! * [`Rule::MathFlags`]: only float `unary`, `binary` and `fma`
 //!   instructions carry fast-math flags ([`MathFlags`]).
+//!
+//! Layout (structure of arrays, see [`ArrayLayout`] and [`SoaParam`]):
+//! * [`Rule::LayoutHint`]: each [`Function::layout_hints`] entry names an
+//!   array param, at most one entry per param.
+//! * [`Rule::SoaParam`]: [`Function::soa_params`] appear on kernels only;
+//!   each names an existing param, at most once; its `elem` is an
+//!   aggregate whose scalar leaves are all of one scalar type `S`; its
+//!   `ndim` is in 1..=3; and the param's type is `array(S, ndim + 1)`.
 
 use crate::ir::*;
 use crate::text::Numbering;
@@ -131,6 +139,8 @@ pub enum Rule {
     ConstBits,
     Trap,
     MathFlags,
+    LayoutHint,
+    SoaParam,
 }
 
 impl fmt::Display for Rule {
@@ -163,6 +173,8 @@ impl fmt::Display for Rule {
             Rule::ConstBits => "constant bits are canonical for their type",
             Rule::Trap => "`trap` operands match its kind",
             Rule::MathFlags => "only float arithmetic carries fast-math flags",
+            Rule::LayoutHint => "layout hints name array params, once each",
+            Rule::SoaParam => "SoA params are kernel arrays of the element's scalar, ndim + 1 axes",
         })
     }
 }
@@ -371,6 +383,7 @@ impl Verifier<'_> {
                 return self.fail(Rule::TypeWellFormed, None, format!("return {i}: {e}"));
             }
         }
+        self.layout()?;
         let Some(body) = f.regions.get(f.body) else {
             return self.fail(Rule::Signature, None, "the body region does not exist");
         };
@@ -399,6 +412,100 @@ impl Verifier<'_> {
                 loop_inst: None,
             },
         )
+    }
+
+    /// [`Rule::LayoutHint`] and [`Rule::SoaParam`].
+    fn layout(&self) -> VResult {
+        let f = self.f;
+        let mut seen = std::collections::HashSet::new();
+        for &(i, _) in &f.layout_hints {
+            match f.params.get(i as usize) {
+                Some(p) if p.ty.is_array() => {}
+                Some(p) => {
+                    return self.fail(
+                        Rule::LayoutHint,
+                        None,
+                        format!(
+                            "layout hint on param {i} `{}` of type {}, not an array",
+                            p.name,
+                            self.ty(p.ty)
+                        ),
+                    )
+                }
+                None => {
+                    return self.fail(
+                        Rule::LayoutHint,
+                        None,
+                        format!("layout hint on param {i}, which does not exist"),
+                    )
+                }
+            }
+            if !seen.insert(i) {
+                return self.fail(
+                    Rule::LayoutHint,
+                    None,
+                    format!("two layout hints on param {i}"),
+                );
+            }
+        }
+        if !f.soa_params.is_empty() && f.kind != FuncKind::Kernel {
+            return self.fail(Rule::SoaParam, None, "a func has SoA params");
+        }
+        let mut seen = std::collections::HashSet::new();
+        for sp in &f.soa_params {
+            let i = sp.param;
+            let Some(p) = f.params.get(i as usize) else {
+                return self.fail(
+                    Rule::SoaParam,
+                    None,
+                    format!("SoA param {i} does not exist"),
+                );
+            };
+            if !seen.insert(i) {
+                return self.fail(Rule::SoaParam, None, format!("param {i} is SoA twice"));
+            }
+            let elem = Type::from(sp.elem);
+            let leaves = crate::layout::leaves(elem, &self.m.structs);
+            let scalar = match leaves.first() {
+                Some(l) if !elem.is_scalar() && leaves.iter().all(|x| x.scalar == l.scalar) => {
+                    l.scalar
+                }
+                _ => {
+                    return self.fail(
+                        Rule::SoaParam,
+                        None,
+                        format!(
+                            "SoA param {i}: element {} is not an aggregate of one scalar type",
+                            self.ty(elem)
+                        ),
+                    )
+                }
+            };
+            if !(1..=3).contains(&sp.ndim) {
+                return self.fail(
+                    Rule::SoaParam,
+                    None,
+                    format!("SoA param {i}: ndim {} is not in 1..=3", sp.ndim),
+                );
+            }
+            let want = Type::Array(crate::types::ArrayType {
+                elem: crate::types::ElemType::Scalar(scalar),
+                ndim: sp.ndim + 1,
+            });
+            if p.ty != want {
+                return self.fail(
+                    Rule::SoaParam,
+                    None,
+                    format!(
+                        "SoA param {i} `{}` has type {}, expected {}",
+                        p.name,
+                        self.ty(p.ty),
+                        self.ty(want)
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     fn define(&mut self, v: Value, def: ValueDef, inst: Option<Inst>) -> VResult {

@@ -597,6 +597,7 @@ impl Parser {
         self.expect_punct('(')?;
         // (value name token position, value debug name, param name, type)
         let mut params = Vec::new();
+        let (mut hints, mut soa) = (Vec::new(), Vec::new());
         if !self.eat_punct(')') {
             loop {
                 if !self.is_value() {
@@ -613,6 +614,7 @@ impl Parser {
                 };
                 self.expect_punct(':')?;
                 let ty = self.ty()?;
+                self.param_attrs(params.len() as u32, &mut hints, &mut soa)?;
                 params.push((vpos, vname, pname, ty));
                 if self.eat_punct(')') {
                     break;
@@ -645,6 +647,8 @@ impl Parser {
             first_use: Vec::new(),
         };
         cx.f.loc = loc;
+        cx.f.layout_hints = hints;
+        cx.f.soa_params = soa;
         let body = cx.f.body;
         for (i, (vpos, vname, pname, ty)) in params.into_iter().enumerate() {
             let v = self.define(&mut cx, vpos, ty, ValueDef::Param(body, i as u32), &vname)?;
@@ -670,6 +674,47 @@ impl Parser {
         }
         self.module.funcs.push(cx.f);
         Ok(())
+    }
+
+    /// The layout attributes after param `i`'s type: any number of
+    /// `hint(soa|aos)` and `soa(ELEM, NDIM)`.
+    fn param_attrs(
+        &mut self,
+        i: u32,
+        hints: &mut Vec<(u32, ArrayLayout)>,
+        soa: &mut Vec<SoaParam>,
+    ) -> PResult<()> {
+        loop {
+            if self.is_kw("hint") {
+                self.bump();
+                self.expect_punct('(')?;
+                let layout = match self.tok() {
+                    Tok::Ident(s) if s == "soa" => ArrayLayout::Soa,
+                    Tok::Ident(s) if s == "aos" => ArrayLayout::Aos,
+                    _ => return self.unexpected("a layout (`soa` or `aos`)"),
+                };
+                self.bump();
+                self.expect_punct(')')?;
+                hints.push((i, layout));
+            } else if self.is_kw("soa") {
+                self.bump();
+                self.expect_punct('(')?;
+                let epos = self.pos;
+                let Some(elem) = self.ty()?.as_elem() else {
+                    return self.err_at(epos, "an SoA element type cannot be an array");
+                };
+                self.expect_punct(',')?;
+                let ndim = self.expect_u8("a dimension count")?;
+                self.expect_punct(')')?;
+                soa.push(SoaParam {
+                    param: i,
+                    elem,
+                    ndim,
+                });
+            } else {
+                return Ok(());
+            }
+        }
     }
 
     /// The value named by the token at `pos`, allocated on first mention.

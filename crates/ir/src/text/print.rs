@@ -339,6 +339,7 @@ impl<'a> Printer<'a> {
                 (None, None) => Type::BOOL,
             };
             out.push_str(&self.ty(ty));
+            self.param_attrs(out, i as u32);
         }
         out.push(')');
         match f.returns.len() {
@@ -357,6 +358,20 @@ impl<'a> Printer<'a> {
         out.push_str(" {\n");
         self.region_insts(out, f.body, 1, &mut seen);
         out.push_str("}\n");
+    }
+
+    /// The layout attributes of param `i`: `hint(soa|aos)` for each entry
+    /// of [`Function::layout_hints`], then `soa(ELEM, NDIM)` for each entry
+    /// of [`Function::soa_params`], in their list order.
+    fn param_attrs(&self, out: &mut String, i: u32) {
+        for (_, layout) in self.f.layout_hints.iter().filter(|(p, _)| *p == i) {
+            let _ = write!(out, " hint({})", layout_name(*layout));
+        }
+        for sp in self.f.soa_params.iter().filter(|sp| sp.param == i) {
+            out.push_str(" soa(");
+            out.push_str(&self.ty(Type::from(sp.elem)));
+            let _ = write!(out, ", {})", sp.ndim);
+        }
     }
 
     /// Writes the instructions of `r`, one per line, at `depth`.
@@ -672,6 +687,14 @@ pub(crate) fn atomic_name(op: AtomicOp) -> &'static str {
 }
 
 /// The text of a type, quoting struct names that need it.
+/// The text name of an array layout: `aos` or `soa`.
+pub(crate) fn layout_name(l: ArrayLayout) -> &'static str {
+    match l {
+        ArrayLayout::Aos => "aos",
+        ArrayLayout::Soa => "soa",
+    }
+}
+
 pub(crate) fn type_text(ty: Type, structs: &StructTable) -> String {
     type_str(ty, structs)
 }
