@@ -64,9 +64,9 @@ pub use weft_backend_ptx::{PtxArtifact, PtxKernelInfo, PtxOptions};
 pub use weft_ir as ir;
 pub use weft_passes::OptLevel;
 pub use weft_runtime::{
-    Arg, Array, ArrayError, BackendError, Cache, CacheError, CacheKey, CudaArg, CudaArray,
-    CudaDevice, CudaError, CudaEvent, DeviceKind, Dtype, Element, Kernel, KernelSig, LaunchError,
-    RuntimeError, ScalarElem, Value, VulkanDevice, VulkanError,
+    Arg, Array, ArrayError, ArrayLayout, BackendError, Cache, CacheError, CacheKey, CudaArg,
+    CudaArray, CudaDevice, CudaError, CudaEvent, DeviceKind, Dtype, Element, Kernel, KernelSig,
+    LaunchError, RuntimeError, ScalarElem, Value, VulkanDevice, VulkanError,
 };
 
 /// Any error of the Weft API.

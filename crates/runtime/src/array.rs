@@ -5,6 +5,23 @@
 //! `i32`, as in the kernel ABI's [`weft_ir::layout::ArrayDesc`]) and byte
 //! strides. Arrays made by the constructors here are contiguous in C order.
 //!
+//! # Layout
+//!
+//! An array has a [`ArrayLayout`]. An AoS array (the default, Warp's) stores
+//! each element whole, in its C layout. An SoA array (structure of arrays,
+//! for element types made of one scalar type: see [`Dtype::soa_scalar`])
+//! stores each scalar slot of the element (in [`weft_ir::layout::slots`]
+//! order) as its own plane: `k` planes one after the other, each
+//! C-contiguous over the array's shape. A kernel compiled with that
+//! parameter in SoA layout (the `soa` pass, `Function::soa_params`) receives
+//! it as an array of scalars with one more axis, the plane: shape
+//! `[shape..., k]`, byte strides `[plane strides..., plane stride]`
+//! ([`Array::desc_shape_strides`]). Only that raw storage is planar:
+//! everything the host sees ([`Array::to_bytes`], [`Array::to_vec`],
+//! [`Array::to_scalars`], [`Array::copy_from_bytes`]) is AoS-shaped and
+//! C-ordered in either layout, so an SoA array reads back exactly the data
+//! of its AoS twin. [`Array::to_layout`] converts.
+//!
 //! Kernels write arrays through shared references (a launch takes `&Array`,
 //! and the same array may be passed to several parameters), so the storage is
 //! interior-mutable (`UnsafeCell`). `Array` is therefore `Send` but not
@@ -15,7 +32,7 @@
 use crate::dtype::{Dtype, Element, ScalarElem};
 use std::cell::UnsafeCell;
 use weft_ir::types::MAX_DIMS;
-use weft_ir::ElemType;
+use weft_ir::{ArrayLayout, ElemType};
 
 /// Errors of array construction and typed access.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,6 +58,13 @@ pub enum ArrayError {
         expected: usize,
         got: usize,
     },
+    /// The array cannot be laid out structure of arrays.
+    #[error("an array{ndim} of {dtype} cannot be laid out SoA: {reason}")]
+    NotSoa {
+        dtype: String,
+        ndim: usize,
+        reason: &'static str,
+    },
 }
 
 /// One 16-byte, 16-aligned storage unit.
@@ -51,7 +75,10 @@ struct Chunk([u8; 16]);
 /// A typed array; see the module docs.
 pub struct Array {
     dtype: Dtype,
+    layout: ArrayLayout,
     shape: Vec<usize>,
+    /// Byte strides per axis: of the elements (AoS), or of the scalars
+    /// within one plane (SoA).
     strides: Vec<i64>,
     storage: Vec<UnsafeCell<Chunk>>,
     /// Bytes of element data in `storage`.
@@ -62,6 +89,7 @@ impl std::fmt::Debug for Array {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Array")
             .field("dtype", &self.dtype.to_string())
+            .field("layout", &self.layout)
             .field("shape", &self.shape)
             .field("strides", &self.strides)
             .finish()
@@ -70,11 +98,110 @@ impl std::fmt::Debug for Array {
 
 impl Clone for Array {
     fn clone(&self) -> Array {
-        let bytes = self.to_bytes();
-        let mut a = Array::alloc(self.dtype.clone(), self.shape.clone(), bytes.len());
-        a.write_raw(&bytes);
+        let mut a = Array::alloc(
+            self.dtype.clone(),
+            self.layout,
+            self.shape.clone(),
+            self.len_bytes,
+        );
+        a.strides = self.strides.clone();
+        a.write_raw(self.raw());
         a
     }
+}
+
+/// How an SoA element splits into planes: the scalar's size, and the byte
+/// offset in the AoS element of each plane's slot.
+struct Planes {
+    scalar: usize,
+    offsets: Vec<usize>,
+}
+
+/// The planes of an SoA array of `dtype` with `ndim` axes, or why it cannot
+/// be SoA.
+fn planes_of(dtype: &Dtype, ndim: usize) -> Result<Planes, ArrayError> {
+    let err = |reason| ArrayError::NotSoa {
+        dtype: dtype.to_string(),
+        ndim,
+        reason,
+    };
+    let Some(s) = dtype.soa_scalar() else {
+        return Err(err(match dtype.elem() {
+            ElemType::Scalar(_) => "its elements are scalars (SoA is for vectors, matrices, quaternions, transforms and structs)",
+            _ => "its element's scalars are not all of one type",
+        }));
+    };
+    if ndim >= MAX_DIMS {
+        return Err(err(
+            "an SoA array has at most 3 axes (the kernel ABI's 4th axis selects the plane)",
+        ));
+    }
+    Ok(Planes {
+        scalar: s.size() as usize,
+        offsets: dtype.leaves().iter().map(|l| l.offset as usize).collect(),
+    })
+}
+
+/// Of an SoA array of `len` elements of `dtype`: the number of planes and
+/// the byte distance between planes; `None` for AoS.
+pub(crate) fn soa_planes(dtype: &Dtype, layout: ArrayLayout, len: usize) -> Option<(usize, i64)> {
+    match layout {
+        ArrayLayout::Aos => None,
+        ArrayLayout::Soa => {
+            let k = dtype.leaves().len();
+            let s = dtype.soa_scalar().map_or(1, |s| s.size() as usize);
+            Some((k, (len * s) as i64))
+        }
+    }
+}
+
+/// Checks that arrays of `dtype` with `ndim` axes can be SoA.
+pub(crate) fn check_soa(dtype: &Dtype, ndim: usize) -> Result<(), ArrayError> {
+    planes_of(dtype, ndim).map(|_| ())
+}
+
+/// C-order byte strides of `shape` for items of `unit` bytes.
+pub(crate) fn c_strides(shape: &[usize], unit: usize) -> Vec<i64> {
+    let mut strides = vec![0i64; shape.len()];
+    let mut s = unit as i64;
+    for k in (0..shape.len()).rev() {
+        strides[k] = s;
+        s *= shape[k] as i64;
+    }
+    strides
+}
+
+/// `n` AoS elements of `esize` bytes → `p.offsets.len()` planes of `n`
+/// scalars.
+fn aos_to_soa(aos: &[u8], n: usize, esize: usize, p: &Planes) -> Vec<u8> {
+    let s = p.scalar;
+    let mut out = vec![0u8; n * s * p.offsets.len()];
+    if n == 0 {
+        return out;
+    }
+    for (plane, &off) in out.chunks_exact_mut(n * s).zip(&p.offsets) {
+        for (i, dst) in plane.chunks_exact_mut(s).enumerate() {
+            let src = i * esize + off;
+            dst.copy_from_slice(&aos[src..src + s]);
+        }
+    }
+    out
+}
+
+/// The inverse of [`aos_to_soa`] (padding bytes zero).
+fn soa_to_aos(soa: &[u8], n: usize, esize: usize, p: &Planes) -> Vec<u8> {
+    let s = p.scalar;
+    let mut out = vec![0u8; n * esize];
+    if n == 0 {
+        return out;
+    }
+    for (plane, &off) in soa.chunks_exact(n * s).zip(&p.offsets) {
+        for (i, src) in plane.chunks_exact(s).enumerate() {
+            let dst = i * esize + off;
+            out[dst..dst + s].copy_from_slice(src);
+        }
+    }
+    out
 }
 
 fn check_shape(shape: &[usize], dtype: &Dtype) -> Result<usize, ArrayError> {
@@ -98,20 +225,20 @@ fn check_shape(shape: &[usize], dtype: &Dtype) -> Result<usize, ArrayError> {
 
 impl Array {
     /// Allocates zeroed contiguous storage; `len_bytes` must be the checked
-    /// size of `shape` × element size.
-    fn alloc(dtype: Dtype, shape: Vec<usize>, len_bytes: usize) -> Array {
-        let esize = dtype.size() as i64;
-        let mut strides = vec![0i64; shape.len()];
-        let mut s = esize;
-        for k in (0..shape.len()).rev() {
-            strides[k] = s;
-            s *= shape[k] as i64;
-        }
+    /// size of `shape` × element size, and an SoA `dtype` eligible
+    /// ([`planes_of`]).
+    fn alloc(dtype: Dtype, layout: ArrayLayout, shape: Vec<usize>, len_bytes: usize) -> Array {
+        let unit = match layout {
+            ArrayLayout::Aos => dtype.size(),
+            ArrayLayout::Soa => dtype.soa_scalar().map_or(1, |s| s.size() as usize),
+        };
+        let strides = c_strides(&shape, unit);
         let storage = (0..len_bytes.div_ceil(16))
             .map(|_| UnsafeCell::new(Chunk::default()))
             .collect();
         Array {
             dtype,
+            layout,
             shape,
             strides,
             storage,
@@ -122,7 +249,33 @@ impl Array {
     /// A zero-filled array.
     pub fn zeros(dtype: Dtype, shape: &[usize]) -> Result<Array, ArrayError> {
         let n = check_shape(shape, &dtype)?;
-        Ok(Array::alloc(dtype, shape.to_vec(), n))
+        Ok(Array::alloc(dtype, ArrayLayout::Aos, shape.to_vec(), n))
+    }
+
+    /// A zero-filled array in `layout`; SoA is an error
+    /// ([`ArrayError::NotSoa`]) for scalar elements, structs mixing scalar
+    /// types, and 4 axes.
+    pub fn zeros_with_layout(
+        dtype: Dtype,
+        shape: &[usize],
+        layout: ArrayLayout,
+    ) -> Result<Array, ArrayError> {
+        let n = check_shape(shape, &dtype)?;
+        if layout == ArrayLayout::Soa {
+            planes_of(&dtype, shape.len())?;
+        }
+        Ok(Array::alloc(dtype, layout, shape.to_vec(), n))
+    }
+
+    /// A copy of the array in `layout` (the same elements; a plain clone
+    /// when it already is in that layout).
+    pub fn to_layout(&self, layout: ArrayLayout) -> Result<Array, ArrayError> {
+        if layout == self.layout {
+            return Ok(self.clone());
+        }
+        let mut a = Array::zeros_with_layout(self.dtype.clone(), &self.shape, layout)?;
+        a.copy_from_bytes(&self.to_bytes())?;
+        Ok(a)
     }
 
     /// An array from its elements' bytes in C layout and C order.
@@ -136,7 +289,7 @@ impl Array {
                 unit: "bytes",
             });
         }
-        let mut a = Array::alloc(dtype, shape.to_vec(), n);
+        let mut a = Array::alloc(dtype, ArrayLayout::Aos, shape.to_vec(), n);
         a.write_raw(bytes);
         Ok(a)
     }
@@ -189,9 +342,30 @@ impl Array {
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
-    /// Byte strides, one per axis.
+    /// The storage layout (module docs).
+    pub fn layout(&self) -> ArrayLayout {
+        self.layout
+    }
+    /// Byte strides of the storage, one per axis: between elements (AoS),
+    /// or between scalars of one plane (SoA).
     pub fn strides(&self) -> &[i64] {
         &self.strides
+    }
+    /// Of an SoA array: the number of planes (the element's scalar slots)
+    /// and the byte distance between planes; `None` for AoS.
+    pub fn soa_planes(&self) -> Option<(usize, i64)> {
+        soa_planes(&self.dtype, self.layout, self.len())
+    }
+    /// The shape and byte strides of the array descriptor a kernel receives:
+    /// the array's own for AoS; for SoA one more axis, the plane
+    /// (`[shape..., k]`, `[strides..., plane stride]`).
+    pub fn desc_shape_strides(&self) -> (Vec<usize>, Vec<i64>) {
+        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        if let Some((k, stride)) = self.soa_planes() {
+            shape.push(k);
+            strides.push(stride);
+        }
+        (shape, strides)
     }
     pub fn ndim(&self) -> usize {
         self.shape.len()
@@ -212,6 +386,15 @@ impl Array {
     /// Byte length of the storage region the elements occupy.
     pub(crate) fn byte_len(&self) -> usize {
         self.len_bytes
+    }
+
+    /// The storage bytes the elements occupy, as kernels address them.
+    /// Private: the slice must not outlive a use that cannot launch.
+    fn raw(&self) -> &[u8] {
+        // SAFETY: `Array` is not `Sync` and launches are synchronous, so
+        // nothing writes the storage while this shared borrow is used; the
+        // storage holds at least `len_bytes` bytes.
+        unsafe { std::slice::from_raw_parts(self.data_ptr().cast_const(), self.len_bytes) }
     }
 
     fn write_raw(&mut self, bytes: &[u8]) {
@@ -235,6 +418,12 @@ impl Array {
         }
         let esize = self.dtype.size();
         if esize == 0 {
+            return Ok(());
+        }
+        if self.layout == ArrayLayout::Soa {
+            let p = planes_of(&self.dtype, self.ndim())?;
+            let planar = aos_to_soa(bytes, self.len(), esize, &p);
+            self.write_raw(&planar);
             return Ok(());
         }
         for (i, off) in self.offsets().enumerate() {
@@ -265,9 +454,14 @@ impl Array {
         })
     }
 
-    /// The elements' bytes, in C order and C layout.
+    /// The elements' bytes, in C order and C layout (in either layout).
     pub fn to_bytes(&self) -> Vec<u8> {
         let esize = self.dtype.size();
+        if self.layout == ArrayLayout::Soa {
+            if let Ok(p) = planes_of(&self.dtype, self.ndim()) {
+                return soa_to_aos(self.raw(), self.len(), esize, &p);
+            }
+        }
         let mut out = Vec::with_capacity(self.len() * esize);
         let base = self.data_ptr().cast_const();
         for off in self.offsets() {
@@ -442,6 +636,158 @@ mod tests {
             .join()
             .unwrap();
         assert_eq!(b, vec![1, 2, 3]);
+    }
+
+    /// An AoS array of `dtype` and `shape` whose scalar `i` (of `f32`
+    /// type) is `i`, and its SoA copy.
+    fn aos_and_soa(dtype: Dtype, shape: &[usize]) -> (Array, Array) {
+        let n: usize = shape.iter().product::<usize>() * dtype.leaves().len();
+        let bytes: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        let aos = Array::from_bytes(dtype, &bytes, shape).unwrap();
+        let soa = aos.to_layout(ArrayLayout::Soa).unwrap();
+        (aos, soa)
+    }
+
+    /// The scalars of plane `j` of an SoA array's raw storage.
+    fn plane(a: &Array, j: usize) -> Vec<f32> {
+        let (k, stride) = a.soa_planes().unwrap();
+        assert!(j < k);
+        let raw = a.raw();
+        let start = j * stride as usize;
+        raw[start..start + stride as usize]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn soa_round_trips() {
+        let cases = [
+            (ElemType::Vec(3, Scalar::F32), vec![5]),
+            (ElemType::Mat(3, 3, Scalar::F32), vec![4]),
+            (ElemType::Quat(Scalar::F32), vec![3]),
+            (ElemType::Transform(Scalar::F32), vec![2]),
+            (ElemType::Vec(3, Scalar::F32), vec![3, 4]),
+            (ElemType::Vec(2, Scalar::F32), vec![2, 3, 2]),
+        ];
+        for (elem, shape) in cases {
+            let d = Dtype::new(elem);
+            let k = d.leaves().len();
+            let (aos, soa) = aos_and_soa(d, &shape);
+            let n = aos.len();
+            assert_eq!(soa.layout(), ArrayLayout::Soa);
+            assert_eq!(soa.shape(), aos.shape());
+            assert_eq!(soa.to_bytes(), aos.to_bytes(), "{elem:?} {shape:?}");
+            assert_eq!(soa.to_scalars::<f32>(), aos.to_scalars::<f32>());
+            assert_eq!(soa.soa_planes(), Some((k, 4 * n as i64)));
+            // Plane j holds slot j of every element, in C order.
+            for j in 0..k {
+                let want: Vec<f32> = (0..n).map(|i| (i * k + j) as f32).collect();
+                assert_eq!(plane(&soa, j), want);
+            }
+            // The descriptor a kernel gets: one more axis, the plane.
+            let (ds, dst) = soa.desc_shape_strides();
+            let mut want_shape = shape.clone();
+            want_shape.push(k);
+            assert_eq!(ds, want_shape);
+            assert_eq!(*dst.last().unwrap(), 4 * n as i64);
+            assert_eq!(dst[shape.len() - 1], 4);
+            let back = soa.to_layout(ArrayLayout::Aos).unwrap();
+            assert_eq!(back.layout(), ArrayLayout::Aos);
+            assert_eq!(back.raw(), aos.raw());
+            assert_eq!(soa.clone().to_bytes(), aos.to_bytes());
+        }
+    }
+
+    #[test]
+    fn soa_writes_go_through_the_conversion() {
+        let d = Dtype::new(ElemType::Vec(3, Scalar::F32));
+        let mut soa = Array::zeros_with_layout(d, &[2], ArrayLayout::Soa).unwrap();
+        assert_eq!(soa.to_vec::<[f32; 3]>().unwrap(), vec![[0.0; 3]; 2]);
+        let src = Array::from_slice(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]], &[2]).unwrap();
+        soa.copy_from_bytes(&src.to_bytes()).unwrap();
+        assert_eq!(plane(&soa, 0), vec![1.0, 4.0]);
+        assert_eq!(plane(&soa, 2), vec![3.0, 6.0]);
+        assert_eq!(
+            soa.to_vec::<[f32; 3]>().unwrap(),
+            vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+        );
+        assert!(soa.copy_from_bytes(&[0u8; 4]).is_err());
+        let e = Array::zeros_with_layout(
+            Dtype::new(ElemType::Vec(3, Scalar::F32)),
+            &[0],
+            ArrayLayout::Soa,
+        )
+        .unwrap();
+        assert!(e.to_bytes().is_empty());
+        assert_eq!(e.soa_planes(), Some((3, 0)));
+    }
+
+    #[test]
+    fn soa_structs() {
+        use std::sync::Arc;
+        use weft_ir::{Field, StructDef, StructTable, Type};
+        let mut st = StructTable::new();
+        let one = st.push(StructDef {
+            name: "One".into(),
+            fields: vec![Field {
+                name: "m".into(),
+                ty: Type::F32,
+            }],
+        });
+        let body = st.push(StructDef {
+            name: "Body".into(),
+            fields: vec![
+                Field {
+                    name: "x".into(),
+                    ty: Type::Vec(3, Scalar::F32),
+                },
+                Field {
+                    name: "m".into(),
+                    ty: Type::F32,
+                },
+            ],
+        });
+        let mixed = st.push(StructDef {
+            name: "Mixed".into(),
+            fields: vec![
+                Field {
+                    name: "x".into(),
+                    ty: Type::F32,
+                },
+                Field {
+                    name: "n".into(),
+                    ty: Type::I32,
+                },
+            ],
+        });
+        let st = Arc::new(st);
+        for (id, k) in [(one, 1), (body, 4)] {
+            let d = Dtype::with_structs(ElemType::Struct(id), st.clone());
+            let (aos, soa) = aos_and_soa(d, &[3, 2]);
+            assert_eq!(soa.to_bytes(), aos.to_bytes());
+            assert_eq!(soa.soa_planes().unwrap().0, k);
+            assert_eq!(plane(&soa, k - 1)[1], (k + k - 1) as f32);
+        }
+        let d = Dtype::with_structs(ElemType::Struct(mixed), st);
+        let err = Array::zeros_with_layout(d, &[4], ArrayLayout::Soa).unwrap_err();
+        assert!(matches!(err, ArrayError::NotSoa { .. }));
+        assert!(err.to_string().contains("Mixed"), "{err}");
+    }
+
+    #[test]
+    fn soa_needs_an_eligible_array() {
+        let f = Dtype::scalar(Scalar::F32);
+        let a = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        assert!(matches!(
+            a.to_layout(ArrayLayout::Soa),
+            Err(ArrayError::NotSoa { .. })
+        ));
+        assert!(Array::zeros_with_layout(f, &[2], ArrayLayout::Aos).is_ok());
+        let v = Dtype::new(ElemType::Vec(3, Scalar::F32));
+        let err = Array::zeros_with_layout(v.clone(), &[1, 1, 1, 1], ArrayLayout::Soa).unwrap_err();
+        assert!(err.to_string().contains("at most 3 axes"), "{err}");
+        assert!(Array::zeros_with_layout(v, &[1, 1, 1], ArrayLayout::Soa).is_ok());
     }
 
     #[test]

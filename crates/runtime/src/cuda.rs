@@ -11,7 +11,8 @@
 //! * [`CudaArray`]: device-resident storage with the same type, shape and
 //!   byte strides as a host [`Array`] (C layout, contiguous in C order), made
 //!   by [`CudaDevice::upload`] or [`CudaDevice::zeros`] and read back with
-//!   [`CudaArray::to_host`]. The host `Array` stays host memory; a device
+//!   [`CudaArray::to_host`]; an SoA host array's device copy is SoA too
+//!   (the same planar bytes), see [`crate::array`]. The host `Array` stays host memory; a device
 //!   array is its own type, so no host accessor can touch device memory by
 //!   accident.
 //! * Launch: [`Device::launch_async`] takes [`CudaArg`]s (device arrays and
@@ -46,7 +47,7 @@ use cudarc::driver::{self as cu, DevicePtr};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use weft_backend_cpu::trap::TrapRecord;
-use weft_ir::Module;
+use weft_ir::{ArrayLayout, Module};
 
 /// Threads per block of a launch.
 const BLOCK_THREADS: u32 = 256;
@@ -204,10 +205,27 @@ impl CudaDevice {
 
     /// A zero-filled device array (contiguous, C order).
     pub fn zeros(self: &Arc<Self>, dtype: Dtype, shape: &[usize]) -> Result<CudaArray, CudaError> {
-        let (strides, bytes) = c_layout(&dtype, shape)?;
+        self.zeros_with_layout(dtype, shape, ArrayLayout::Aos)
+    }
+
+    /// A zero-filled device array in `layout` (SoA: planes, as
+    /// [`Array::zeros_with_layout`]).
+    pub fn zeros_with_layout(
+        self: &Arc<Self>,
+        dtype: Dtype,
+        shape: &[usize],
+        layout: ArrayLayout,
+    ) -> Result<CudaArray, CudaError> {
+        let (mut strides, bytes) = c_layout(&dtype, shape)?;
+        if layout == ArrayLayout::Soa {
+            crate::array::check_soa(&dtype, shape.len())?;
+            let s = dtype.soa_scalar().map_or(1, |s| s.size() as usize);
+            strides = crate::array::c_strides(shape, s);
+        }
         Ok(CudaArray {
             buf: self.alloc(bytes)?,
             dtype,
+            layout,
             shape: shape.to_vec(),
             strides,
             len_bytes: bytes,
@@ -224,6 +242,7 @@ impl CudaDevice {
         }
         Ok(CudaArray {
             dtype: a.dtype().clone(),
+            layout: a.layout(),
             shape: a.shape().to_vec(),
             strides: a.strides().to_vec(),
             len_bytes: n,
@@ -287,6 +306,7 @@ impl CudaEvent {
 /// A device-resident array; see the module docs.
 pub struct CudaArray {
     dtype: Dtype,
+    layout: ArrayLayout,
     shape: Vec<usize>,
     strides: Vec<i64>,
     len_bytes: usize,
@@ -311,7 +331,11 @@ impl CudaArray {
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
-    /// Byte strides, one per axis.
+    /// The storage layout (as [`Array::layout`]).
+    pub fn layout(&self) -> ArrayLayout {
+        self.layout
+    }
+    /// Byte strides, one per axis (as [`Array::strides`]).
     pub fn strides(&self) -> &[i64] {
         &self.strides
     }
@@ -329,7 +353,10 @@ impl CudaArray {
     }
 
     fn check_like(&self, a: &Array) -> Result<(), CudaError> {
-        if !self.dtype.same_as(a.dtype()) || self.shape != a.shape() || self.strides != a.strides()
+        if !self.dtype.same_as(a.dtype())
+            || self.shape != a.shape()
+            || self.strides != a.strides()
+            || self.layout != a.layout()
         {
             return Err(CudaError::Mismatch {
                 dst: format!("{}{:?}", self.dtype, self.shape),
@@ -376,7 +403,7 @@ impl CudaArray {
 
     /// A host copy (waits for the work queued so far).
     pub fn to_host(&self) -> Result<Array, CudaError> {
-        let a = Array::zeros(self.dtype.clone(), &self.shape)?;
+        let a = Array::zeros_with_layout(self.dtype.clone(), &self.shape, self.layout)?;
         self.download_into(&a)?;
         Ok(a)
     }
@@ -585,6 +612,7 @@ fn device_view(a: &CudaArray) -> ArgView<'_> {
         shape: &a.shape,
         strides: &a.strides,
         data: a.device_ptr(),
+        planes: crate::array::soa_planes(&a.dtype, a.layout, a.len()),
     }
 }
 
@@ -703,6 +731,7 @@ mod tests {
             params,
             structs,
             length_rules: vec![],
+            soa_params: vec![],
         }
     }
 
@@ -720,12 +749,14 @@ mod tests {
                 shape: &[8],
                 strides: &s1,
                 data: 0x7f00_0000_1000,
+                planes: None,
             },
             ArgView::Array {
                 dtype: &f32t,
                 shape: &[2, 4],
                 strides: &s2,
                 data: 0x7f00_0000_2000,
+                planes: None,
             },
             ArgView::Value(&a),
         ];
@@ -778,12 +809,14 @@ mod tests {
                 shape: &[8],
                 strides: &s,
                 data: 1 << 40,
+                planes: None,
             },
             ArgView::Array {
                 dtype: &f32t,
                 shape: &[2, 4],
                 strides: &s2,
                 data: 2 << 40,
+                planes: None,
             },
             ArgView::Value(&a),
         ];
@@ -797,6 +830,7 @@ mod tests {
                 shape: &[8],
                 strides: &s1,
                 data: 1 << 40,
+                planes: None,
             },
             dev[1],
         ];

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use weft_backend_cpu::trap::{clear_trap, take_trap, TrapRecord};
 use weft_ir::layout::{ARRAY_DESC_SHAPE, ARRAY_DESC_STRIDES};
 use weft_ir::types::MAX_DIMS;
-use weft_ir::{FuncId, FuncKind, Module, StructTable, Type};
+use weft_ir::{ArrayLayout, FuncId, FuncKind, Module, StructTable, Type};
 
 /// The kinds of device.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -372,7 +372,10 @@ impl Device {
                 None => Ok(()),
                 Some(t) => Err(kernel.trap_error(self.name(), t.kind, t.loc, t.index, t.size)),
             },
-            Exec::Vulkan(k) => k.launch(&kernel.sig, &dims, total, args),
+            Exec::Vulkan(k) => match k.launch(&kernel.sig, &dims, total, args)? {
+                None => Ok(()),
+                Some(t) => Err(kernel.trap_error(self.name(), t.kind, t.loc, t.index, t.size)),
+            },
             Exec::Interp { module, func } => run_interp(kernel, module, *func, dim, args),
         }
     }
@@ -404,6 +407,9 @@ pub(crate) enum ArgView<'a> {
         shape: &'a [usize],
         strides: &'a [i64],
         data: u64,
+        /// An SoA array's plane count and plane stride in bytes (the
+        /// descriptor's extra last axis); `None` for AoS.
+        planes: Option<(usize, i64)>,
     },
     Value(&'a Value),
 }
@@ -416,15 +422,36 @@ impl<'a> ArgView<'a> {
                 shape: arr.shape(),
                 strides: arr.strides(),
                 data: arr.data_ptr() as usize as u64,
+                planes: arr.soa_planes(),
             },
             Arg::Value(v) => ArgView::Value(v),
         }
     }
 }
 
+impl ArgView<'_> {
+    /// An array's number of axes (0 for a value).
+    fn ndim(&self) -> usize {
+        match self {
+            ArgView::Array { shape, .. } => shape.len(),
+            ArgView::Value(_) => 0,
+        }
+    }
+}
+
 fn describe_arg(a: &ArgView<'_>) -> String {
     match a {
-        ArgView::Array { dtype, shape, .. } => format!("array{}<{}>", shape.len(), dtype),
+        ArgView::Array {
+            dtype,
+            shape,
+            planes,
+            ..
+        } => format!(
+            "array{}<{}>{}",
+            shape.len(),
+            dtype,
+            if planes.is_some() { " (SoA)" } else { "" }
+        ),
         ArgView::Value(v) => format!("a value of type {}", v.dtype()),
     }
 }
@@ -474,6 +501,21 @@ pub(crate) fn check_views(
                         got: shape.len(),
                         got_type: describe_arg(a),
                     });
+                }
+                if let ArgView::Array { planes, .. } = a {
+                    let kernel = sig.param_layout(i);
+                    let array = if planes.is_some() {
+                        ArrayLayout::Soa
+                    } else {
+                        ArrayLayout::Aos
+                    };
+                    if want.same_as(dtype) && kernel != array {
+                        return Err(LaunchError::ArgLayout {
+                            param: p.name.clone(),
+                            kernel,
+                            array,
+                        });
+                    }
                 }
                 (want, *dtype)
             }
@@ -591,9 +633,17 @@ pub(crate) fn pack_bytes(sig: &KernelSig, dims: &[i32; 4], args: &[ArgView<'_>])
                 shape,
                 strides,
                 data,
+                planes,
                 ..
             } => {
-                let (shape, strides) = abi_shape_of(shape, strides);
+                let (mut shape, mut strides) = abi_shape_of(shape, strides);
+                if let Some((k, stride)) = *planes {
+                    // The plane axis after the user's (at most 3, checked
+                    // when the array was made SoA).
+                    let axis = a.ndim().min(3);
+                    shape[axis] = k as i32;
+                    strides[axis] = stride;
+                }
                 bytes[off..off + 8].copy_from_slice(&data.to_le_bytes());
                 for k in 0..4 {
                     let s = off + ARRAY_DESC_SHAPE as usize + 4 * k;
@@ -615,9 +665,11 @@ fn vulkan_err(e: crate::vulkan::VulkanError) -> RuntimeError {
     }
 }
 
-/// Shape and strides as the ABI has them: unused axes shape 1, stride 0.
+/// The descriptor's shape and strides as the ABI has them (an SoA array's
+/// plane axis included): unused axes shape 1, stride 0.
 fn abi_shape(arr: &Array) -> ([i32; 4], [i64; 4]) {
-    abi_shape_of(arr.shape(), arr.strides())
+    let (shape, strides) = arr.desc_shape_strides();
+    abi_shape_of(&shape, &strides)
 }
 
 fn abi_shape_of(shape_in: &[usize], strides_in: &[i64]) -> ([i32; 4], [i64; 4]) {

@@ -62,6 +62,19 @@ impl Dtype {
     pub fn leaves(&self) -> Vec<layout::Leaf> {
         layout::leaves(self.ty(), &self.structs)
     }
+    /// The one scalar type of an element type that can be laid out
+    /// structure of arrays ([`weft_ir::ArrayLayout::Soa`]): an aggregate
+    /// (vector, matrix, quaternion, transform or struct) whose scalar
+    /// leaves all have that type. `None` for a scalar or a struct mixing
+    /// scalar types.
+    pub fn soa_scalar(&self) -> Option<Scalar> {
+        if matches!(self.elem, ElemType::Scalar(_)) {
+            return None;
+        }
+        let leaves = self.leaves();
+        let s = leaves.first()?.scalar;
+        leaves.iter().all(|l| l.scalar == s).then_some(s)
+    }
     /// Whether two dtypes denote the same type (structs compared by name and
     /// fields, recursively).
     pub fn same_as(&self, other: &Dtype) -> bool {

@@ -48,6 +48,16 @@ pub enum LaunchError {
         got: usize,
         got_type: String,
     },
+    /// The array's layout is not the one the kernel was compiled for (no
+    /// launch converts an array silently).
+    #[error("argument `{param}`: {}", layout_message(*.kernel, *.array))]
+    ArgLayout {
+        param: String,
+        /// The layout the kernel takes the parameter in.
+        kernel: weft_ir::ArrayLayout,
+        /// The layout of the array passed.
+        array: weft_ir::ArrayLayout,
+    },
     #[error("argument `{param}`: struct `{name}` has a different definition than the kernel's ({detail})")]
     StructLayout {
         param: String,
@@ -110,6 +120,28 @@ pub fn trap_message(kind: weft_ir::TrapKind, index: i64, size: i64) -> String {
     }
 }
 
+/// `SoA` or `AoS`.
+pub fn layout_name(l: weft_ir::ArrayLayout) -> &'static str {
+    match l {
+        weft_ir::ArrayLayout::Aos => "AoS",
+        weft_ir::ArrayLayout::Soa => "SoA",
+    }
+}
+
+/// The message of [`LaunchError::ArgLayout`], with the two ways out.
+pub fn layout_message(kernel: weft_ir::ArrayLayout, array: weft_ir::ArrayLayout) -> String {
+    let how = match kernel {
+        weft_ir::ArrayLayout::Soa => "or compile the kernel with this parameter AoS (the default layout)",
+        weft_ir::ArrayLayout::Aos => "or compile the kernel with this parameter SoA (`--layout soa`, `CompileOptions::layout`, or a `# weft: layout=soa` hint)",
+    };
+    format!(
+        "the kernel takes this array in {} layout, but the array is {}; convert it with `Array::to_layout(ArrayLayout::{:?})`, {how}",
+        layout_name(kernel),
+        layout_name(array),
+        kernel
+    )
+}
+
 impl LaunchError {
     /// The parameter the error is about, if it is about one.
     pub fn param(&self) -> Option<&str> {
@@ -118,6 +150,7 @@ impl LaunchError {
             | LaunchError::ArgKind { param, .. }
             | LaunchError::ArgType { param, .. }
             | LaunchError::ArgNdim { param, .. }
+            | LaunchError::ArgLayout { param, .. }
             | LaunchError::StructLayout { param, .. }
             | LaunchError::ArrayTooShort { param, .. }
             | LaunchError::Aliased { param, .. } => Some(param),

@@ -28,7 +28,13 @@
 //! 5. the array-length rule of [`sig`]: an array axis that every thread
 //!    indexes with its (linear or per-axis) thread id must be long enough
 //!    for every thread of the launch;
-//! 6. on `interp`, no array may be passed for two parameters.
+//! 6. on `interp`, no array may be passed for two parameters;
+//! 7. an array's layout ([`ArrayLayout`]) is the one the kernel takes that
+//!    parameter in ([`KernelSig::param_layout`]): AoS unless the `soa` pass
+//!    laid it out structure of arrays. An array in the other layout is a
+//!    [`LaunchError::ArgLayout`] (never converted silently; convert with
+//!    [`Array::to_layout`]). See [`array`] for the SoA storage and
+//!    [`sig`] for the kernel side.
 
 pub mod array;
 mod backend;
@@ -50,3 +56,4 @@ pub use dtype::{Dtype, Element, ScalarElem};
 pub use error::{BackendError, LaunchError, RuntimeError};
 pub use sig::{IndexRange, KernelSig, LengthRule};
 pub use vulkan::{VulkanDevice, VulkanError};
+pub use weft_ir::ArrayLayout;

@@ -2,7 +2,20 @@
 //!
 //! A [`KernelSig`] is taken from the IR of a compiled module: the kernel's
 //! parameters (names and types), the struct table their types refer to, the
-//! argument block layout, and a conservative set of *length requirements*.
+//! argument block layout, the parameters laid out structure of arrays, and
+//! a conservative set of *length requirements*.
+//!
+//! # SoA parameters
+//!
+//! The `soa` pass rewrites an SoA parameter `p: array(T, d)` to
+//! `p: array(S, d + 1)` (`S` the scalar of `T`; the last axis is the plane)
+//! and records it in [`Function::soa_params`]. The signature shows the
+//! parameter as the user sees it, `array(T, d)`, with
+//! [`KernelSig::param_layout`] [`ArrayLayout::Soa`]: a launch takes an
+//! [`crate::Array`] of `T` with `d` axes in SoA layout, and passes the
+//! kernel the descriptor of its planes
+//! ([`crate::Array::desc_shape_strides`]). Length rules are about the user's
+//! axes.
 //!
 //! # The array-length rule
 //!
@@ -41,7 +54,8 @@
 use std::sync::Arc;
 use weft_ir::layout::{arg_layout, ArgLayout};
 use weft_ir::{
-    BinaryOp, FuncId, Function, InstKind, Module, Param, Region, StructTable, Value, ValueDef,
+    ArrayLayout, ArrayType, BinaryOp, FuncId, Function, InstKind, Module, Param, Region, SoaParam,
+    StructTable, Type, Value, ValueDef,
 };
 
 /// A range of indices that the threads of a launch use in full.
@@ -80,24 +94,57 @@ pub struct LengthRule {
 #[derive(Clone, Debug)]
 pub struct KernelSig {
     pub name: String,
+    /// The parameters as the user sees them (an SoA parameter with its
+    /// user type `array(T, d)`, see the module docs).
     pub params: Vec<Param>,
     pub structs: Arc<StructTable>,
     pub layout: ArgLayout,
     /// Array-length requirements (see the module docs).
     pub length_rules: Vec<LengthRule>,
+    /// The parameters the `soa` pass laid out structure of arrays.
+    pub soa_params: Vec<SoaParam>,
 }
 
 impl KernelSig {
     /// The signature of kernel `func` of `module`.
     pub fn from_module(module: &Module, func: FuncId, structs: Arc<StructTable>) -> KernelSig {
         let f = &module.funcs[func];
+        // Descriptors have one size whatever the array type, so the
+        // layout of the lowered types is the layout of the user's.
         let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
+        let mut params = f.params.clone();
+        for sp in &f.soa_params {
+            if let Some(p) = params.get_mut(sp.param as usize) {
+                p.ty = Type::Array(ArrayType {
+                    elem: sp.elem,
+                    ndim: sp.ndim,
+                });
+            }
+        }
+        let mut rules = length_rules(f);
+        // A rule on an SoA parameter's plane axis says nothing of the user's.
+        rules.retain(|r| {
+            f.soa_params
+                .iter()
+                .find(|sp| sp.param as usize == r.param)
+                .is_none_or(|sp| r.axis < sp.ndim)
+        });
         KernelSig {
             name: f.name.clone(),
-            params: f.params.clone(),
+            params,
             layout: arg_layout(&types, &structs),
             structs,
-            length_rules: length_rules(f),
+            length_rules: rules,
+            soa_params: f.soa_params.clone(),
+        }
+    }
+    /// The layout in which parameter `i` takes its array (AoS unless the
+    /// `soa` pass lowered it).
+    pub fn param_layout(&self, i: usize) -> ArrayLayout {
+        if self.soa_params.iter().any(|sp| sp.param as usize == i) {
+            ArrayLayout::Soa
+        } else {
+            ArrayLayout::Aos
         }
     }
 }
