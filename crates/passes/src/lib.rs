@@ -9,6 +9,7 @@
 //! its [`PipelineOptions`] (default O2):
 //!
 //! ```text
+//! (all) soa first, when some kernel array parameter is laid out SoA
 //! O0   nothing (calls kept, for the debugger; `inline` alone if forced)
 //! O1   inline · fixpoint(simplify, dce)
 //! O2   inline · fixpoint(simplify, dce) · fixpoint(simplify, cse, licm, dce)
@@ -37,6 +38,10 @@
 //! * [`cse::Cse`] — common-subexpression elimination (scoped value
 //!   numbering, loads included when no write intervenes);
 //! * [`licm::Licm`] — loop-invariant code motion;
+//! * [`soa::Soa`] — structure-of-arrays layout of the kernel array
+//!   parameters [`PipelineOptions::layout`] or a source hint choose (first,
+//!   at every level, only when something is SoA); inlines the calls that
+//!   receive such an array;
 //! * [`bounds::BoundsCheck`] — the bounds-checked mode's tests (not in any
 //!   pipeline: run after it when asked for).
 //!
@@ -272,6 +277,17 @@ pub enum PassError {
         func: String,
         msg: String,
     },
+    /// A kernel array parameter cannot have the layout asked for (an
+    /// explicit SoA request, by [`LayoutOptions::params`] or a source hint,
+    /// for an array that does not qualify; see [`soa`]).
+    #[error(
+        "kernel `{kernel}`, parameter `{param}`: cannot lay out structure of arrays: {reason}"
+    )]
+    Layout {
+        kernel: String,
+        param: String,
+        reason: String,
+    },
     /// IR that breaks an invariant the pass relies on (the verifier would
     /// reject it too).
     #[error("pass `{pass}`, function `{func}`: malformed IR: {msg}")]
@@ -482,10 +498,25 @@ fn verify(m: &Module, pass: &str) -> Result<(), PassError> {
 /// `inline` is left out when `opts.inline` is false (at O0 it runs only
 /// when `opts.force_inline` is set). Each fixpoint group runs at most 8
 /// rounds. `opts.opt_level` is not read: `level` is.
+///
+/// `soa` comes first, at every level, when `opts.layout` asks for SoA
+/// ([`LayoutOptions::requests_soa`]; [`run_pipeline`] also adds it for
+/// source hints). It is not affected by `opts.disable`: the layout is set
+/// by `opts.layout` alone.
 pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
+    build_pipeline(level, opts, opts.layout.requests_soa())
+}
+
+/// [`pipeline`], with the `soa` pass first when `soa` is set.
+fn build_pipeline(level: OptLevel, opts: &PipelineOptions, soa: bool) -> PassManager {
     let mut pm = PassManager::new()
         .with_verify(opts.verify)
         .with_dump_dir(opts.dump_dir.clone());
+    if soa {
+        pm.add(Box::new(soa::Soa {
+            options: opts.layout.clone(),
+        }));
+    }
     let inline = match level {
         OptLevel::O0 => opts.force_inline,
         OptLevel::O1 | OptLevel::O2 => opts.inline || opts.force_inline,
@@ -554,7 +585,10 @@ pub fn describe_pipeline(level: OptLevel) -> String {
     }
 }
 
-/// Runs the pipeline of `opts.opt_level` ([`pipeline`]) on `m`.
+/// Runs the pipeline of `opts.opt_level` ([`pipeline`]) on `m`; `soa`
+/// also runs first when a kernel of `m` has a `# weft: layout=soa` source
+/// hint (which [`pipeline`], not seeing the module, cannot know).
 pub fn run_pipeline(m: &mut Module, opts: &PipelineOptions) -> Result<PassReport, PassError> {
-    pipeline(opts.opt_level, opts).run(m)
+    let soa = opts.layout.requests_soa() || soa::has_soa_hints(m);
+    build_pipeline(opts.opt_level, opts, soa).run(m)
 }

@@ -14,23 +14,30 @@
 //! ```
 //!
 //! Pass names: `inline`, `simplify`, `dce`, `cse`, `licm`, `unroll`,
-//! `strength-reduce`; or, alone, a level's whole pipeline: `O0`, `O1`,
-//! `O2`, and `pipeline` (the default level, O2). The verifier runs before and after every
+//! `strength-reduce`, `fast-math`, `soa`; or, alone, a level's whole
+//! pipeline: `O0`, `O1`, `O2`, and `pipeline` (the default level, O2), run
+//! as `run_pipeline` runs it (so `soa` comes first when the input has a
+//! `hint(soa)`). A `; layout: soa` line sets the layout options' default
+//! to SoA (for `soa` and the levels); without it only the input's
+//! `hint(..)` attributes choose. The verifier runs before and after every
 //! pass. With `WEFT_BLESS=1` the `; expect:` section of every file is
 //! rewritten from the actual output (appended when missing).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use weft_ir::ArrayLayout;
 use weft_passes::{
-    cse::Cse, dce::Dce, fastmath::FastMath, inline::Inline, licm::Licm, pipeline,
-    reduce::StrengthReduce, simplify::Simplify, unroll::Unroll, OptLevel, PassManager,
-    PipelineOptions, VerifyMode,
+    cse::Cse, dce::Dce, fastmath::FastMath, inline::Inline, licm::Licm, reduce::StrengthReduce,
+    run_pipeline, simplify::Simplify, soa::Soa, unroll::Unroll, LayoutOptions, OptLevel,
+    PassManager, PipelineOptions, VerifyMode,
 };
 
 const EXPECT: &str = "; expect:";
 
 struct FileTest {
     passes: Vec<String>,
+    /// `; layout: soa`: every eligible array SoA.
+    layout: LayoutOptions,
     checks: Vec<String>,
     error: Option<String>,
     expect: Option<String>,
@@ -58,6 +65,7 @@ fn parse_test(text: &str) -> FileTest {
     };
     let mut t = FileTest {
         passes: Vec::new(),
+        layout: LayoutOptions::default(),
         checks: Vec::new(),
         error: None,
         expect,
@@ -69,6 +77,10 @@ fn parse_test(text: &str) -> FileTest {
             t.passes.extend(p.split_whitespace().map(String::from));
         } else if let Some(c) = line.strip_prefix("; check:") {
             t.checks.push(c.trim().to_string());
+        } else if let Some(l) = line.strip_prefix("; layout:") {
+            if l.trim() == "soa" {
+                t.layout.default = ArrayLayout::Soa;
+            }
         } else if let Some(e) = line.strip_prefix("; error:") {
             t.error = Some(e.trim().to_string());
         }
@@ -80,15 +92,27 @@ fn parse_test(text: &str) -> FileTest {
 fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
     let mut m = weft_ir::text::parse_module(input)
         .map_err(|e| format!("input does not parse: {}:{}: {}", e.line, e.col, e.message))?;
-    let mut pm = PassManager::new().with_verify(VerifyMode::Always);
-    for p in &t.passes {
-        let level = |l: OptLevel| {
+    if let [p] = &t.passes[..] {
+        let level = match p.as_str() {
+            "O0" => Some(OptLevel::O0),
+            "O1" => Some(OptLevel::O1),
+            "O2" | "pipeline" => Some(OptLevel::O2),
+            _ => None,
+        };
+        if let Some(opt_level) = level {
             let opts = PipelineOptions {
+                opt_level,
                 verify: VerifyMode::Always,
+                layout: t.layout.clone(),
                 ..PipelineOptions::default()
             };
-            pipeline(l, &opts)
-        };
+            return Ok(run_pipeline(&mut m, &opts)
+                .map(|_| weft_ir::text::print_module(&m))
+                .map_err(|e| e.to_string()));
+        }
+    }
+    let mut pm = PassManager::new().with_verify(VerifyMode::Always);
+    for p in &t.passes {
         match p.as_str() {
             "inline" => pm.add(Box::new(Inline::default())),
             "simplify" => pm.add(Box::new(Simplify)),
@@ -98,15 +122,9 @@ fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
             "unroll" => pm.add(Box::new(Unroll::default())),
             "strength-reduce" => pm.add(Box::new(StrengthReduce)),
             "fast-math" => pm.add(Box::new(FastMath::default())),
-            // A whole level's pipeline; only as the sole `; pass:`.
-            "O0" | "O1" | "O2" | "pipeline" if t.passes.len() == 1 => {
-                pm = level(match p.as_str() {
-                    "O0" => OptLevel::O0,
-                    "O1" => OptLevel::O1,
-                    _ => OptLevel::O2,
-                });
-                &mut pm
-            }
+            "soa" => pm.add(Box::new(Soa {
+                options: t.layout.clone(),
+            })),
             other => return Err(format!("unknown pass `{other}` (or a level not alone)")),
         };
     }
