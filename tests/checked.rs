@@ -1,17 +1,26 @@
 //! Bounds-checked mode (`CompileOptions::checked`, `weft run --checked`):
 //! out-of-bounds indices and integer division by zero stop the thread
 //! before memory is touched and the launch returns `LaunchError::Trap`.
+//!
+//! Every case runs on cpu, llvm-cpu and interp, on `vulkan` where a Vulkan
+//! device and glslang are present (lavapipe here), and on `cuda` where a
+//! GPU is; a missing device prints `SKIP` with the reason.
 
 use std::path::Path;
 use std::process::Command;
 use weft::ir::TrapKind;
 use weft::{Arg, Array, CompileOptions, Compiler, Device, Error, LaunchError};
 
-/// The devices checked mode runs on here: the CPU ones, and `cuda` where a
-/// GPU is present (each failure below is a single thread's, or several
-/// with the same message, so the GPU's report is deterministic too).
+/// The devices checked mode runs on here: the CPU ones, `vulkan` where a
+/// Vulkan device and glslang are present, and `cuda` where a GPU is (each
+/// failure below is a single thread's, or several with the same message,
+/// so a GPU's report is deterministic too).
 fn devices() -> Vec<&'static str> {
     let mut v = vec!["cpu", "llvm-cpu", "interp"];
+    match weft_runtime::vulkan::availability() {
+        Ok(_) => v.push("vulkan"),
+        Err(why) => eprintln!("SKIP (vulkan part): no Vulkan device: {why}"),
+    }
     if Device::open("cuda").is_ok() {
         v.push("cuda");
     } else {
@@ -58,6 +67,12 @@ def ratio(a: wp.array(dtype=int), b: wp.array(dtype=int), y: wp.array(dtype=int)
 def grid(m: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
     i, j = wp.tid()
     y[i, j] = m[i, j + 1]
+
+
+@wp.kernel
+def row_shift(y: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    y[i, j + 1] = float(i * 10 + j)
 "#;
 
 /// Unpacks a launch error into (kind, file, line, index, size).
@@ -122,6 +137,50 @@ fn read_past_the_end_is_reported_and_the_rest_runs() {
             assert_eq!(&y[..n - 1], &floats(n)[1..], "{dev}");
         }
         assert_eq!(y[n - 1], -1.0, "{dev}: the faulting thread stored nothing");
+        // The failure is per launch: the next launch of the same kernel runs.
+        let y = Array::from_slice(&vec![-1.0f32; n - 1], &[n - 1]).unwrap();
+        d.launch(&k, &[n - 1], &[Arg::array(&x), Arg::array(&y)])
+            .unwrap_or_else(|e| panic!("{dev}: in-bounds launch after a trap: {e}"));
+        assert_eq!(y.to_vec::<f32>().unwrap(), floats(n)[1..].to_vec(), "{dev}");
+    }
+}
+
+/// `y[i, j + 1]` with `j + 1 == 4` on a 3×4 array: unchecked, that address
+/// is `y[i + 1, 0]` (in the same buffer, so a device that only guards the
+/// buffer's end would write it) or, for the last row, the 4 bytes after the
+/// array. Checked, every axis is tested on its own: column 0 — the guard
+/// values after each row — keeps its -1, and every in-bounds store is done.
+/// (On Vulkan arrays are copied into storage buffers and back, so bytes past
+/// the array's end are not visible to the host; the rows' neighbours are
+/// the strongest observable check, and they are the same on every device.)
+#[test]
+fn row_overrun_leaves_the_next_row_alone() {
+    let m = checked().compile("shift.py", SOURCE).unwrap();
+    for dev in devices() {
+        let d = Device::open(dev).unwrap();
+        let k = d.load(&m, "row_shift").unwrap();
+        let y = Array::from_slice(&[-1.0f32; 12], &[3, 4]).unwrap();
+        let err = d.launch(&k, &[3, 4], &[Arg::array(&y)]).unwrap_err();
+        let (kind, _, line, index, size) = trap_of(err);
+        assert_eq!(
+            (kind, line, index, size),
+            (TrapKind::OutOfBounds { axis: 1 }, 37, 4, 4),
+            "{dev}"
+        );
+        let y = y.to_vec::<f32>().unwrap();
+        for i in 0..3 {
+            assert_eq!(y[i * 4], -1.0, "{dev}: row {i}'s guard column was written");
+            if dev != "interp" {
+                for j in 0..3 {
+                    assert_eq!(
+                        y[i * 4 + j + 1],
+                        (i * 10 + j) as f32,
+                        "{dev}: y[{i}, {}]",
+                        j + 1
+                    );
+                }
+            }
+        }
     }
 }
 

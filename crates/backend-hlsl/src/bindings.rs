@@ -12,6 +12,12 @@
 //!   elements with the byte strides of the constant buffer, so any dtype,
 //!   shape and stride works; the buffer must be at least 4 bytes long and
 //!   its size a multiple of 4 (round the allocation up).
+//! * `u<K>` (Vulkan: set 0, binding `K + 1`), `K` = the number of array
+//!   parameters: the trap record of bounds-checked mode
+//!   ([`BindingLayout::trap`]), a `RWByteAddressBuffer` of
+//!   [`TRAP_RECORD_SIZE`] bytes. Only kernels that contain a
+//!   `weft_ir::InstKind::Trap` (compiled with checks) have it; see
+//!   [`TrapBinding`] for its contents.
 //!
 //! # Constant buffer
 //!
@@ -37,7 +43,7 @@
 
 use crate::HlslError;
 use weft_ir::layout::{self, ARRAY_DESC_SHAPE, ARRAY_DESC_STRIDES};
-use weft_ir::{Function, Scalar, StructTable, Type};
+use weft_ir::{Function, InstKind, Loc, Region, Scalar, StructTable, TrapKind, Type};
 
 /// Byte offset of the launch dims (`[i32; 4]`) in the constant buffer.
 pub const CB_LAUNCH_DIM: u32 = 0;
@@ -62,6 +68,84 @@ pub struct BindingLayout {
     pub arrays: Vec<ArrayBinding>,
     /// Size of the constant buffer in bytes (= `cbuffer.size`).
     pub total_cbuffer_size: u32,
+    /// The trap record of a kernel compiled with bounds checks; `None`
+    /// (and no such resource in the shader) otherwise.
+    pub trap: Option<TrapBinding>,
+}
+
+/// The trap record of bounds-checked mode: a `RWByteAddressBuffer` of
+/// [`TRAP_RECORD_SIZE`] bytes that the host zeroes before a launch and
+/// reads after it ([`decode_trap_record`]). Little-endian, the same layout
+/// as the NVPTX backend's `__weft_trap` plus the thread index:
+///
+/// | offset | field | |
+/// |---|---|---|
+/// | 0  | `u32 flag`   | 0: no failure; the first failing thread sets it to 1 (`InterlockedCompareExchange`) |
+/// | 4  | `u32 code`   | [`TrapKind::code`] |
+/// | 8  | `u32 file`   | index into the module's files |
+/// | 12 | `u32 line`   | |
+/// | 16 | `u32 col`    | |
+/// | 20 | `u32 thread` | linear thread index of the failing thread |
+/// | 24 | `i64 index`  | out of bounds: the index |
+/// | 32 | `i64 size`   | out of bounds: the axis's size |
+///
+/// Only the thread that wins the flag writes the other fields; every
+/// failing thread then returns without touching memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrapBinding {
+    /// HLSL register `u<register>` (after the arrays').
+    pub register: u32,
+    /// Vulkan descriptor set (always 0).
+    pub set: u32,
+    /// Vulkan binding (`register + 1`).
+    pub binding: u32,
+}
+
+/// Size of the trap record in bytes (see [`TrapBinding`]).
+pub const TRAP_RECORD_SIZE: usize = 40;
+
+/// A failure read back from a trap record (see [`TrapBinding`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TrapReport {
+    pub kind: TrapKind,
+    /// Location of the failed check (`file` indexes the module's files).
+    pub loc: Loc,
+    /// Linear index of the failing thread.
+    pub thread: u32,
+    /// Out of bounds: the index and the axis's size (0 otherwise).
+    pub index: i64,
+    pub size: i64,
+}
+
+/// The failure a trap record holds: `None` when its flag is clear, the
+/// bytes are too short or the code is unknown.
+pub fn decode_trap_record(bytes: &[u8]) -> Option<TrapReport> {
+    let u32_at = |o: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(bytes.get(o..o + 4)?.try_into().ok()?))
+    };
+    let i64_at = |o: usize| -> Option<i64> {
+        Some(i64::from_le_bytes(bytes.get(o..o + 8)?.try_into().ok()?))
+    };
+    if u32_at(0)? == 0 {
+        return None;
+    }
+    Some(TrapReport {
+        kind: TrapKind::from_code(u32_at(4)?)?,
+        loc: Loc::new(u32_at(8)?, u32_at(12)?, u32_at(16)?),
+        thread: u32_at(20)?,
+        index: i64_at(24)?,
+        size: i64_at(32)?,
+    })
+}
+
+/// Whether region `r` of `f` (or a region nested in it) has a `trap`.
+fn has_trap(f: &Function, r: Region) -> bool {
+    f.regions.get(r).is_some_and(|rd| {
+        rd.insts.iter().any(|&i| {
+            let k = &f.insts[i].kind;
+            matches!(k, InstKind::Trap(..)) || k.regions().into_iter().any(|s| has_trap(f, s))
+        })
+    })
 }
 
 /// An array parameter bound as a `RWByteAddressBuffer`.
@@ -225,6 +309,11 @@ impl BindingLayout {
             }
         }
         let size = layout::align_to(off, 16);
+        let trap = has_trap(f, f.body).then(|| TrapBinding {
+            register: arrays.len() as u32,
+            set: 0,
+            binding: arrays.len() as u32 + 1,
+        });
         BindingLayout {
             cbuffer: CBufferLayout {
                 launch_dim_offset: CB_LAUNCH_DIM,
@@ -239,6 +328,7 @@ impl BindingLayout {
             cbuffer_binding: 0,
             arrays,
             total_cbuffer_size: size,
+            trap,
         }
     }
 

@@ -21,8 +21,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use weft_ir::layout;
 use weft_ir::{
-    AtomicOp, BinaryOp, Const, Function, Inst, InstKind, Loc, MemAccess, Module, Region, Scalar,
-    Type, UnaryOp, Value, ValueDef,
+    AtomicOp, BinaryOp, Const, Function, Inst, InstKind, Loc, MathFlags, MemAccess, Module, Region,
+    Scalar, TrapKind, Type, UnaryOp, Value, ValueDef,
 };
 
 type R<T> = Result<T, HlslError>;
@@ -51,6 +51,9 @@ pub(crate) fn emit_kernel(
         used: HashSet::new(),
         arrays: HashMap::new(),
         loops: Vec::new(),
+        trap_buf: None,
+        flags: MathFlags::NONE,
+        fast_fn: opts.fast_math,
     };
     e.scan(f.body)?;
     e.emit_function(bindings)
@@ -89,6 +92,14 @@ struct Emitter<'a> {
     used: HashSet<Value>,
     arrays: HashMap<Value, ArrayInfo>,
     loops: Vec<LoopVars>,
+    /// The trap record's buffer (kernels with `trap`s only).
+    trap_buf: Option<String>,
+    /// The fast-math flags of the instruction being emitted (with the
+    /// module-wide ones of `HlslOptions::fast_math`).
+    flags: MathFlags,
+    /// Whether some instruction may be contracted: then only the values of
+    /// float operations without `contract` are declared `precise`.
+    fast_fn: bool,
 }
 
 fn scalar_base(s: Scalar) -> &'static str {
@@ -235,7 +246,9 @@ impl<'a> Emitter<'a> {
             .get(r)
             .ok_or_else(|| self.invalid("missing region"))?;
         for &i in &rd.insts {
-            let k = &self.f.insts[i].kind;
+            let d = &self.f.insts[i];
+            self.fast_fn |= d.flags.contains(MathFlags::CONTRACT);
+            let k = &d.kind;
             self.used.extend(k.args());
             for sub in k.regions() {
                 self.scan(sub)?;
@@ -405,7 +418,7 @@ impl<'a> Emitter<'a> {
     fn def(&mut self, v: Value, expr: String) -> R<()> {
         let t = self.ty(self.vty(v))?;
         let name = self.name_for(v);
-        let precise = if self.precise(self.vty(v)) {
+        let precise = if self.precise_value(v) {
             "precise "
         } else {
             ""
@@ -420,6 +433,34 @@ impl<'a> Emitter<'a> {
     /// or assumes away NaNs, infinities and signed zeros.
     fn precise(&self, t: Type) -> bool {
         !self.opts.fast_math && t.scalar_of().is_some_and(|s| s.is_float())
+    }
+
+    /// Whether the local of `v` is declared `precise`. In a function where
+    /// some operation carries `contract`, only the results of float
+    /// operations without it are: `precise` spreads to every computation
+    /// that feeds the variable (in DXC and glslang alike), so a `precise`
+    /// select, vector or loop variable would forbid contracting the
+    /// operations it gathers. Those do no arithmetic of their own; each
+    /// operation's own declaration keeps it exact or not. Without any
+    /// `contract` every float value is `precise`, as before.
+    fn precise_value(&self, v: Value) -> bool {
+        if !self.precise(self.vty(v)) {
+            return false;
+        }
+        if !self.fast_fn {
+            return true;
+        }
+        match self.f.values[v].def {
+            ValueDef::Result(i, _) if self.f.accepts_math_flags(i) => {
+                !self.f.insts[i].flags.contains(MathFlags::CONTRACT)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the current instruction may assume `flag`.
+    fn allows(&self, flag: MathFlags) -> bool {
+        self.flags.contains(flag)
     }
 
     /// Declares `v` as an uninitialised local; returns its name.
@@ -460,6 +501,15 @@ impl<'a> Emitter<'a> {
                     strides,
                 },
             );
+        }
+        if let Some(t) = &b.trap {
+            let buf = self.names.fresh("weft_trap");
+            let _ = writeln!(
+                resources,
+                "[[vk::binding({}, {})]] RWByteAddressBuffer {buf} : register(u{}); // trap record (bounds-checked mode)",
+                t.binding, t.set, t.register
+            );
+            self.trap_buf = Some(buf);
         }
         self.out.clear();
         let fast = if self.opts.fast_math {
@@ -545,13 +595,11 @@ impl<'a> Emitter<'a> {
             "// Constant buffer b0 (set 0, binding 0): {} bytes, see the binding layout.",
             b.total_cbuffer_size
         );
-        let table = if b.arrays.is_empty() {
+        let n_uav = b.arrays.len() + usize::from(b.trap.is_some());
+        let table = if n_uav == 0 {
             String::new()
         } else {
-            format!(
-                ", DescriptorTable(UAV(u0, numDescriptors = {}))",
-                b.arrays.len()
-            )
+            format!(", DescriptorTable(UAV(u0, numDescriptors = {n_uav}))")
         };
         let _ = writeln!(s, "#define WEFT_ROOT_SIGNATURE \"CBV(b0){table}\"");
         s.push('\n');
@@ -638,6 +686,16 @@ impl<'a> Emitter<'a> {
         let k = data.kind.clone();
         let res: Vec<Value> = data.results.to_vec();
         let one = res.first().copied();
+        self.flags = if self.f.accepts_math_flags(i) {
+            let module_wide = if self.opts.fast_math {
+                MathFlags::CONTRACT | MathFlags::APPROX_FUNC
+            } else {
+                MathFlags::NONE
+            };
+            data.flags | module_wide
+        } else {
+            MathFlags::NONE
+        };
         match &k {
             InstKind::Const(c) => {
                 if let Some(v) = one {
@@ -677,7 +735,10 @@ impl<'a> Emitter<'a> {
                 let s = self.scalar_of(a)?;
                 let (a, b, c) = (self.v(a)?, self.v(b)?, self.v(c)?);
                 let e = match s {
-                    _ if self.opts.fast_math && s != Scalar::F64 => format!("mad({a}, {b}, {c})"),
+                    // `contract`: fused or not, as the device likes.
+                    _ if self.allows(MathFlags::CONTRACT) && s != Scalar::F64 => {
+                        format!("mad({a}, {b}, {c})")
+                    }
                     Scalar::F16 => format!("{}({a} * {b} + {c})", self.helpers.call("weft_f16")),
                     Scalar::F32 => format!("(float)((double){a} * (double){b} + (double){c})"),
                     Scalar::F64 => format!("fma({a}, {b}, {c})"),
@@ -851,11 +912,56 @@ impl<'a> Emitter<'a> {
                 }
                 self.line("return;");
             }
-            // Bounds-checked mode is not implemented for HLSL yet.
-            InstKind::Trap(..) => {
-                return Err(self.unsupported("bounds-checked mode (`trap`) in HLSL", loc))
-            }
+            InstKind::Trap(kind, vs) => self.trap(kind, &vs, loc)?,
         }
+        Ok(())
+    }
+
+    /// `Trap`: the first failing thread (compare-exchange of the record's
+    /// flag 0 → 1) writes the trap record (see `TrapBinding`); every failing
+    /// thread then returns, touching nothing else.
+    fn trap(&mut self, kind: TrapKind, vs: &[Value], loc: Loc) -> R<()> {
+        let buf = self
+            .trap_buf
+            .clone()
+            .ok_or_else(|| self.invalid("a trap without a trap record"))?;
+        let mut ops = Vec::new();
+        for k in 0..2 {
+            let e = match vs.get(k) {
+                Some(&v) => {
+                    let s = self.scalar_of(v)?;
+                    if !s.is_int() {
+                        return Err(self.invalid("a trap operand that is not an integer"));
+                    }
+                    self.cast(self.v(v)?, s, Scalar::I64)
+                }
+                None => "uint2(0u, 0u)".to_string(),
+            };
+            ops.push(e);
+        }
+        let prev = self.names.fresh("weft_trap_prev");
+        self.line(&format!("uint {prev};"));
+        self.line(&format!(
+            "{buf}.InterlockedCompareExchange(0u, 0u, 1u, {prev});"
+        ));
+        self.line(&format!("if ({prev} == 0u)"));
+        self.line("{");
+        self.indent += 1;
+        self.line(&format!(
+            "{buf}.Store4(4u, uint4({}u, {}u, {}u, {}u));",
+            kind.code(),
+            loc.file,
+            loc.line,
+            loc.col
+        ));
+        self.line(&format!("{buf}.Store(20u, weft_tid);"));
+        self.line(&format!(
+            "{buf}.Store4(24u, uint4({}, {}));",
+            ops[0], ops[1]
+        ));
+        self.indent -= 1;
+        self.line("}");
+        self.line("return;");
         Ok(())
     }
 
@@ -965,6 +1071,12 @@ impl<'a> Emitter<'a> {
                         loc,
                     ))
                 }
+                // `afn`: the intrinsics, without the exactness helpers.
+                Log | Log2 | Log10 | Exp | Asin | Acos | Atan
+                    if self.allows(MathFlags::APPROX_FUNC) =>
+                {
+                    format!("{}({x})", format!("{op:?}").to_lowercase())
+                }
                 Log => format!("{}({x})", h(self, "weft_log32")),
                 Log2 => format!("{}({x})", h(self, "weft_log2_32")),
                 Log10 => format!("{}({x})", h(self, "weft_log10_32")),
@@ -1049,7 +1161,8 @@ impl<'a> Emitter<'a> {
                     let n = if d { "weft_fmod64" } else { "weft_fmod32" };
                     format!("{}({a}, {b})", self.helpers.call(n))
                 }
-                Min | Max if self.opts.fast_math => {
+                // `nnan`: the hardware min/max (undefined on NaN).
+                Min | Max if self.allows(MathFlags::NO_NANS) => {
                     format!("{}({a}, {b})", if op == Min { "min" } else { "max" })
                 }
                 Min | Max => {
@@ -1075,9 +1188,14 @@ impl<'a> Emitter<'a> {
                         loc,
                     ))
                 }
+                Pow if self.allows(MathFlags::NO_NANS | MathFlags::NO_INFS) => {
+                    format!("{}({a}, {b})", self.helpers.call("weft_pow32_fast"))
+                }
                 Pow => format!("{}({a}, {b})", self.helpers.call("weft_pow32")),
+                Atan2 if self.allows(MathFlags::APPROX_FUNC) => format!("atan2({a}, {b})"),
                 Atan2 => format!("{}({a}, {b})", self.helpers.call("weft_atan2_32")),
                 Eq => return Ok(infix("==")),
+                Ne if self.allows(MathFlags::NO_NANS) => return Ok(infix("!=")),
                 Ne => return Ok(format!("(!({a} == {b}))")),
                 Lt => return Ok(infix("<")),
                 Le => return Ok(infix("<=")),

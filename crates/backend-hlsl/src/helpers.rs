@@ -354,6 +354,19 @@ float weft_pow32(float a, float b)
 }",
     },
     Helper {
+        name: "weft_pow32_fast",
+        deps: &[],
+        text: "// pow under no-NaN/no-Inf assumptions: the intrinsic on |a|, negated for a
+// negative base and an odd integral exponent; x^0 = 1.
+float weft_pow32_fast(float a, float b)
+{
+    if (b == 0.0)
+        return 1.0;
+    float r = pow(abs(a), b);
+    return (a < 0.0 && frac(abs(b) * 0.5) == 0.5) ? -r : r;
+}",
+    },
+    Helper {
         name: "weft_atan32",
         deps: &["weft_isnan32", "weft_isinf32", "weft_copysign32"],
         text: "// Inverse trigonometry to float precision (Cephes' polynomials): the

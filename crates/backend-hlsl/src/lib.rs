@@ -14,6 +14,12 @@
 //! (`$WEFT_SPIRV_VAL` or `PATH`). A D3D12 application compiles the same
 //! source with DXC (`dxc -T cs_6_0 -E main`); see `docs/hlsl.md`.
 //!
+//! Per-operation fast-math flags ([`weft_ir::MathFlags`]) are honoured:
+//! `contract` drops `precise`, `afn` uses the intrinsics instead of the
+//! exactness helpers, `nnan`/`ninf` drop NaN and infinity guards. A kernel
+//! with `trap`s (bounds-checked mode) reports through an extra buffer, the
+//! trap record ([`TrapBinding`]).
+//!
 //! What HLSL cannot express exactly — float64 transcendentals, float64
 //! atomics, 64-bit atomics whose old value is used — is an
 //! [`HlslError::Unsupported`] error with the source location, never
@@ -26,8 +32,8 @@ mod names;
 mod tools;
 
 pub use bindings::{
-    dispatches, ArrayBinding, BindingLayout, CBufferArray, CBufferField, CBufferLayout, Dispatch,
-    MAX_GROUPS_X,
+    decode_trap_record, dispatches, ArrayBinding, BindingLayout, CBufferArray, CBufferField,
+    CBufferLayout, Dispatch, TrapBinding, TrapReport, MAX_GROUPS_X, TRAP_RECORD_SIZE,
 };
 pub use tools::{compile_spirv, find_glslang, find_spirv_val, validate_spirv};
 
@@ -38,8 +44,10 @@ use weft_ir::{FuncKind, Loc, Module};
 pub struct HlslOptions {
     /// Threads per workgroup (`[numthreads(group_size, 1, 1)]`), 1..=1024.
     pub group_size: u32,
-    /// Trade exactness for speed: `mad` instead of an exactly rounded fused
-    /// multiply-add, and the hardware `min`/`max` (undefined on NaN).
+    /// The whole kernel fast: every float operation is emitted as if it
+    /// carried `contract` and `afn` ([`weft_ir::MathFlags`]), as the
+    /// `fast-math` pass sets them. Off, each operation follows its own
+    /// flags (see `docs/hlsl.md`, "Fast math").
     pub fast_math: bool,
 }
 
@@ -65,6 +73,14 @@ pub struct HlslArtifact {
     pub bindings: BindingLayout,
     /// Threads per workgroup in x.
     pub group_size: u32,
+}
+
+impl HlslArtifact {
+    /// Whether the shader has a trap record (it was compiled with bounds
+    /// checks): a host zeroes it before a launch and reads it after.
+    pub fn has_trap_record(&self) -> bool {
+        self.bindings.trap.is_some()
+    }
 }
 
 /// Errors of the HLSL backend.

@@ -41,6 +41,14 @@
 //!    buffer, submits it and waits on a fence;
 //! 3. copies every array buffer back into its array.
 //!
+//! A kernel compiled with bounds checks (its [`BindingLayout::trap`] is
+//! set) also gets its trap record: a zeroed storage buffer of
+//! [`hlsl::TRAP_RECORD_SIZE`] bytes bound after the arrays, read back after
+//! the launch ([`hlsl::decode_trap_record`]). A failure there is returned
+//! as [`LaunchError::Trap`], exactly as on the CPU; the arrays are still
+//! copied back (the failing threads stored nothing). Unchecked kernels have
+//! no such buffer.
+//!
 //! Buffers use host-visible, host-coherent memory (device-local too when
 //! the device has such a type), mapped once. That is the simplest correct
 //! design; device-resident arrays and staging copies can come later.
@@ -53,7 +61,9 @@ use crate::sig::KernelSig;
 use ash::vk;
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex, OnceLock};
-use weft_backend_hlsl::{self as hlsl, BindingLayout, HlslArtifact, HlslError, HlslOptions};
+use weft_backend_hlsl::{
+    self as hlsl, BindingLayout, HlslArtifact, HlslError, HlslOptions, TrapReport,
+};
 use weft_ir::Module;
 
 /// Threads per workgroup of every kernel.
@@ -665,10 +675,11 @@ impl Pipeline {
             .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
             .descriptor_count(1)
             .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-        for a in &art.bindings.arrays {
+        let trap = art.bindings.trap.as_ref().map(|t| t.binding);
+        for binding in art.bindings.arrays.iter().map(|a| a.binding).chain(trap) {
             slots.push(
                 vk::DescriptorSetLayoutBinding::default()
-                    .binding(a.binding)
+                    .binding(binding)
                     .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE),
@@ -759,14 +770,15 @@ pub(crate) struct VulkanKernel(Arc<Pipeline>);
 
 impl VulkanKernel {
     /// Runs the kernel over `dims` (`total` threads, > 0) with `args`,
-    /// already checked against `sig`, and waits for it.
+    /// already checked against `sig`, and waits for it. A kernel compiled
+    /// with checks returns the first failure its trap record holds.
     pub(crate) fn launch(
         &self,
         sig: &KernelSig,
         dims: &[i32; 4],
         total: usize,
         args: &[Arg<'_>],
-    ) -> Result<(), LaunchError> {
+    ) -> Result<Option<TrapReport>, LaunchError> {
         self.run(sig, dims, total, args)
             .map_err(|e| LaunchError::Exec {
                 kernel: sig.name.clone(),
@@ -781,7 +793,7 @@ impl VulkanKernel {
         dims: &[i32; 4],
         total: usize,
         args: &[Arg<'_>],
-    ) -> Result<(), VulkanError> {
+    ) -> Result<Option<TrapReport>, VulkanError> {
         let p = &*self.0;
         let dev = &*p.dev;
         let shader = |source| VulkanError::Shader {
@@ -851,9 +863,24 @@ impl VulkanKernel {
             arrays.push((arr, buf));
         }
 
+        // The trap record of checked code, zeroed.
+        let trap = match p.bindings.trap {
+            Some(_) => {
+                let mut t = dev.buffer(
+                    hlsl::TRAP_RECORD_SIZE as u64,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                    "storage",
+                )?;
+                t.write(0, &vec![0u8; t.size as usize]);
+                Some(t)
+            }
+            None => None,
+        };
+
         let d = &dev.device;
         let n_sets = split.len() as u32;
-        let n_storage = (p.bindings.arrays.len() as u32).max(1) * n_sets;
+        let per_set = p.bindings.arrays.len() as u32 + u32::from(trap.is_some());
+        let n_storage = per_set.max(1) * n_sets;
         let sizes = [
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::UNIFORM_BUFFER,
@@ -894,7 +921,8 @@ impl VulkanKernel {
                         .set_layouts(&layouts),
                 )
                 .map_err(vkerr("vkAllocateDescriptorSets"))?;
-            let mut infos = Vec::with_capacity(sets.len() * (1 + slot_of.len()));
+            let per = 1 + slot_of.len() + usize::from(trap.is_some());
+            let mut infos = Vec::with_capacity(sets.len() * per);
             for i in 0..sets.len() {
                 infos.push(
                     vk::DescriptorBufferInfo::default()
@@ -902,16 +930,23 @@ impl VulkanKernel {
                         .offset(i as u64 * cb_stride)
                         .range(cb_size),
                 );
-                for &k in &slot_of {
+                let bufs = slot_of.iter().map(|&k| arrays[k].1.buffer);
+                for buffer in bufs.chain(trap.as_ref().map(|t| t.buffer)) {
                     infos.push(
                         vk::DescriptorBufferInfo::default()
-                            .buffer(arrays[k].1.buffer)
+                            .buffer(buffer)
                             .offset(0)
                             .range(vk::WHOLE_SIZE),
                     );
                 }
             }
-            let per = 1 + slot_of.len();
+            let storage_bindings: Vec<u32> = p
+                .bindings
+                .arrays
+                .iter()
+                .map(|b| b.binding)
+                .chain(p.bindings.trap.as_ref().map(|t| t.binding))
+                .collect();
             let mut writes = Vec::with_capacity(infos.len());
             for (i, &set) in sets.iter().enumerate() {
                 let info = &infos[i * per..(i + 1) * per];
@@ -922,11 +957,11 @@ impl VulkanKernel {
                         .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
                         .buffer_info(&info[..1]),
                 );
-                for (j, b) in p.bindings.arrays.iter().enumerate() {
+                for (j, &binding) in storage_bindings.iter().enumerate() {
                     writes.push(
                         vk::WriteDescriptorSet::default()
                             .dst_set(set)
-                            .dst_binding(b.binding)
+                            .dst_binding(binding)
                             .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                             .buffer_info(&info[1 + j..2 + j]),
                     );
@@ -1001,7 +1036,13 @@ impl VulkanKernel {
             // only user until it returns.
             unsafe { std::ptr::copy_nonoverlapping(buf.ptr, arr.data_ptr(), arr.byte_len()) };
         }
-        Ok(())
+        Ok(trap.and_then(|t| {
+            let mut rec = [0u8; hlsl::TRAP_RECORD_SIZE];
+            // SAFETY: the launch has finished (as above); the mapping holds
+            // at least `TRAP_RECORD_SIZE` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(t.ptr, rec.as_mut_ptr(), rec.len()) };
+            hlsl::decode_trap_record(&rec)
+        }))
     }
 }
 
