@@ -128,6 +128,7 @@
 //!   flattened params, returning the flattened results.
 
 pub mod debug;
+pub mod gdbjit;
 pub mod shims;
 mod translate;
 pub mod trap;
@@ -157,6 +158,10 @@ pub struct CpuOptions {
     /// Debug build: statement hooks for the debugger ([`debug`]); off by
     /// default, and then nothing of it is in the generated code.
     pub debug: bool,
+    /// Debug info for gdb ([`gdbjit`]): DWARF line tables into the kernel's
+    /// source, registered through the GDB JIT interface; one thread loop
+    /// (no unit-stride copy). Off by default, and then nothing changes.
+    pub debug_info: bool,
 }
 
 impl Default for CpuOptions {
@@ -165,6 +170,7 @@ impl Default for CpuOptions {
             opt_level: OptLevel::Speed,
             verify: cfg!(debug_assertions),
             debug: false,
+            debug_info: false,
         }
     }
 }
@@ -204,6 +210,8 @@ pub struct CpuArtifact {
     kernels: HashMap<String, CpuKernel>,
     /// Bytes the code points at (print formats).
     _data: Vec<Box<[u8]>>,
+    /// The debug info registered with gdb ([`CpuOptions::debug_info`]).
+    gdb: Option<gdbjit::Registration>,
 }
 
 // SAFETY: after `finalize_definitions` the JIT module is never touched
@@ -224,10 +232,16 @@ impl CpuArtifact {
     pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
         self.kernels.keys().map(|s| s.as_str())
     }
+    /// The ELF object registered with gdb (with [`CpuOptions::debug_info`]).
+    pub fn gdb_image(&self) -> Option<&[u8]> {
+        self.gdb.as_ref().map(|g| g.image())
+    }
 }
 
 impl Drop for CpuArtifact {
     fn drop(&mut self) {
+        // Unregister from gdb before the code goes.
+        drop(self.gdb.take());
         if let Some(m) = self.module.take() {
             // SAFETY: the artifact owns the module and every pointer into its
             // code is documented to be valid only while the artifact lives.
@@ -246,10 +260,28 @@ impl std::fmt::Debug for CpuArtifact {
 
 /// Compiles every kernel of `m` (and the funcs they call) to host code.
 pub fn compile(m: &weft_ir::Module, opts: &CpuOptions) -> Result<CpuArtifact, CpuError> {
-    let (mut module, ids, data, _) = build(m, opts, false)?;
+    let (mut module, ids, data, _, mut dbg) = build(m, opts, false)?;
     module
         .finalize_definitions()
         .map_err(|e| CpuError::Codegen(e.to_string()))?;
+    let gdb = if opts.debug_info {
+        for (info, id) in &mut dbg.funcs {
+            info.addr = module.get_finalized_function(*id) as u64;
+            if let Some(u) = dbg.unwind.remove(id) {
+                info.fde = Some(u.to_fde(cranelift_codegen::gimli::write::Address::Constant(
+                    info.addr,
+                )));
+            }
+        }
+        let funcs: Vec<_> = dbg.funcs.into_iter().map(|(f, _)| f).collect();
+        let dir = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| "/".into());
+        let image = gdbjit::build_image(&m.files, &dir, &funcs, module.isa().create_systemv_cie())?;
+        Some(gdbjit::register(image))
+    } else {
+        None
+    };
     let mut kernels = HashMap::new();
     for (fid, f) in m.kernels() {
         let Some(&id) = ids.get(&fid) else { continue };
@@ -264,13 +296,14 @@ pub fn compile(m: &weft_ir::Module, opts: &CpuOptions) -> Result<CpuArtifact, Cp
         module: Some(module),
         kernels,
         _data: data,
+        gdb,
     })
 }
 
 /// The Cranelift IR (before optimization) of every kernel of `m` and the
 /// funcs they call.
 pub fn emit_clif(m: &weft_ir::Module, opts: &CpuOptions) -> Result<String, CpuError> {
-    let (module, _, _, text) = build(m, opts, true)?;
+    let (module, _, _, text, _) = build(m, opts, true)?;
     // SAFETY: nothing was finalized; no pointer into the module escapes.
     unsafe { module.free_memory() };
     Ok(text)
@@ -314,12 +347,23 @@ type Built = (
     HashMap<FuncId, cranelift_module::FuncId>,
     Vec<Box<[u8]>>,
     String,
+    DebugInfo,
 );
+
+/// What [`build`] keeps for [`gdbjit`] (with [`CpuOptions::debug_info`]):
+/// each function's info (its address still 0) and unwind info.
+#[derive(Default)]
+struct DebugInfo {
+    funcs: Vec<(gdbjit::FuncInfo, cranelift_module::FuncId)>,
+    unwind: HashMap<cranelift_module::FuncId, cranelift_codegen::isa::unwind::systemv::UnwindInfo>,
+}
 
 fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Built, CpuError> {
     let mut module = new_module(opts)?;
     let mut cx = ModCtx::new(m);
     cx.debug = opts.debug;
+    cx.debug_info = opts.debug_info;
+    let mut dbg = DebugInfo::default();
     let cg = |e: cranelift_module::ModuleError| CpuError::Codegen(e.to_string());
 
     for s in shims::table() {
@@ -390,7 +434,38 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
         module
             .define_function(id, &mut ctx)
             .map_err(|e| CpuError::Codegen(format!("{}: {e:?}", f.name)))?;
+        if opts.debug_info {
+            if let Some(cc) = ctx.compiled_code() {
+                let rows = cc
+                    .buffer
+                    .get_srclocs_sorted()
+                    .iter()
+                    .map(|s| {
+                        let loc = (!s.loc.is_default())
+                            .then(|| cx.srclocs.get(s.loc.bits() as usize).copied())
+                            .flatten()
+                            .unwrap_or(Loc::NONE);
+                        (s.start, s.end, loc)
+                    })
+                    .collect();
+                if let Ok(Some(cranelift_codegen::isa::unwind::UnwindInfo::SystemV(u))) =
+                    cc.create_unwind_info(module.isa())
+                {
+                    dbg.unwind.insert(id, u);
+                }
+                let info = gdbjit::FuncInfo {
+                    name: f.name.clone(),
+                    symbol: format!("weft_{}_{}", fid.as_u32(), f.name),
+                    loc: f.loc,
+                    addr: 0,
+                    size: cc.code_info().total_size as u64,
+                    rows,
+                    fde: None,
+                };
+                dbg.funcs.push((info, id));
+            }
+        }
         module.clear_context(&mut ctx);
     }
-    Ok((module, cx.func_ids, cx.data, text))
+    Ok((module, cx.func_ids, cx.data, text, dbg))
 }

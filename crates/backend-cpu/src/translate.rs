@@ -60,6 +60,11 @@ pub(crate) struct ModCtx<'m> {
     /// Debug build: the source line of the last statement hook emitted in
     /// the current region walk (0: none).
     pub debug_line: u32,
+    /// Debug info for gdb ([`crate::gdbjit`]): every emitted instruction
+    /// carries a `SourceLoc` indexing `srclocs`; one thread loop only.
+    pub debug_info: bool,
+    pub srclocs: Vec<Loc>,
+    srcloc_ids: HashMap<Loc, u32>,
 }
 
 impl<'m> ModCtx<'m> {
@@ -72,7 +77,23 @@ impl<'m> ModCtx<'m> {
             data: Vec::new(),
             debug: false,
             debug_line: 0,
+            debug_info: false,
+            srclocs: Vec::new(),
+            srcloc_ids: HashMap::new(),
         }
+    }
+
+    /// The Cranelift source location of `loc`: its index in `srclocs`.
+    pub fn srcloc(&mut self, loc: Loc) -> cranelift_codegen::ir::SourceLoc {
+        if loc.is_none() {
+            return Default::default();
+        }
+        let n = self.srclocs.len() as u32;
+        let id = *self.srcloc_ids.entry(loc).or_insert(n);
+        if id == n {
+            self.srclocs.push(loc);
+        }
+        cranelift_codegen::ir::SourceLoc::new(id)
     }
 
     /// The slots of a type, in path order (memory order).
@@ -593,6 +614,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let p = self.b.block_params(entry).to_vec();
         let (args, start, end) = (p[0], p[1], p[2]);
         self.args_ptr = Some(args);
+        self.set_srcloc(self.f.loc);
 
         // Parameters are loaded once per launch, before the thread loop,
         // when the kernel uses them before or inside its first loop: they
@@ -628,7 +650,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         for (k, &t) in types.iter().enumerate() {
             let used = at_entry[k] || per_thread.values().any(|v| v.contains(&k));
             let Type::Array(at) = t else { continue };
-            if !used || at.ndim == 0 {
+            if !used || at.ndim == 0 || self.cx.debug_info {
                 continue;
             }
             let esize = layout::elem_size(at.elem, &self.cx.m.structs);
@@ -1173,12 +1195,21 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let params = self.f.regions[self.f.body].params.clone();
         self.bind(&params, &p[2..])?;
         self.ret = Ret::Func;
+        self.set_srcloc(self.f.loc);
         if self.cx.debug {
             self.debug_point(crate::debug::EventKind::Enter, self.f.loc)?;
         }
         self.region(self.f.body, None)?;
         self.b.seal_all_blocks();
         Ok(())
+    }
+
+    /// Debug info: tags the instructions emitted from now on with `loc`.
+    fn set_srcloc(&mut self, loc: Loc) {
+        if self.cx.debug_info {
+            let s = self.cx.srcloc(loc);
+            self.b.set_srcloc(s);
+        }
     }
 
     /// Finishes the builder.
@@ -1240,6 +1271,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     fn inst(&mut self, inst: Inst, yield_to: Option<Block>) -> Result<()> {
         let data = &self.f.insts[inst];
         self.loc = data.loc;
+        self.set_srcloc(data.loc);
         let f = self.f;
         match &data.kind {
             InstKind::Const(c) => {

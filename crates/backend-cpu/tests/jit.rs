@@ -883,6 +883,7 @@ fn emit_clif_and_opt_none() {
             opt_level: OptLevel::None,
             verify: true,
             debug: false,
+            debug_info: false,
         },
     )
     .unwrap();

@@ -126,6 +126,7 @@ fn mutated_modules_never_panic() {
                 },
                 verify,
                 debug: round % 5 == 0,
+                debug_info: round % 7 == 0,
             };
             let r = std::panic::catch_unwind(|| compile(&m, &opts).map(|_| ()));
             match r {

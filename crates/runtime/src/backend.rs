@@ -21,7 +21,11 @@ impl CpuProgram {
 }
 
 pub fn cpu_compile(m: &Module) -> Result<CpuProgram, BackendError> {
-    let opts = weft_backend_cpu::CpuOptions::default();
+    // WEFT_GDB=1: debug info for gdb (docs/debugging.md).
+    let opts = weft_backend_cpu::CpuOptions {
+        debug_info: std::env::var_os("WEFT_GDB").is_some_and(|v| v == "1"),
+        ..Default::default()
+    };
     let artifact = weft_backend_cpu::compile(m, &opts)?;
     Ok(CpuProgram { artifact })
 }

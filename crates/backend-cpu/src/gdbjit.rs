@@ -1,0 +1,493 @@
+//! Debug info for gdb: the GDB JIT interface.
+//!
+//! With [`crate::CpuOptions::debug_info`] set, [`crate::compile`] describes
+//! the code it generated in a small in-memory ELF object and registers it
+//! with the debugger through the JIT compilation interface of the gdb manual
+//! ("JIT Compilation Interface"): a linked list of [`JitCodeEntry`]s hung off
+//! the global [`__jit_debug_descriptor`], and the empty function
+//! [`__jit_debug_register_code`] on which gdb keeps a breakpoint. The object
+//! is unregistered when the artifact is dropped.
+//!
+//! # The object
+//!
+//! * `.text`: `SHT_NOBITS` (no bytes in the file), `sh_addr` the lowest
+//!   address of the artifact's functions and `sh_size` the span up to the end
+//!   of the highest one; the object is of type `ET_EXEC`, so every address
+//!   in it is absolute.
+//! * `.symtab`: one `STT_FUNC` symbol per function (its Cranelift name
+//!   `weft_<id>_<name>`), at its address, with its size.
+//! * DWARF 4: one compile unit per source file that defines a function
+//!   (`DW_AT_name` the file as [`weft_ir::Module::files`] has it,
+//!   `DW_AT_comp_dir` the working directory, `DW_AT_ranges` its functions),
+//!   a `DW_TAG_subprogram` per function (`low_pc`/`high_pc`, `decl_line`),
+//!   and a line program whose rows map machine-code offsets to the IR
+//!   instructions' [`Loc`]s: translate.rs tags each instruction it emits
+//!   with a Cranelift [`SourceLoc`](cranelift_codegen::ir::SourceLoc) that
+//!   indexes the module's table of locations, and Cranelift reports the
+//!   code ranges of each after register allocation. Code with no location
+//!   (frame setup, spills between statements) gets line 0. There are no
+//!   variables: `info locals` shows nothing; the line table is the whole
+//!   story.
+//! * `.debug_frame`: Cranelift's System V unwind info of each function, so
+//!   that `bt` walks from kernel code into the runtime's frames.
+
+use crate::CpuError;
+use cranelift_codegen::gimli;
+use gimli::write::{
+    Address, AttributeValue, CommonInformationEntry, DebugFrame, Dwarf, EndianVec,
+    FrameDescriptionEntry, FrameTable, LineProgram, LineString, Range, RangeList, Sections, Unit,
+};
+use object::elf;
+use object::write::elf::{FileHeader, SectionHeader, Sym, Writer};
+use std::cell::UnsafeCell;
+use std::collections::BTreeMap;
+use std::ptr::null_mut;
+use std::sync::Mutex;
+use weft_ir::Loc;
+
+/// What the debug info says about one compiled function.
+pub(crate) struct FuncInfo {
+    /// The IR function's name.
+    pub name: String,
+    /// The symbol (the Cranelift function name).
+    pub symbol: String,
+    /// Where the function is defined (its `def` line).
+    pub loc: Loc,
+    /// Absolute address and size in bytes of its code.
+    pub addr: u64,
+    pub size: u64,
+    /// `(start, end, loc)`: code offsets (from `addr`) and the source
+    /// location of the instruction there, sorted by `start`.
+    pub rows: Vec<(u32, u32, Loc)>,
+    /// Unwind info at `addr`.
+    pub fde: Option<FrameDescriptionEntry>,
+}
+
+/// The ELF machine and byte order of the host.
+fn host_machine() -> Option<(u16, object::Endianness)> {
+    use object::Endianness::{Big, Little};
+    if cfg!(target_pointer_width = "64") {
+        if cfg!(target_arch = "x86_64") {
+            return Some((elf::EM_X86_64, Little));
+        } else if cfg!(target_arch = "aarch64") {
+            return Some((elf::EM_AARCH64, Little));
+        } else if cfg!(target_arch = "riscv64") {
+            return Some((elf::EM_RISCV, Little));
+        } else if cfg!(target_arch = "s390x") {
+            return Some((elf::EM_S390, Big));
+        }
+    }
+    None
+}
+
+fn dwarf_err(e: gimli::write::Error) -> CpuError {
+    CpuError::Codegen(format!("debug info: {e}"))
+}
+
+/// A non-empty string without NUL bytes (gimli's requirement for names).
+fn dwarf_name(s: &str) -> Vec<u8> {
+    let v: Vec<u8> = s.bytes().filter(|&b| b != 0).collect();
+    if v.is_empty() {
+        b"?".to_vec()
+    } else {
+        v
+    }
+}
+
+/// The DWARF sections (name, bytes) describing `funcs`, whose locations
+/// index `files`.
+fn dwarf_sections(
+    files: &[String],
+    comp_dir: &str,
+    funcs: &[FuncInfo],
+    cie: Option<CommonInformationEntry>,
+) -> Result<Vec<(&'static str, Vec<u8>)>, CpuError> {
+    let encoding = gimli::Encoding {
+        format: gimli::Format::Dwarf32,
+        version: 4,
+        address_size: 8,
+    };
+    // Functions grouped by the file that defines them (one unit each).
+    let mut by_file: BTreeMap<u32, Vec<&FuncInfo>> = BTreeMap::new();
+    for f in funcs.iter().filter(|f| f.size > 0) {
+        by_file.entry(f.loc.file).or_default().push(f);
+    }
+    let mut dwarf = Dwarf::new();
+    let file_name = |i: u32| {
+        dwarf_name(
+            files
+                .get(i as usize)
+                .map(|s| s.as_str())
+                .unwrap_or("<unknown>"),
+        )
+    };
+    for (&file, fs) in &by_file {
+        let mut lp = LineProgram::new(
+            encoding,
+            gimli::LineEncoding::default(),
+            LineString::String(dwarf_name(comp_dir)),
+            None,
+            LineString::String(file_name(file)),
+            None,
+        );
+        let dir = lp.default_directory();
+        let mut file_ids = BTreeMap::new();
+        for f in fs {
+            let mut file_id = |i: u32, lp: &mut LineProgram| {
+                *file_ids
+                    .entry(i)
+                    .or_insert_with(|| lp.add_file(LineString::String(file_name(i)), dir, None))
+            };
+            let fid = file_id(f.loc.file, &mut lp);
+            lp.begin_sequence(Some(Address::Constant(f.addr)));
+            let mut last: Option<(u32, u32)> = None;
+            let mut end = 0u32;
+            let mut emit = |lp: &mut LineProgram, off: u32, key: (u32, u32), fid| {
+                if last == Some(key) {
+                    return;
+                }
+                last = Some(key);
+                let row = lp.row();
+                row.address_offset = off as u64;
+                row.file = fid;
+                row.line = key.1 as u64;
+                row.is_statement = key.1 != 0;
+                lp.generate_row();
+            };
+            for &(start, stop, loc) in &f.rows {
+                if start > end {
+                    emit(&mut lp, end, (f.loc.file, 0), fid);
+                }
+                if loc.is_none() {
+                    emit(&mut lp, start, (f.loc.file, 0), fid);
+                } else {
+                    let id = file_id(loc.file, &mut lp);
+                    emit(&mut lp, start, (loc.file, loc.line), id);
+                }
+                end = end.max(stop);
+            }
+            lp.end_sequence(f.size);
+        }
+        let mut unit = Unit::new(encoding, lp);
+        let ranges = RangeList(
+            fs.iter()
+                .map(|f| Range::StartLength {
+                    begin: Address::Constant(f.addr),
+                    length: f.size,
+                })
+                .collect(),
+        );
+        let ranges = unit.ranges.add(ranges);
+        let root = unit.root();
+        let name = dwarf.strings.add(file_name(file));
+        let dir = dwarf.strings.add(dwarf_name(comp_dir));
+        let producer = dwarf
+            .strings
+            .add(concat!("weft ", env!("CARGO_PKG_VERSION")));
+        let cu = unit.get_mut(root);
+        cu.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+        cu.set(gimli::DW_AT_comp_dir, AttributeValue::StringRef(dir));
+        cu.set(gimli::DW_AT_producer, AttributeValue::StringRef(producer));
+        cu.set(
+            gimli::DW_AT_language,
+            AttributeValue::Language(gimli::DW_LANG_Python),
+        );
+        cu.set(
+            gimli::DW_AT_low_pc,
+            AttributeValue::Address(Address::Constant(0)),
+        );
+        cu.set(gimli::DW_AT_ranges, AttributeValue::RangeListRef(ranges));
+        for f in fs {
+            let sp = unit.add(root, gimli::DW_TAG_subprogram);
+            let name = dwarf.strings.add(dwarf_name(&f.name));
+            let fid = file_ids.get(&f.loc.file).copied();
+            let e = unit.get_mut(sp);
+            e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+            e.set(gimli::DW_AT_external, AttributeValue::Flag(true));
+            e.set(gimli::DW_AT_decl_file, AttributeValue::FileIndex(fid));
+            e.set(
+                gimli::DW_AT_decl_line,
+                AttributeValue::Udata(f.loc.line as u64),
+            );
+            e.set(
+                gimli::DW_AT_low_pc,
+                AttributeValue::Address(Address::Constant(f.addr)),
+            );
+            e.set(gimli::DW_AT_high_pc, AttributeValue::Udata(f.size));
+        }
+        dwarf.units.add(unit);
+    }
+    let mut sections = Sections::new(EndianVec::new(gimli::RunTimeEndian::default()));
+    dwarf.write(&mut sections).map_err(dwarf_err)?;
+    let mut out = Vec::new();
+    sections
+        .for_each(|id, data| {
+            if !data.slice().is_empty() {
+                out.push((id.name(), data.slice().to_vec()));
+            }
+            Ok::<(), gimli::write::Error>(())
+        })
+        .map_err(dwarf_err)?;
+    if let Some(cie) = cie {
+        let mut table = FrameTable::default();
+        let cie = table.add_cie(cie);
+        let mut any = false;
+        for f in funcs {
+            if let Some(fde) = &f.fde {
+                table.add_fde(cie, fde.clone());
+                any = true;
+            }
+        }
+        if any {
+            let mut frame = DebugFrame(EndianVec::new(gimli::RunTimeEndian::default()));
+            table.write_debug_frame(&mut frame).map_err(dwarf_err)?;
+            out.push((".debug_frame", frame.0.into_vec()));
+        }
+    }
+    Ok(out)
+}
+
+/// The ELF object (module docs) describing `funcs`.
+pub(crate) fn build_image(
+    files: &[String],
+    comp_dir: &str,
+    funcs: &[FuncInfo],
+    cie: Option<CommonInformationEntry>,
+) -> Result<Vec<u8>, CpuError> {
+    let (machine, endian) =
+        host_machine().ok_or_else(|| CpuError::Host("no ELF debug info for this host".into()))?;
+    if endian != object::Endianness::default() {
+        // gimli's `RunTimeEndian::default()` is the host's, as is object's.
+        return Err(CpuError::Host("mismatched byte order".into()));
+    }
+    let sections = dwarf_sections(files, comp_dir, funcs, cie)?;
+    let lo = funcs.iter().map(|f| f.addr).min().unwrap_or(0);
+    let hi = funcs.iter().map(|f| f.addr + f.size).max().unwrap_or(0);
+
+    let mut buf = Vec::new();
+    let mut w = Writer::new(endian, true, &mut buf);
+    w.reserve_file_header();
+    w.reserve_null_section_index();
+    let text_name = w.add_section_name(b".text");
+    let text = w.reserve_section_index();
+    let mut debug = Vec::with_capacity(sections.len());
+    for (name, data) in &sections {
+        let n = w.add_section_name(name.as_bytes());
+        let idx = w.reserve_section_index();
+        debug.push((n, idx, data));
+    }
+    w.reserve_null_symbol_index();
+    let syms: Vec<_> = funcs
+        .iter()
+        .map(|f| {
+            let name = w.add_string(f.symbol.as_bytes());
+            w.reserve_symbol_index(Some(text));
+            (name, f)
+        })
+        .collect();
+    w.reserve_symtab_section_index();
+    w.reserve_strtab_section_index();
+    w.reserve_shstrtab_section_index();
+    let offsets: Vec<usize> = debug
+        .iter()
+        .map(|(_, _, data)| w.reserve(data.len(), 1))
+        .collect();
+    w.reserve_symtab();
+    w.reserve_strtab();
+    w.reserve_shstrtab();
+    w.reserve_section_headers();
+
+    w.write_file_header(&FileHeader {
+        os_abi: elf::ELFOSABI_NONE,
+        abi_version: 0,
+        e_type: elf::ET_EXEC,
+        e_machine: machine,
+        e_entry: 0,
+        e_flags: 0,
+    })
+    .map_err(|e| CpuError::Codegen(format!("debug info: {e}")))?;
+    for (_, _, data) in &debug {
+        w.write(data);
+    }
+    w.write_null_symbol();
+    for (name, f) in &syms {
+        w.write_symbol(&Sym {
+            name: Some(*name),
+            section: Some(text),
+            st_info: (elf::STB_GLOBAL << 4) | elf::STT_FUNC,
+            st_other: elf::STV_DEFAULT,
+            st_shndx: 0,
+            st_value: f.addr,
+            st_size: f.size,
+        });
+    }
+    w.write_strtab();
+    w.write_shstrtab();
+    w.write_null_section_header();
+    w.write_section_header(&SectionHeader {
+        name: Some(text_name),
+        sh_type: elf::SHT_NOBITS,
+        sh_flags: (elf::SHF_ALLOC | elf::SHF_EXECINSTR) as u64,
+        sh_addr: lo,
+        sh_offset: 0,
+        sh_size: hi - lo,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: 16,
+        sh_entsize: 0,
+    });
+    for ((name, _, data), off) in debug.iter().zip(&offsets) {
+        w.write_section_header(&SectionHeader {
+            name: Some(*name),
+            sh_type: elf::SHT_PROGBITS,
+            sh_flags: 0,
+            sh_addr: 0,
+            sh_offset: *off as u64,
+            sh_size: data.len() as u64,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 1,
+            sh_entsize: 0,
+        });
+    }
+    w.write_symtab_section_header(1);
+    w.write_strtab_section_header();
+    w.write_shstrtab_section_header();
+    Ok(buf)
+}
+
+// ---- the GDB JIT interface ----
+
+const JIT_NOACTION: u32 = 0;
+const JIT_REGISTER_FN: u32 = 1;
+const JIT_UNREGISTER_FN: u32 = 2;
+
+/// `struct jit_code_entry` of the gdb manual.
+#[repr(C)]
+pub struct JitCodeEntry {
+    next: *mut JitCodeEntry,
+    prev: *mut JitCodeEntry,
+    symfile_addr: *const u8,
+    symfile_size: u64,
+}
+
+/// `struct jit_descriptor` of the gdb manual.
+#[repr(C)]
+pub struct JitDescriptor {
+    version: u32,
+    action_flag: u32,
+    relevant_entry: *mut JitCodeEntry,
+    first_entry: *mut JitCodeEntry,
+}
+
+/// The descriptor gdb reads; written only under [`LIST`].
+#[repr(transparent)]
+pub struct DescriptorCell(UnsafeCell<JitDescriptor>);
+
+// SAFETY: every access from Rust goes through `LIST`'s lock; gdb reads it
+// only while the process is stopped.
+unsafe impl Sync for DescriptorCell {}
+
+/// The descriptor gdb looks up by name.
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static __jit_debug_descriptor: DescriptorCell =
+    DescriptorCell(UnsafeCell::new(JitDescriptor {
+        version: 1,
+        action_flag: JIT_NOACTION,
+        relevant_entry: null_mut(),
+        first_entry: null_mut(),
+    }));
+
+/// gdb keeps a breakpoint here and reads the descriptor when it is hit.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn __jit_debug_register_code() {
+    // An opaque use of the descriptor, so that neither this function nor
+    // calls to it are optimized away.
+    std::hint::black_box(&__jit_debug_descriptor);
+}
+
+/// Serialises every change to the descriptor and its list.
+static LIST: Mutex<()> = Mutex::new(());
+
+/// An object registered with gdb; unregistered on drop.
+pub(crate) struct Registration {
+    entry: *mut JitCodeEntry,
+    image: Box<[u8]>,
+}
+
+// SAFETY: `entry` is owned by this registration and touched only under
+// `LIST`'s lock; `image` is immutable.
+unsafe impl Send for Registration {}
+// SAFETY: `&Registration` gives access only to the immutable image.
+unsafe impl Sync for Registration {}
+
+impl Registration {
+    /// The registered ELF object.
+    pub fn image(&self) -> &[u8] {
+        &self.image
+    }
+}
+
+/// Registers `image` with gdb (a no-op when no debugger is attached).
+pub(crate) fn register(image: Vec<u8>) -> Registration {
+    let image = image.into_boxed_slice();
+    let entry = Box::into_raw(Box::new(JitCodeEntry {
+        next: null_mut(),
+        prev: null_mut(),
+        symfile_addr: image.as_ptr(),
+        symfile_size: image.len() as u64,
+    }));
+    let _g = LIST.lock().unwrap_or_else(|p| p.into_inner());
+    let d = __jit_debug_descriptor.0.get();
+    // SAFETY: `d` is the static descriptor and `entry` a live allocation;
+    // the lock excludes every other writer, and the list's entries are live
+    // until unlinked under the same lock.
+    unsafe {
+        let first = (*d).first_entry;
+        (*entry).next = first;
+        if !first.is_null() {
+            (*first).prev = entry;
+        }
+        (*d).first_entry = entry;
+        (*d).relevant_entry = entry;
+        (*d).action_flag = JIT_REGISTER_FN;
+    }
+    __jit_debug_register_code();
+    // SAFETY: as above.
+    unsafe { (*d).action_flag = JIT_NOACTION };
+    Registration { entry, image }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let _g = LIST.lock().unwrap_or_else(|p| p.into_inner());
+        let d = __jit_debug_descriptor.0.get();
+        // SAFETY: `self.entry` is in the list (linked by `register`, only
+        // unlinked here) and its neighbours are live; the lock excludes
+        // every other writer.
+        unsafe {
+            let e = self.entry;
+            let (prev, next) = ((*e).prev, (*e).next);
+            if prev.is_null() {
+                (*d).first_entry = next;
+            } else {
+                (*prev).next = next;
+            }
+            if !next.is_null() {
+                (*next).prev = prev;
+            }
+            (*d).relevant_entry = e;
+            (*d).action_flag = JIT_UNREGISTER_FN;
+        }
+        __jit_debug_register_code();
+        // SAFETY: as above; gdb has read the entry, nothing points to it
+        // any more, and it came from `Box::into_raw`.
+        unsafe {
+            (*d).action_flag = JIT_NOACTION;
+            (*d).relevant_entry = null_mut();
+            drop(Box::from_raw(self.entry));
+        }
+    }
+}
