@@ -448,6 +448,33 @@ mod tests {
     }
 
     #[test]
+    fn trap_records_decode() {
+        let mut b = vec![0u8; TRAP_RECORD_SIZE];
+        assert_eq!(decode_trap_record(&b), None, "flag clear");
+        b[0..4].copy_from_slice(&1u32.to_le_bytes());
+        b[4..8].copy_from_slice(&1u32.to_le_bytes());
+        b[8..12].copy_from_slice(&2u32.to_le_bytes());
+        b[12..16].copy_from_slice(&7u32.to_le_bytes());
+        b[16..20].copy_from_slice(&12u32.to_le_bytes());
+        b[20..24].copy_from_slice(&99u32.to_le_bytes());
+        b[24..32].copy_from_slice(&(-1i64).to_le_bytes());
+        b[32..40].copy_from_slice(&16i64.to_le_bytes());
+        assert_eq!(
+            decode_trap_record(&b),
+            Some(TrapReport {
+                kind: TrapKind::OutOfBounds { axis: 1 },
+                loc: Loc::new(2, 7, 12),
+                thread: 99,
+                index: -1,
+                size: 16,
+            })
+        );
+        assert_eq!(decode_trap_record(&b[..39]), None, "too short");
+        b[4..8].copy_from_slice(&0x999u32.to_le_bytes());
+        assert_eq!(decode_trap_record(&b), None, "unknown code");
+    }
+
+    #[test]
     fn packs_arrays_and_scalars() {
         let st = StructTable::new();
         let arr = Type::Array(ArrayType {
@@ -478,6 +505,7 @@ mod tests {
         assert_eq!(b.cbuffer.fields[0].offset, 64);
         assert_eq!(b.cbuffer.fields[1].offset, 72);
         assert_eq!(b.total_cbuffer_size, 80);
+        assert_eq!(b.trap, None, "no trap record without checks");
         let al = layout::arg_layout(&[arr, Type::Scalar(Scalar::I8), Type::F64], &st);
         let mut block = vec![0u8; al.size as usize];
         block[0..4].copy_from_slice(&3i32.to_le_bytes());

@@ -42,12 +42,40 @@ pub fn emit_case(
     case: &str,
     opts: &HlslOptions,
 ) -> Result<Result<HlslArtifact, HlslError>, String> {
+    emit_case_variant(case, Variant::Plain, opts)
+}
+
+/// How a case is compiled before the HLSL backend.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The default pipeline.
+    Plain,
+    /// The default pipeline, then the bounds checks (`--checked`).
+    Checked,
+    /// The pipeline with `fast-math` setting these flags.
+    Fast(weft_ir::MathFlags),
+}
+
+/// [`emit_case`] compiled as `variant`.
+pub fn emit_case_variant(
+    case: &str,
+    variant: Variant,
+    opts: &HlslOptions,
+) -> Result<Result<HlslArtifact, HlslError>, String> {
     let dir = corpus_dir().join("cases").join(case);
     let src = std::fs::read_to_string(dir.join("kernel.py")).map_err(|e| e.to_string())?;
     let json = std::fs::read_to_string(dir.join("case.json")).map_err(|e| e.to_string())?;
     let kernel = kernel_name(&json).ok_or("case.json without a kernel")?;
     let mut m = weft_frontend::compile("kernel.py", &src).map_err(|d| format!("{d:?}"))?;
-    weft_passes::run_pipeline(&mut m, &weft_passes::PipelineOptions::default())
-        .map_err(|e| e.to_string())?;
+    let mut po = weft_passes::PipelineOptions::default();
+    if let Variant::Fast(flags) = variant {
+        po.fast_math = true;
+        po.fast_math_flags = flags;
+    }
+    weft_passes::run_pipeline(&mut m, &po).map_err(|e| e.to_string())?;
+    if variant == Variant::Checked {
+        weft_passes::bounds::insert_bounds_checks(&mut m);
+        weft_ir::verify::verify_module(&m).map_err(|e| format!("{e:?}"))?;
+    }
     Ok(emit_hlsl(&m, &kernel, opts))
 }

@@ -1,9 +1,12 @@
 //! Every conformance kernel emits HLSL that glslang compiles to SPIR-V and
 //! `spirv-val` accepts — except the documented `Unsupported` ones
-//! (docs/hlsl.md). Skips, saying so, when the tools are absent.
+//! (docs/hlsl.md) — as compiled by default, with bounds checks (a trap
+//! record exactly when the kernel has a check) and with every fast-math
+//! flag. Skips, saying so, when the tools are absent.
 
 mod common;
 
+use common::Variant;
 use weft_backend_hlsl::{
     compile_spirv, find_glslang, find_spirv_val, validate_spirv, HlslError, HlslOptions,
 };
@@ -29,11 +32,18 @@ fn every_kernel_compiles_and_validates() {
     let mut failures = Vec::new();
     let mut unsupported = Vec::new();
     let mut ok = 0;
-    for case in cases
-        .iter()
-        .filter(|c| only.as_ref().is_none_or(|o| o == *c))
-    {
-        let art = match common::emit_case(case, &HlslOptions::default()) {
+    let variants = [
+        Variant::Plain,
+        Variant::Checked,
+        Variant::Fast(weft_ir::MathFlags::ALL),
+    ];
+    for (variant, case) in variants.iter().flat_map(|&v| {
+        cases
+            .iter()
+            .filter(|c| only.as_ref().is_none_or(|o| o == *c))
+            .map(move |c| (v, c))
+    }) {
+        let art = match common::emit_case_variant(case, variant, &HlslOptions::default()) {
             Err(e) => {
                 failures.push(format!("{case}: front end: {e}"));
                 continue;
@@ -41,7 +51,9 @@ fn every_kernel_compiles_and_validates() {
             Ok(Err(HlslError::Unsupported { what, loc, .. })) => {
                 assert!(!loc.is_none(), "{case}: Unsupported without a location");
                 println!("{case}: unsupported: {what} (line {})", loc.line);
-                unsupported.push(case.clone());
+                if variant == Variant::Plain {
+                    unsupported.push(case.clone());
+                }
                 continue;
             }
             Ok(Err(e)) => {
@@ -50,10 +62,25 @@ fn every_kernel_compiles_and_validates() {
             }
             Ok(Ok(a)) => a,
         };
+        // Only checked code has the trap record, bound after the arrays.
+        let has_checks =
+            variant == Variant::Checked && art.source.contains(".Store(20u, weft_tid)");
+        match &art.bindings.trap {
+            Some(t) if has_checks => {
+                assert_eq!(t.register as usize, art.bindings.arrays.len(), "{case}");
+                assert_eq!(t.binding, t.register + 1, "{case}");
+                assert!(art.has_trap_record());
+            }
+            None if !has_checks => assert!(!art.source.contains("weft_trap"), "{case}"),
+            _ => failures.push(format!(
+                "{case} ({variant:?}): trap record {:?} but checks: {has_checks}",
+                art.bindings.trap
+            )),
+        }
         if tools {
             match compile_spirv(&art).and_then(|spv| validate_spirv(&spv)) {
                 Ok(()) => ok += 1,
-                Err(e) => failures.push(format!("{case}: {e}\n{}", art.source)),
+                Err(e) => failures.push(format!("{case} ({variant:?}): {e}\n{}", art.source)),
             }
         } else {
             ok += 1;

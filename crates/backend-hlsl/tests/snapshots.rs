@@ -4,21 +4,41 @@
 
 mod common;
 
+use common::Variant;
 use std::path::PathBuf;
 use weft_backend_hlsl::{compile_spirv, find_glslang, find_spirv_val, validate_spirv, HlslOptions};
+use weft_ir::MathFlags;
 
-const CASES: &[&str] = &[
-    "seed_double_kernel",
-    "seed_nbody_step",
-    "atomic_histogram_int",
-    "struct_array_rw",
-    "dims_stencil_3d",
+const CASES: &[(&str, Variant)] = &[
+    ("seed_double_kernel", Variant::Plain),
+    ("seed_nbody_step", Variant::Plain),
+    ("atomic_histogram_int", Variant::Plain),
+    ("struct_array_rw", Variant::Plain),
+    ("dims_stencil_3d", Variant::Plain),
+    // Bounds-checked mode: the trap record and its writes.
+    ("seed_nbody_step", Variant::Checked),
+    // Fast math as `--fast-math` sets it (contract, afn), and every flag.
+    ("seed_nbody_step", Variant::Fast(FAST)),
+    ("math_exp_log", Variant::Fast(FAST)),
+    ("math_inverse_trig", Variant::Fast(FAST)),
+    ("math_exp_log", Variant::Fast(MathFlags::ALL)),
+    ("math_minmax_interp", Variant::Fast(MathFlags::ALL)),
 ];
 
-fn snapshot_path(case: &str) -> PathBuf {
+const FAST: MathFlags = MathFlags::CONTRACT.union(MathFlags::APPROX_FUNC);
+
+/// `<case>.hlsl`, `<case>.checked.hlsl`, `<case>.fast.hlsl` (contract,
+/// afn) or `<case>.fast-all.hlsl` (every flag).
+fn snapshot_path(case: &str, variant: Variant) -> PathBuf {
+    let suffix = match variant {
+        Variant::Plain => "",
+        Variant::Checked => ".checked",
+        Variant::Fast(f) if f == FAST => ".fast",
+        Variant::Fast(_) => ".fast-all",
+    };
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots")
-        .join(format!("{case}.hlsl"))
+        .join(format!("{case}{suffix}.hlsl"))
 }
 
 #[test]
@@ -33,15 +53,15 @@ fn emitted_hlsl_matches_snapshots() {
     let bless = std::env::var_os("WEFT_BLESS").is_some_and(|v| v == "1");
     let tools = find_glslang().is_some() && find_spirv_val().is_some();
     let mut mismatches = Vec::new();
-    for case in CASES {
-        let art = common::emit_case(case, &HlslOptions::default())
+    for &(case, variant) in CASES {
+        let art = common::emit_case_variant(case, variant, &HlslOptions::default())
             .unwrap_or_else(|e| panic!("{case}: {e}"))
             .unwrap_or_else(|e| panic!("{case}: {e}"));
         if tools {
             let spv = compile_spirv(&art).unwrap_or_else(|e| panic!("{case}: {e}"));
             validate_spirv(&spv).unwrap_or_else(|e| panic!("{case}: {e}"));
         }
-        let path = snapshot_path(case);
+        let path = snapshot_path(case, variant);
         if bless {
             std::fs::write(&path, &art.source)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
