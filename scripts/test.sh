@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # System packages: a C toolchain, LLVM 19 (PTX / llvm-cpu backends), glslang +
 # SPIRV-Tools (HLSL -> SPIR-V, validation), Mesa's lavapipe (a Vulkan device on the CPU).
 pkgs=(build-essential pkg-config llvm-19-dev libpolly-19-dev libzstd-dev glslang-tools spirv-tools
-      mesa-vulkan-drivers libvulkan1 vulkan-tools python3-venv chromium)
+      mesa-vulkan-drivers libvulkan1 vulkan-tools python3-venv chromium gdb)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

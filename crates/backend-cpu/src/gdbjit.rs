@@ -491,3 +491,188 @@ impl Drop for Registration {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{compile, CpuOptions};
+    use object::read::elf::ElfFile64;
+    use object::{Object, ObjectSection, ObjectSymbol};
+    use weft_ir::ir::{BinaryOp, MemAccess};
+    use weft_ir::{ArrayType, ElemType, FuncBuilder, FuncKind, Function, Module, Param, Scalar};
+
+    /// `k.py`: kernel `double(x)` with `i = tid()` on line 3 and
+    /// `x[i] = x[i] + x[i]` on lines 4 (load, add) and 5 (store).
+    fn module() -> Module {
+        let mut m = Module::new();
+        let file = m.file_index("k.py");
+        let arr = weft_ir::Type::Array(ArrayType {
+            elem: ElemType::Scalar(Scalar::F32),
+            ndim: 1,
+        });
+        let mut f = Function::new(
+            "double",
+            FuncKind::Kernel,
+            vec![Param {
+                name: "x".into(),
+                ty: arr,
+            }],
+            vec![],
+        );
+        f.loc = Loc::new(file, 2, 1);
+        let x = f.param_values()[0];
+        {
+            let mut b = FuncBuilder::new(&mut f, &m.structs);
+            b.set_loc(Loc::new(file, 3, 5));
+            let i = b.thread_id();
+            let at = MemAccess {
+                array: x,
+                indices: vec![i],
+                path: vec![],
+            };
+            b.set_loc(Loc::new(file, 4, 5));
+            let v = b.load(at.clone());
+            let d = b.binary(BinaryOp::Add, v, v);
+            b.set_loc(Loc::new(file, 5, 5));
+            b.store(at, d);
+            b.return_(vec![]);
+        }
+        m.funcs.push(f);
+        m
+    }
+
+    /// The tests that register objects run one at a time, so that a freed
+    /// image's address cannot be reused by another test's while checked.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn registered(image: &[u8]) -> bool {
+        let _g = LIST.lock().unwrap_or_else(|p| p.into_inner());
+        let d = __jit_debug_descriptor.0.get();
+        // SAFETY: the lock is held; entries in the list are live.
+        unsafe {
+            let mut e = (*d).first_entry;
+            while !e.is_null() {
+                if (*e).symfile_addr == image.as_ptr() && (*e).symfile_size == image.len() as u64 {
+                    return true;
+                }
+                e = (*e).next;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn off_by_default() {
+        let art = compile(&module(), &CpuOptions::default()).unwrap();
+        assert!(art.gdb_image().is_none());
+    }
+
+    #[test]
+    fn image_has_symbols_and_line_rows() {
+        let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+        let m = module();
+        let opts = CpuOptions {
+            debug_info: true,
+            ..CpuOptions::default()
+        };
+        let art = compile(&m, &opts).unwrap();
+        let entry = art.kernel("double").unwrap().entry as usize as u64;
+        let image = art.gdb_image().unwrap();
+        let elf = ElfFile64::<object::Endianness>::parse(image).unwrap();
+        assert_eq!(elf.elf_header().e_type.get(elf.endian()), elf::ET_EXEC);
+
+        let text = elf.section_by_name(".text").unwrap();
+        let sym = elf
+            .symbols()
+            .find(|s| s.name() == Ok("weft_0_double"))
+            .unwrap();
+        assert_eq!(sym.address(), entry);
+        assert!(sym.size() > 0);
+        assert!(text.address() <= entry && entry + sym.size() <= text.address() + text.size());
+        let has_frame = elf.section_by_name(".debug_frame").is_some();
+        assert!(has_frame);
+
+        // The DWARF, read back with gimli.
+        let load =
+            |id: gimli::SectionId| -> Result<gimli::EndianSlice<'_, gimli::RunTimeEndian>, ()> {
+                let data = elf
+                    .section_by_name(id.name())
+                    .and_then(|s| s.data().ok())
+                    .unwrap_or(&[]);
+                Ok(gimli::EndianSlice::new(
+                    data,
+                    gimli::RunTimeEndian::default(),
+                ))
+            };
+        let dwarf = gimli::read::Dwarf::load(load).unwrap();
+        let mut units = dwarf.units();
+        let header = units.next().unwrap().unwrap();
+        assert!(units.next().unwrap().is_none(), "one file, one unit");
+        let unit = dwarf.unit(header).unwrap();
+        let name = unit.name.unwrap();
+        assert_eq!(name.slice(), b"k.py");
+
+        // Subprogram `double` at the entry.
+        let mut entries = unit.entries();
+        let mut found = false;
+        while let Some(e) = entries.next_dfs().unwrap() {
+            if e.tag() == gimli::DW_TAG_subprogram {
+                let n = e.attr_value(gimli::DW_AT_name).unwrap();
+                assert_eq!(dwarf.attr_string(&unit, n).unwrap().slice(), b"double");
+                assert_eq!(
+                    e.attr_value(gimli::DW_AT_low_pc),
+                    Some(gimli::AttributeValue::Addr(entry))
+                );
+                found = true;
+            }
+        }
+        assert!(found);
+
+        // Line rows: inside the function, in k.py, the lines the IR has.
+        let program = unit.line_program.clone().unwrap();
+        let mut rows = program.rows();
+        let mut lines = std::collections::BTreeSet::new();
+        while let Some((header, row)) = rows.next_row().unwrap() {
+            if row.end_sequence() {
+                assert_eq!(row.address(), entry + sym.size());
+                continue;
+            }
+            assert!(row.address() >= entry && row.address() < entry + sym.size());
+            let line = row.line().map_or(0, |l| l.get());
+            if line != 0 {
+                let file = row.file(header).unwrap();
+                let fname = dwarf.attr_string(&unit, file.path_name()).unwrap();
+                assert_eq!(fname.slice(), b"k.py");
+                lines.insert(line);
+            }
+        }
+        assert!(lines.is_subset(&[2, 3, 4, 5].into()), "{lines:?}");
+        assert!(lines.contains(&4) && lines.contains(&5), "{lines:?}");
+    }
+
+    #[test]
+    fn registered_while_the_artifact_lives() {
+        let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+        let opts = CpuOptions {
+            debug_info: true,
+            ..CpuOptions::default()
+        };
+        let art = compile(&module(), &opts).unwrap();
+        let image = art.gdb_image().unwrap().to_vec();
+        let (ptr, len) = (art.gdb_image().unwrap().as_ptr(), image.len());
+        assert!(registered(art.gdb_image().unwrap()));
+        drop(art);
+        let _g = LIST.lock().unwrap_or_else(|p| p.into_inner());
+        let d = __jit_debug_descriptor.0.get();
+        // SAFETY: the lock is held; entries in the list are live.
+        unsafe {
+            assert_eq!((*d).version, 1);
+            assert_eq!((*d).action_flag, JIT_NOACTION);
+            let mut e = (*d).first_entry;
+            while !e.is_null() {
+                assert!(!((*e).symfile_addr == ptr && (*e).symfile_size == len as u64));
+                e = (*e).next;
+            }
+        }
+    }
+}

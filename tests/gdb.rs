@@ -1,0 +1,180 @@
+//! gdb on the CPU JIT: with `WEFT_GDB=1`, `weft run` registers its
+//! JIT-compiled code with gdb (DWARF line tables into the kernel's `.py`
+//! file), so `break kernel.py:LINE` stops in the kernel, and with `-O0` in a
+//! `@wp.func` (docs/debugging.md, "gdb").
+//!
+//! Needs `gdb` on PATH (CI installs it); without it, or where the sandbox
+//! forbids ptrace, the tests say SKIP and why.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The `func_basic` case, if the corpus is here.
+fn case() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
+        .unwrap_or_else(|_| "../shared/conformance".to_string());
+    let case = root.join(dir).join("cases/func_basic");
+    if case.join("case.json").is_file() {
+        Some(case)
+    } else {
+        println!("SKIP: {} not found", case.display());
+        None
+    }
+}
+
+/// The 1-based line of `kernel.py` that contains `text`.
+fn line_of(case: &Path, text: &str) -> u32 {
+    let src = std::fs::read_to_string(case.join("kernel.py")).expect("reads kernel.py");
+    let i = src
+        .lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("no line with {text:?} in kernel.py"));
+    i as u32 + 1
+}
+
+fn have_gdb() -> bool {
+    match Command::new("gdb").arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        _ => {
+            println!("SKIP: gdb is not on PATH (apt-get install gdb)");
+            false
+        }
+    }
+}
+
+/// Runs `gdb -batch` with `commands` on `weft run CASE --backend cpu EXTRA`
+/// with `WEFT_GDB=1`; its output (stdout and stderr), or `None` (SKIP) if
+/// gdb may not trace here. Killed after two minutes.
+fn gdb(case: &Path, commands: &[&str], extra: &[&str], tag: &str) -> Option<String> {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gdb-{tag}"));
+    std::fs::create_dir_all(&tmp).expect("creates the output dir");
+    let log = tmp.join("gdb.log");
+    let file = std::fs::File::create(&log).expect("creates the log");
+    let mut cmd = Command::new("gdb");
+    cmd.args(["-batch", "-nx"]);
+    for c in ["set debuginfod enabled off", "set breakpoint pending on"]
+        .iter()
+        .chain(commands)
+    {
+        cmd.arg("-ex").arg(c);
+    }
+    cmd.arg("--args")
+        .arg(env!("CARGO_BIN_EXE_weft"))
+        .arg("run")
+        .arg(case)
+        .args(["--backend", "cpu", "--out"])
+        .arg(tmp.join("out"))
+        .args(extra)
+        .env("WEFT_GDB", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file.try_clone().expect("clones the log")))
+        .stderr(Stdio::from(file));
+    let mut child = cmd.spawn().expect("starts gdb");
+    let t0 = Instant::now();
+    loop {
+        if child.try_wait().expect("waits for gdb").is_some() {
+            break;
+        }
+        if t0.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            let out = std::fs::read_to_string(&log).unwrap_or_default();
+            panic!("gdb did not finish in 120 s:\n{out}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = std::fs::read_to_string(&log).expect("reads the log");
+    if out.contains("ptrace: Operation not permitted") {
+        println!("SKIP: gdb may not ptrace here:\n{out}");
+        return None;
+    }
+    Some(out)
+}
+
+/// The line gdb prints when breakpoint `n` is hit, e.g.
+/// `Thread 3 "weft" hit Breakpoint 1, func_basic () at /…/kernel.py:17`
+/// (`Temporary breakpoint` for a `tbreak`).
+fn hit_line(out: &str, n: u32) -> Option<&str> {
+    let pat = format!("breakpoint {n}, ");
+    out.lines().find(|l| l.to_lowercase().contains(&pat))
+}
+
+#[test]
+fn break_on_a_kernel_line() {
+    let (Some(case), true) = (case(), have_gdb()) else {
+        return;
+    };
+    let line = line_of(&case, "v = x[i]");
+    let Some(out) = gdb(
+        &case,
+        &[
+            &format!("break kernel.py:{line}"),
+            "run",
+            "bt 2",
+            "info line *$pc",
+        ],
+        &[],
+        "kernel",
+    ) else {
+        return;
+    };
+    let hit = hit_line(&out, 1).unwrap_or_else(|| panic!("breakpoint not hit:\n{out}"));
+    let at = format!(
+        "func_basic () at {}:{line}",
+        case.join("kernel.py").display()
+    );
+    assert!(hit.ends_with(&at), "hit {hit:?}, want …{at}\n{out}");
+    // `bt` walks from the JIT frame into the runtime's.
+    assert!(out.contains("#1  0x"), "{out}");
+    assert!(out.contains("weft_runtime::"), "{out}");
+    // `info line *$pc` maps the pc back to the line.
+    assert!(
+        out.contains(&format!(
+            "Line {line} of \"{}\"",
+            case.join("kernel.py").display()
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn break_in_a_func_at_o0() {
+    let (Some(case), true) = (case(), have_gdb()) else {
+        return;
+    };
+    let in_func = line_of(&case, "return (a * x + b) * x + c");
+    let call = line_of(&case, "out[i, 0] = poly(v, 1.0, -2.0, 0.5)");
+    let Some(out) = gdb(
+        &case,
+        &[
+            // One-shot, so that other threads do not stop there again.
+            &format!("tbreak kernel.py:{call}"),
+            &format!("break kernel.py:{in_func}"),
+            "run",
+            "continue",
+            "bt 2",
+        ],
+        &["-O0"],
+        "func",
+    ) else {
+        return;
+    };
+    let file = case.join("kernel.py").display().to_string();
+    let hit = hit_line(&out, 1).unwrap_or_else(|| panic!("breakpoint 1 not hit:\n{out}"));
+    assert!(
+        hit.ends_with(&format!("func_basic () at {file}:{call}")),
+        "{hit}\n{out}"
+    );
+    // Then into `poly`, called from the kernel's line.
+    let hit = hit_line(&out, 2).unwrap_or_else(|| panic!("breakpoint 2 not hit:\n{out}"));
+    assert!(
+        hit.ends_with(&format!("poly () at {file}:{in_func}")),
+        "{hit}\n{out}"
+    );
+    assert!(
+        out.contains(&format!("in func_basic () at {file}:{call}")),
+        "the caller's frame:\n{out}"
+    );
+}
