@@ -37,13 +37,17 @@ cargo test --workspace
 if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
   # The acceptance commands, through the CLI (the debug binary cargo test built).
   echo "== weft conform"
+  # Both memory layouts: --layout soa makes every eligible array SoA (about
+  # 20 s more on these three backends; vulkan's SoA subset is tests/layout.rs).
+  for layout in aos soa; do
   for b in interp cpu llvm-cpu; do
-    echo "-- backend $b"
+    echo "-- backend $b, layout $layout"
     log=$(mktemp)
     status=0
-    ./target/debug/weft conform "$WEFT_CONFORMANCE_DIR" --backend "$b" >"$log" 2>&1 || status=$?
+    ./target/debug/weft conform "$WEFT_CONFORMANCE_DIR" --backend "$b" --layout "$layout" >"$log" 2>&1 || status=$?
     grep -E '^(FAIL|error|[0-9]+ passed)' "$log" || tail -n 20 "$log"
     rm -f "$log"
-    [ "$status" = 0 ] || { echo "weft conform --backend $b failed"; exit 1; }
+    [ "$status" = 0 ] || { echo "weft conform --backend $b --layout $layout failed"; exit 1; }
+  done
   done
 fi

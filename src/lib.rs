@@ -62,7 +62,7 @@ use std::sync::{Arc, Mutex};
 pub use pipeline::{Diagnostics, PassError};
 pub use weft_backend_ptx::{PtxArtifact, PtxKernelInfo, PtxOptions};
 pub use weft_ir as ir;
-pub use weft_passes::OptLevel;
+pub use weft_passes::{LayoutOptions, OptLevel};
 pub use weft_runtime::{
     Arg, Array, ArrayError, ArrayLayout, BackendError, Cache, CacheError, CacheKey, CudaArg,
     CudaArray, CudaDevice, CudaError, CudaEvent, DeviceKind, Dtype, Element, Kernel, KernelSig,
@@ -144,6 +144,12 @@ pub struct CompileOptions {
     /// Kernels made fast even when `fast_math` is off (per-kernel fast
     /// math); default none.
     pub fast_math_kernels: Vec<String>,
+    /// Memory layout of kernel array parameters (default: every array AoS,
+    /// Warp's layout). An array parameter made SoA by it (or by a
+    /// `# weft: layout=soa` hint on the parameter) takes an [`Array`] in
+    /// [`ArrayLayout::Soa`] at launch ([`Array::to_layout`]); see
+    /// `docs/runtime.md`.
+    pub layout: LayoutOptions,
 }
 
 impl Default for CompileOptions {
@@ -155,6 +161,7 @@ impl Default for CompileOptions {
             opt_level: OptLevel::O2,
             fast_math: false,
             fast_math_kernels: Vec::new(),
+            layout: LayoutOptions::default(),
         }
     }
 }
@@ -261,6 +268,13 @@ impl Compiler {
         }
         if !o.fast_math_kernels.is_empty() {
             opts.push_str(&format!(" fast-math={}", o.fast_math_kernels.join(",")));
+        }
+        if o.layout.default != ArrayLayout::Aos {
+            opts.push_str(" layout=soa");
+        }
+        for (k, p, l) in &o.layout.params {
+            let l = if *l == ArrayLayout::Soa { "soa" } else { "aos" };
+            opts.push_str(&format!(" layout:{k}.{p}={l}"));
         }
         CacheKey::of_kind(
             "ir",

@@ -21,6 +21,7 @@ pub fn pipeline_options(o: &crate::CompileOptions) -> weft_passes::PipelineOptio
         fast_math: o.fast_math,
         fast_math_kernels: o.fast_math_kernels.clone(),
         dump_dir: o.dump_dir.clone(),
+        layout: o.layout.clone(),
         ..Default::default()
     }
 }

@@ -44,6 +44,14 @@ fn cli() -> Command {
             .action(ArgAction::SetTrue)
             .help("Fast math: FMA contraction and approximate functions (all backends but interp)")
     };
+    let layout = || {
+        CArg::new("layout")
+            .long("layout")
+            .value_name("L")
+            .value_parser(["aos", "soa"])
+            .default_value("aos")
+            .help("Memory layout of kernel array parameters: aos (Warp's), or soa (structure of arrays for every eligible array: vectors, matrices, quaternions, transforms, one-scalar structs)")
+    };
     Command::new("weft")
         .about("Compiler for Warp kernels: check, build, run conformance cases")
         .version(env!("CARGO_PKG_VERSION"))
@@ -63,6 +71,7 @@ fn cli() -> Command {
                         .value_name("FILE.py"),
                 )
                 .arg(opt_level())
+                .arg(layout())
                 .arg(
                     CArg::new("print-pipeline")
                         .long("print-pipeline")
@@ -136,6 +145,7 @@ fn cli() -> Command {
                 .arg(backend())
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(layout())
                 .arg(
                     CArg::new("out")
                         .long("out")
@@ -162,6 +172,7 @@ fn cli() -> Command {
                 .arg(backend())
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(layout())
                 .arg(
                     CArg::new("checked")
                         .long("checked")
@@ -221,6 +232,7 @@ fn cli() -> Command {
                 )
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(layout())
                 .arg(
                     CArg::new("only")
                         .long("backend")
@@ -442,15 +454,23 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `-O` and `--fast-math`.
+/// `-O`, `--fast-math` and `--layout`.
 fn compile_options(a: &ArgMatches) -> CompileOptions {
     let level = a
         .get_one::<String>("opt-level")
         .and_then(|s| s.parse::<weft::OptLevel>().ok())
         .unwrap_or(weft::OptLevel::O2);
+    let layout = match a.get_one::<String>("layout").map(String::as_str) {
+        Some("soa") => weft::ArrayLayout::Soa,
+        _ => weft::ArrayLayout::Aos,
+    };
     CompileOptions {
         opt_level: level,
         fast_math: a.get_flag("fast-math"),
+        layout: weft::LayoutOptions {
+            default: layout,
+            params: Vec::new(),
+        },
         ..CompileOptions::default()
     }
 }

@@ -8,6 +8,13 @@
 //!   ignored; `tolerances` overrides `rtol`/`atol` per array.
 //!
 //! Struct arrays compare field by field with the same rule per leaf.
+//!
+//! Buffers are laid out as the kernels take them: before each launch, a
+//! buffer bound to a parameter the compiled kernel takes structure of
+//! arrays (`CompileOptions::layout`, `--layout soa`) is converted to SoA
+//! (and back to AoS for a later launch that takes it AoS). Inputs are read
+//! and outputs written through the AoS view ([`Array::to_bytes`]), so the
+//! npy files are the same in either layout.
 
 pub mod case;
 pub mod data;
@@ -126,6 +133,20 @@ pub fn run_module(
             .find(|(n, _)| *n == l.kernel)
             .ok_or_else(|| case_err(&json, format!("kernel `{}` not loaded", l.kernel)))?
             .1;
+        // Each array in the layout the kernel takes it in (module docs); a
+        // buffer that cannot be converted is left for the launch to report.
+        for (i, a) in l.args.iter().enumerate() {
+            if let ArgSpec::Array { buffer, .. } = a {
+                let want = kernel.signature().param_layout(i);
+                if let Some((_, arr)) = buffers.iter_mut().find(|(n, _)| n == buffer) {
+                    if arr.layout() != want {
+                        if let Ok(c) = arr.to_layout(want) {
+                            *arr = c;
+                        }
+                    }
+                }
+            }
+        }
         let mut args = Vec::with_capacity(l.args.len());
         for a in &l.args {
             args.push(match a {
