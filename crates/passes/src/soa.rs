@@ -112,7 +112,7 @@ pub fn soa_scalar(elem: ElemType, structs: &StructTable) -> Result<Scalar, Strin
     let Some(first) = leaves.first() else {
         return Err(format!(
             "its element type {} has no scalar fields",
-            DisplayType(ty, structs).to_string()
+            DisplayType(ty, structs)
         ));
     };
     if let Some(other) = leaves.iter().find(|l| l.scalar != first.scalar) {
@@ -144,13 +144,26 @@ fn eligible(at: ArrayType, structs: &StructTable) -> Result<Scalar, String> {
     Ok(s)
 }
 
-/// The parameters of kernel `f` that become SoA under `opts`: `(param
-/// index, element type, ndim, scalar)`.
+/// A kernel array parameter that becomes SoA.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct SoaChoice {
+    /// Index into the kernel's params.
+    pub param: u32,
+    /// The user's element type.
+    pub elem: ElemType,
+    /// The user's dimensionality.
+    pub ndim: u8,
+    /// The one scalar type of `elem`.
+    pub scalar: Scalar,
+}
+
+/// The parameters of kernel `f` that become SoA under `opts` (none for a
+/// func, or a kernel already lowered).
 pub fn soa_choices(
     m: &Module,
     f: &Function,
     opts: &LayoutOptions,
-) -> Result<Vec<(u32, ElemType, u8, Scalar)>, PassError> {
+) -> Result<Vec<SoaChoice>, PassError> {
     let mut out = Vec::new();
     if f.kind != FuncKind::Kernel || !f.soa_params.is_empty() {
         return Ok(out);
@@ -190,7 +203,12 @@ pub fn soa_choices(
             continue;
         };
         match eligible(at, &m.structs) {
-            Ok(s) => out.push((i as u32, at.elem, at.ndim, s)),
+            Ok(scalar) => out.push(SoaChoice {
+                param: i as u32,
+                elem: at.elem,
+                ndim: at.ndim,
+                scalar,
+            }),
             Err(reason) if explicit.is_some() => return Err(err(&p.name, reason)),
             Err(_) => {}
         }
@@ -218,7 +236,7 @@ pub fn has_soa_hints(m: &Module) -> bool {
 /// Runs the pass: lowers the parameters [`soa_choices`] picks in every
 /// kernel. Returns whether the module changed.
 pub fn lower_soa(m: &mut Module, opts: &LayoutOptions) -> Result<bool, PassError> {
-    let mut plan: Vec<(FuncId, Vec<(u32, ElemType, u8, Scalar)>)> = Vec::new();
+    let mut plan: Vec<(FuncId, Vec<SoaChoice>)> = Vec::new();
     for (id, f) in m.kernels() {
         let c = soa_choices(m, f, opts)?;
         if !c.is_empty() {
@@ -245,13 +263,13 @@ pub fn lower_soa(m: &mut Module, opts: &LayoutOptions) -> Result<bool, PassError
 fn inline_array_calls(
     m: &mut Module,
     kid: FuncId,
-    choices: &[(u32, ElemType, u8, Scalar)],
+    choices: &[SoaChoice],
 ) -> Result<bool, PassError> {
     let arrays: HashSet<Value> = {
         let f = &m.funcs[kid];
         choices
             .iter()
-            .map(|c| f.param_values()[c.0 as usize])
+            .map(|c| f.param_values()[c.param as usize])
             .collect()
     };
     let passes_array = |f: &Function| {
@@ -282,10 +300,16 @@ struct SoaArray {
 fn lower_kernel(
     f: &mut Function,
     structs: &StructTable,
-    choices: &[(u32, ElemType, u8, Scalar)],
+    choices: &[SoaChoice],
 ) -> Result<(), PassError> {
     let mut arrays: HashMap<Value, SoaArray> = HashMap::new();
-    for &(i, elem, ndim, scalar) in choices {
+    for &SoaChoice {
+        param: i,
+        elem,
+        ndim,
+        scalar,
+    } in choices
+    {
         let v = f.param_values()[i as usize];
         let ty = Type::Array(ArrayType {
             elem: ElemType::Scalar(scalar),

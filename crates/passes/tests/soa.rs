@@ -1,0 +1,194 @@
+//! The `soa` pass on real kernels: every conformance case (see
+//! `tests/corpus`) whose launched kernels have an array parameter that can
+//! be laid out structure of arrays is compiled with every eligible array
+//! SoA ([`LayoutOptions::default`] = SoA), at O2 (also with bounds checks)
+//! and O0, and run on the reference interpreter with its arrays converted
+//! to SoA planes for each launch and back afterwards. The final arrays must
+//! be bit for bit those of the AoS build: the proof that the pass's
+//! addressing is right.
+
+mod corpus;
+
+use corpus::{corpus_dir, run_case};
+use serde_json::Value as Json;
+use std::path::PathBuf;
+use weft_ir::ArrayLayout;
+use weft_passes::soa::soa_choices;
+use weft_passes::{run_pipeline, LayoutOptions, OptLevel, PipelineOptions, VerifyMode};
+
+fn soa_everywhere() -> LayoutOptions {
+    LayoutOptions {
+        default: ArrayLayout::Soa,
+        params: Vec::new(),
+    }
+}
+
+/// The kernels a case launches.
+fn launched(case: &Json) -> Vec<String> {
+    let mut names: Vec<String> = match case.get("launches").and_then(Json::as_array) {
+        Some(ls) => ls
+            .iter()
+            .filter_map(|l| l["kernel"].as_str().map(String::from))
+            .collect(),
+        None => case["kernel"]
+            .as_str()
+            .map(String::from)
+            .into_iter()
+            .collect(),
+    };
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn soa_builds_compute_what_aos_builds_compute() {
+    let root = corpus_dir();
+    let Ok(entries) = std::fs::read_dir(root.join("cases")) else {
+        println!(
+            "SKIPPED: conformance corpus not found at {} (set WEFT_CONFORMANCE_DIR)",
+            root.display()
+        );
+        return;
+    };
+    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    dirs.sort();
+    let only = std::env::var("WEFT_CASE").ok();
+    let (mut cases, mut kernels, mut params) = (0, 0, 0);
+    let mut failures = Vec::new();
+    let mut skipped = Vec::new();
+    for dir in dirs {
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        if only.as_ref().is_some_and(|o| *o != name) {
+            continue;
+        }
+        let (Ok(src), Some(case)) = (
+            std::fs::read_to_string(dir.join("kernel.py")),
+            std::fs::read_to_string(dir.join("case.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Json>(&t).ok()),
+        ) else {
+            continue;
+        };
+        let Ok(m) = weft_frontend::compile("kernel.py", &src) else {
+            skipped.push(format!("{name}: frontend"));
+            continue;
+        };
+        // Which launched kernels have an eligible array.
+        let mut eligible = Vec::new();
+        for k in launched(&case) {
+            let Some(id) = m.func_by_name(&k) else {
+                continue;
+            };
+            match soa_choices(&m, &m.funcs[id], &soa_everywhere()) {
+                Ok(c) if !c.is_empty() => eligible.push((k, c.len())),
+                Ok(_) => {}
+                Err(e) => failures.push(format!("{name}: {e}")),
+            }
+        }
+        if eligible.is_empty() {
+            continue;
+        }
+        let mut aos = m.clone();
+        let opts = PipelineOptions {
+            verify: VerifyMode::Always,
+            ..PipelineOptions::default()
+        };
+        if let Err(e) = run_pipeline(&mut aos, &opts) {
+            failures.push(format!("{name}: AoS pipeline: {e}"));
+            continue;
+        }
+        let reference = match run_case(&aos, &dir, &case) {
+            Ok(r) => r,
+            Err(e) => {
+                skipped.push(format!("{name}: AoS run: {e}"));
+                continue;
+            }
+        };
+        let mut ok = true;
+        for (what, level, checked) in [
+            ("O2", OptLevel::O2, false),
+            ("O2 bounds-checked", OptLevel::O2, true),
+            ("O0", OptLevel::O0, false),
+        ] {
+            let mut sm = m.clone();
+            let o = PipelineOptions {
+                opt_level: level,
+                layout: soa_everywhere(),
+                ..opts.clone()
+            };
+            let report = match run_pipeline(&mut sm, &o) {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("{name}: SoA {what} pipeline: {e}"));
+                    ok = false;
+                    continue;
+                }
+            };
+            assert_eq!(report.passes.first().map(|p| p.0.as_str()), Some("soa"));
+            if checked {
+                weft_passes::bounds::insert_bounds_checks(&mut sm);
+                if let Err(e) = weft_ir::verify::verify_module(&sm) {
+                    failures.push(format!("{name}: SoA {what}: {e}"));
+                    ok = false;
+                    continue;
+                }
+            }
+            for (k, n) in &eligible {
+                let f = &sm.funcs[sm.func_by_name(k).expect("kernel kept")];
+                if f.soa_params.len() != *n {
+                    failures.push(format!(
+                        "{name}: SoA {what}: kernel `{k}` has {} SoA params, expected {n}",
+                        f.soa_params.len()
+                    ));
+                    ok = false;
+                }
+            }
+            if let Err(e) = weft_ir::text::check_roundtrip(&sm) {
+                failures.push(format!("{name}: SoA {what}: {e}"));
+                ok = false;
+            }
+            match run_case(&sm, &dir, &case) {
+                Ok(got) if got == reference => {}
+                Ok(got) => {
+                    let diff: Vec<&str> = reference
+                        .iter()
+                        .zip(&got)
+                        .filter(|(r, g)| r != g)
+                        .map(|(r, _)| r.0.as_str())
+                        .collect();
+                    failures.push(format!("{name}: SoA {what}: arrays differ: {diff:?}"));
+                    ok = false;
+                }
+                Err(e) => {
+                    failures.push(format!("{name}: SoA {what} run: {e}"));
+                    ok = false;
+                }
+            }
+        }
+        if ok {
+            cases += 1;
+            kernels += eligible.len();
+            params += eligible.iter().map(|e| e.1).sum::<usize>();
+        }
+    }
+    println!(
+        "{cases} cases ({kernels} kernels, {params} SoA array params) identical in SoA and AoS"
+    );
+    for s in &skipped {
+        println!("  skipped {s}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    if only.is_none() && corpus_dir().join("cases").is_dir() {
+        assert!(cases > 0, "no case has an eligible array");
+    }
+}
