@@ -178,3 +178,38 @@ fn break_in_a_func_at_o0() {
         "the caller's frame:\n{out}"
     );
 }
+
+#[test]
+fn step_into_a_func_at_o0() {
+    let (Some(case), true) = (case(), have_gdb()) else {
+        return;
+    };
+    let in_func = line_of(&case, "return (a * x + b) * x + c");
+    let call = line_of(&case, "out[i, 0] = poly(v, 1.0, -2.0, 0.5)");
+    let next = line_of(&case, "out[i, 1] = relu(v)");
+    let Some(out) = gdb(
+        &case,
+        &[
+            &format!("tbreak kernel.py:{call}"),
+            "run",
+            // Only the stopped thread moves while stepping.
+            "set scheduler-locking step",
+            "step",
+            "step",
+        ],
+        &["-O0"],
+        "step",
+    ) else {
+        return;
+    };
+    let file = case.join("kernel.py").display().to_string();
+    assert!(hit_line(&out, 1).is_some(), "breakpoint not hit:\n{out}");
+    // `step` enters `poly` at its line, the next `step` returns to the
+    // kernel's next line.
+    let into = format!("poly () at {file}:{in_func}");
+    let back = format!("func_basic () at {file}:{next}");
+    let i = out
+        .find(&into)
+        .unwrap_or_else(|| panic!("no {into:?}:\n{out}"));
+    assert!(out[i..].contains(&back), "no {back:?} after it:\n{out}");
+}

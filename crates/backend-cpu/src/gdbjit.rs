@@ -24,8 +24,8 @@
 //!   instructions' [`Loc`]s: translate.rs tags each instruction it emits
 //!   with a Cranelift [`SourceLoc`](cranelift_codegen::ir::SourceLoc) that
 //!   indexes the module's table of locations, and Cranelift reports the
-//!   code ranges of each after register allocation. Code with no location
-//!   (frame setup, spills between statements) gets line 0. There are no
+//!   code ranges of each after register allocation. The prologue is on the
+//!   function's `def` line; other code with no location gets line 0. There are no
 //!   variables: `info locals` shows nothing; the line table is the whole
 //!   story.
 //! * `.debug_frame`: Cranelift's System V unwind info of each function, so
@@ -154,12 +154,16 @@ fn dwarf_sections(
                 row.is_statement = key.1 != 0;
                 lp.generate_row();
             };
+            // Code with no location: the prologue is on the `def` line (gdb
+            // steps only into functions whose entry has a line), the rest
+            // on line 0.
+            let unknown = |off: u32| (f.loc.file, if off == 0 { f.loc.line } else { 0 });
             for &(start, stop, loc) in &f.rows {
                 if start > end {
-                    emit(&mut lp, end, (f.loc.file, 0), fid);
+                    emit(&mut lp, end, unknown(end), fid);
                 }
                 if loc.is_none() {
-                    emit(&mut lp, start, (f.loc.file, 0), fid);
+                    emit(&mut lp, start, unknown(start), fid);
                 } else {
                     let id = file_id(loc.file, &mut lp);
                     emit(&mut lp, start, (loc.file, loc.line), id);

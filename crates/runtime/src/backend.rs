@@ -21,9 +21,15 @@ impl CpuProgram {
 }
 
 pub fn cpu_compile(m: &Module) -> Result<CpuProgram, BackendError> {
-    // WEFT_GDB=1: debug info for gdb (docs/debugging.md).
+    // WEFT_GDB=1: debug info for gdb, unoptimized so that no code moves
+    // across source lines (docs/debugging.md).
+    let gdb = std::env::var_os("WEFT_GDB").is_some_and(|v| v == "1");
     let opts = weft_backend_cpu::CpuOptions {
-        debug_info: std::env::var_os("WEFT_GDB").is_some_and(|v| v == "1"),
+        debug_info: gdb,
+        opt_level: match gdb {
+            true => weft_backend_cpu::OptLevel::None,
+            false => weft_backend_cpu::OptLevel::Speed,
+        },
         ..Default::default()
     };
     let artifact = weft_backend_cpu::compile(m, &opts)?;
