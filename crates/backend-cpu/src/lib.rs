@@ -128,6 +128,7 @@
 //!   flattened params, returning the flattened results.
 
 pub mod debug;
+pub mod fastmath;
 pub mod gdbjit;
 pub mod shims;
 mod translate;

@@ -792,7 +792,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     /// semantics, for a 1-D launch in the unit-stride version: a body of
     /// `f32`/`i32` loads and stores of 1-D `f32`/`i32` arrays at
     /// `[thread_id]`, the lane-exact operations `f32` add/sub/mul/div/neg/
-    /// abs/sqrt and `i32` add/sub/neg, scalar params (splatted), and
+    /// abs/sqrt, the `f32` transcendentals whose `afn` flag lets them be
+    /// inlined ([`crate::fastmath`]), `i32` add/sub/neg, scalar params
+    /// (splatted), and
     /// anything that folds to a constant when the launch dims past axis 0
     /// are 1 (the frontend's thread-index decomposition, including its
     /// `if`), ending in `return`.
@@ -867,9 +869,14 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                         let Some(s) = lane_scalar(*x) else {
                             return Ok(Walk::No);
                         };
+                        let approx = s == Scalar::F32
+                            && f.insts[inst]
+                                .flags
+                                .contains(weft_ir::MathFlags::APPROX_FUNC)
+                            && MathFn::of_unary(*op).is_some_and(crate::fastmath::approximates);
                         let ok = match s {
                             Scalar::F32 => {
-                                matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt)
+                                approx || matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt)
                             }
                             _ => *op == UnaryOp::Neg,
                         };
@@ -880,12 +887,19 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                             None => Lane::Vector(None),
                             Some(_) => {
                                 let xv = self.simd_vector(l, *x, vt(s))?;
-                                Lane::Vector(Some(match (op, s) {
-                                    (UnaryOp::Neg, Scalar::F32) => self.b.ins().fneg(xv),
-                                    (UnaryOp::Neg, _) => self.b.ins().ineg(xv),
-                                    (UnaryOp::Abs, _) => self.b.ins().fabs(xv),
-                                    _ => self.b.ins().sqrt(xv),
-                                }))
+                                if approx {
+                                    match self.approx(inst, *op, s, xv) {
+                                        Some(v) => Lane::Vector(Some(v)),
+                                        None => return self.invalid("no inline approximation"),
+                                    }
+                                } else {
+                                    Lane::Vector(Some(match (op, s) {
+                                        (UnaryOp::Neg, Scalar::F32) => self.b.ins().fneg(xv),
+                                        (UnaryOp::Neg, _) => self.b.ins().ineg(xv),
+                                        (UnaryOp::Abs, _) => self.b.ins().fabs(xv),
+                                        _ => self.b.ins().sqrt(xv),
+                                    }))
+                                }
                             }
                         }
                     }
@@ -1281,7 +1295,10 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             InstKind::Unary(op, x) => {
                 let s = self.scalar_of(*x)?;
                 let xv = self.get1(*x)?;
-                let v = self.unary(*op, s, xv)?;
+                let v = match self.approx(inst, *op, s, xv) {
+                    Some(v) => v,
+                    None => self.unary(*op, s, xv)?,
+                };
                 self.def_result(inst, &[v])
             }
             InstKind::Binary(op, a, b) => {
@@ -1938,6 +1955,19 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         } else {
             self.b.ins().f32const(v as f32)
         }
+    }
+
+    /// The `f32` transcendental `op` of `inst` on `x` (a scalar or
+    /// `f32x4` lanes) as inline code ([`crate::fastmath`]) when the
+    /// instruction allows approximate functions; `None` otherwise.
+    fn approx(&mut self, inst: Inst, op: UnaryOp, s: Scalar, x: cl::Value) -> Option<cl::Value> {
+        let flags = self.f.insts[inst].flags;
+        let func = MathFn::of_unary(op).filter(|&f| crate::fastmath::approximates(f))?;
+        if s != Scalar::F32 || !flags.contains(weft_ir::MathFlags::APPROX_FUNC) {
+            return None;
+        }
+        let fused = self.host_fma && flags.contains(weft_ir::MathFlags::CONTRACT);
+        crate::fastmath::emit_cl(&mut self.b, func, x, fused)
     }
 
     fn unary(&mut self, op: UnaryOp, s: Scalar, x: cl::Value) -> Result<cl::Value> {

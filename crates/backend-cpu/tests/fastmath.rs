@@ -7,7 +7,7 @@ use weft_ir::text::parse_module;
 const KERNEL: &str = "kernel @k(v0: array1<f32>, v1: array1<f32>) {
   v2: i32 = thread_id
   v3: f32 = load v0[v2]
-  v4: f32 = sin v3 FLAGS
+  v4: f32 = sqrt v3 FLAGS
   v5: f32 = mul v4, v3 FLAGS
   v6: f32 = add v5, v4 FLAGS
   v7: f32 = sub v4, v5 FLAGS

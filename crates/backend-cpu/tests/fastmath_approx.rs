@@ -1,0 +1,132 @@
+//! The inline approximations of `f32` transcendentals under `afn`
+//! (`weft_backend_cpu::fastmath`): the JIT computes exactly what the Rust
+//! reference `fastmath::Exact` computes, in the SIMD thread loop and in the
+//! scalar one, with no library call; without `afn` the call stays.
+
+mod common;
+
+use common::*;
+use weft_backend_cpu::fastmath::{approximates, Exact};
+use weft_backend_cpu::{emit_clif, CpuOptions};
+use weft_ir::text::parse_module;
+use weft_ir::MathFn;
+
+const FUNCS: [MathFn; 7] = [
+    MathFn::Sin,
+    MathFn::Cos,
+    MathFn::Tan,
+    MathFn::Exp,
+    MathFn::Exp2,
+    MathFn::Log,
+    MathFn::Log2,
+];
+
+fn module(f: MathFn, flags: &str) -> weft_ir::Module {
+    let src = format!(
+        "kernel @k(v0: array1<f32>, v1: array1<f32>) {{
+  v2: i32 = thread_id
+  v3: f32 = load v0[v2]
+  v4: f32 = {} v3 {flags}
+  store v1[v2], v4
+  return
+}}
+",
+        f.name()
+    );
+    let m = parse_module(&src).unwrap();
+    weft_ir::verify::verify_module(&m).unwrap();
+    m
+}
+
+fn host_has_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        cfg!(target_arch = "aarch64")
+    }
+}
+
+fn inputs() -> Vec<f32> {
+    let mut x = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        f32::MAX,
+        f32::MIN,
+        88.7,
+        -103.0,
+        1e4,
+    ];
+    let mut s = 0x1234_5678u32;
+    while x.len() < 1027 {
+        // xorshift: bit patterns over the whole range, and small values.
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        x.push(f32::from_bits(s));
+        x.push((s as f32 / u32::MAX as f32 - 0.5) * 40.0);
+    }
+    x.truncate(1027);
+    x
+}
+
+#[test]
+fn jit_matches_the_reference_in_vector_and_scalar_loops() {
+    let x = inputs();
+    for f in FUNCS {
+        assert!(approximates(f));
+        for (flags, fused) in [("fast(afn)", false), ("fast(contract,afn)", host_has_fma())] {
+            let m = module(f, flags);
+            let mut xs = x.clone();
+            let mut ys = vec![0.0f32; x.len()];
+            run(
+                &m,
+                x.len() as i32,
+                &[Arg::Array(desc(&mut xs)), Arg::Array(desc(&mut ys))],
+            );
+            let o = Exact { fused };
+            for (i, (&xi, &yi)) in x.iter().zip(&ys).enumerate() {
+                let want = o.eval(f, xi).unwrap();
+                assert!(
+                    yi.to_bits() == want.to_bits() || (yi.is_nan() && want.is_nan()),
+                    "{f:?} {flags} [{i}] x={xi:e}: jit {yi:e}, reference {want:e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn afn_replaces_the_call_and_vectorizes() {
+    for f in FUNCS {
+        let precise = emit_clif(&module(f, ""), &CpuOptions::default()).unwrap();
+        assert!(precise.contains("call fn"), "{f:?}: {precise}");
+        assert!(!precise.contains("f32x4"), "{f:?}: {precise}");
+        let fast = emit_clif(&module(f, "fast(afn)"), &CpuOptions::default()).unwrap();
+        assert!(!fast.contains("call "), "{f:?}: {fast}");
+        assert!(fast.contains("f32x4"), "{f:?}: {fast}");
+    }
+    // f64 keeps the library call.
+    let m = parse_module(
+        "kernel @k(v0: array1<f64>) {
+  v1: i32 = thread_id
+  v2: f64 = load v0[v1]
+  v3: f64 = sin v2 fast(afn)
+  store v0[v1], v3
+  return
+}
+",
+    )
+    .unwrap();
+    let clif = emit_clif(&m, &CpuOptions::default()).unwrap();
+    assert!(clif.contains("call fn"), "{clif}");
+}
