@@ -194,6 +194,91 @@ fn special_values_follow_ieee() {
     }
 }
 
+const FAST_SRC: &str = r#"
+import warp as wp
+
+@wp.kernel
+def fast(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    a = x[i]
+    b = y[i]
+    out[i, 0] = a * 0.0
+    out[i, 1] = wp.atan2(b, a)
+    out[i, 2] = wp.asin(a)
+    out[i, 3] = wp.sin(a) * wp.cos(a) + wp.exp(-a * a)
+    out[i, 4] = a * b + b
+"#;
+
+/// `--fast-math` (contract, afn) on Vulkan: approximations stay close to
+/// the precise kernel's results, and what `contract`/`afn` do not allow is
+/// kept — `x * 0.0` is NaN for infinite and NaN `x`, `atan2` of zeros,
+/// infinities and NaN is exact (docs/hlsl.md).
+#[test]
+fn fast_math_stays_close_and_keeps_special_values() {
+    let Some(dev) = vulkan() else { return };
+    let pairs: [(f32, f32); 14] = [
+        (0.0, 0.0),
+        (-0.0, 0.0),
+        (0.0, -1.0),
+        (f32::INFINITY, 1.0),
+        (f32::NEG_INFINITY, f32::INFINITY),
+        (f32::NAN, 1.0),
+        (2.0, 1.0),
+        (-1.5, 0.5),
+        (0.5, 0.25),
+        (-0.75, -2.0),
+        (0.999, 3.0),
+        (0.1, -0.3),
+        (-0.3, 10.0),
+        (1.0, -1.0),
+    ];
+    let n = pairs.len();
+    let x = Array::from_slice(&pairs.map(|p| p.0), &[n]).unwrap();
+    let y = Array::from_slice(&pairs.map(|p| p.1), &[n]).unwrap();
+    let mut outs = Vec::new();
+    for fast_math in [false, true] {
+        let m = Compiler::with_options(weft::CompileOptions {
+            fast_math,
+            ..weft::CompileOptions::default()
+        })
+        .compile("fast.py", FAST_SRC)
+        .expect("compiles");
+        let k = dev.load(&m, "fast").expect("loads");
+        let out = Array::from_slice(&vec![7.0f32; n * 5], &[n, 5]).unwrap();
+        dev.launch(
+            &k,
+            &[n],
+            &[Arg::array(&x), Arg::array(&y), Arg::array(&out)],
+        )
+        .expect("launches");
+        outs.push(out.to_vec::<f32>().unwrap());
+    }
+    let (p, f) = (&outs[0], &outs[1]);
+    for (i, &(a, b)) in pairs.iter().enumerate() {
+        let (p, f) = (&p[i * 5..i * 5 + 5], &f[i * 5..i * 5 + 5]);
+        let near = |k: usize, tol: f32| {
+            assert!(
+                (p[k] - f[k]).abs() <= tol * p[k].abs().max(1.0),
+                "({a}, {b}) column {k}: precise {} fast {}",
+                p[k],
+                f[k]
+            )
+        };
+        assert!(close(f[0], p[0], 0), "{a} * 0.0 = {} (fast)", f[0]);
+        if a == 0.0 || b == 0.0 || !a.is_finite() || !b.is_finite() {
+            assert!(close(f[1], p[1], 0), "atan2({b}, {a}) = {} (fast)", f[1]);
+        } else {
+            near(1, 2e-3);
+        }
+        // Warp's asin clamps its argument to [-1, 1] (NaN-ignoring clamp).
+        near(2, 2e-3);
+        if a.is_finite() && b.is_finite() {
+            near(3, 1e-5);
+            near(4, 1e-6);
+        }
+    }
+}
+
 #[test]
 fn an_array_passed_twice_is_one_buffer() {
     let Some(dev) = vulkan() else { return };

@@ -452,10 +452,28 @@ impl<'a> Emitter<'a> {
         }
         match self.f.values[v].def {
             ValueDef::Result(i, _) if self.f.accepts_math_flags(i) => {
-                !self.f.insts[i].flags.contains(MathFlags::CONTRACT)
+                let d = &self.f.insts[i];
+                !d.flags.contains(MathFlags::CONTRACT)
+                    || (self.times_zero(&d.kind)
+                        && !d.flags.contains(MathFlags::NO_NANS | MathFlags::NO_INFS))
             }
             _ => false,
         }
+    }
+
+    /// Whether `k` multiplies by a constant zero. Such a product stays
+    /// `precise` under `contract` (fusing it gains nothing): without
+    /// `precise`, Mesa and DXC fold `x * 0.0` to `0.0`, dropping the NaN of
+    /// an infinite or NaN `x`, which only `nnan` + `ninf` allow.
+    fn times_zero(&self, k: &InstKind) -> bool {
+        let zero = |v: Value| match self.f.values[v].def {
+            ValueDef::Result(i, _) => matches!(
+                self.f.insts[i].kind,
+                InstKind::Const(c) if c.ty.is_float() && f64::from_bits(c.bits) == 0.0
+            ),
+            _ => false,
+        };
+        matches!(*k, InstKind::Binary(BinaryOp::Mul, a, b) if zero(a) || zero(b))
     }
 
     /// Whether the current instruction may assume `flag`.
@@ -1072,6 +1090,18 @@ impl<'a> Emitter<'a> {
                     ))
                 }
                 // `afn`: the intrinsics, without the exactness helpers.
+                // (asin/acos keep NaN outside [-1, 1] unless `nnan`).
+                Asin | Acos
+                    if self.allows(MathFlags::APPROX_FUNC)
+                        && !self.allows(MathFlags::NO_NANS) =>
+                {
+                    let n = if op == Asin {
+                        "weft_asin32_afn"
+                    } else {
+                        "weft_acos32_afn"
+                    };
+                    format!("{}({x})", h(self, n))
+                }
                 Log | Log2 | Log10 | Exp | Asin | Acos | Atan
                     if self.allows(MathFlags::APPROX_FUNC) =>
                 {
@@ -1192,7 +1222,9 @@ impl<'a> Emitter<'a> {
                     format!("{}({a}, {b})", self.helpers.call("weft_pow32_fast"))
                 }
                 Pow => format!("{}({a}, {b})", self.helpers.call("weft_pow32")),
-                Atan2 if self.allows(MathFlags::APPROX_FUNC) => format!("atan2({a}, {b})"),
+                Atan2 if self.allows(MathFlags::APPROX_FUNC) => {
+                    format!("{}({a}, {b})", self.helpers.call("weft_atan2_32_afn"))
+                }
                 Atan2 => format!("{}({a}, {b})", self.helpers.call("weft_atan2_32")),
                 Eq => return Ok(infix("==")),
                 Ne if self.allows(MathFlags::NO_NANS) => return Ok(infix("!=")),

@@ -439,6 +439,40 @@ float weft_acos32(float x)
 }",
     },
     Helper {
+        name: "weft_atan2_32_afn",
+        deps: &["weft_isnan32", "weft_isinf32", "weft_copysign32"],
+        text: "// atan2 under `afn`: the intrinsic, with the NaN, zero and infinity cases
+// kept exact (GLSL leaves atan(0, 0) undefined; lavapipe gives 3pi/4).
+float weft_atan2_32_afn(float y, float x)
+{
+    if (weft_isnan32(x) || weft_isnan32(y))
+        return x + y;
+    bool xneg = (asuint(x) & 0x80000000u) != 0u;
+    if (y == 0.0)
+        return xneg ? weft_copysign32(3.14159265358979, y) : y;
+    if (x == 0.0)
+        return weft_copysign32(1.5707963267948966, y);
+    if (weft_isinf32(x))
+    {
+        if (weft_isinf32(y))
+            return weft_copysign32(xneg ? 2.356194490192345 : 0.7853981633974483, y);
+        return weft_copysign32(xneg ? 3.14159265358979 : 0.0, y);
+    }
+    if (weft_isinf32(y))
+        return weft_copysign32(1.5707963267948966, y);
+    return atan2(y, x);
+}",
+    },
+    Helper {
+        name: "weft_asin32_afn",
+        deps: &[],
+        text: "// asin/acos under `afn`: the intrinsics, NaN outside [-1, 1] (where GLSL
+// leaves them undefined). The range test is on the bits, which no float
+// optimisation of non-precise code may change.
+float weft_asin32_afn(float x) { return (asuint(x) & 0x7fffffffu) <= 0x3f800000u ? asin(x) : asfloat(0x7fc00000u); }
+float weft_acos32_afn(float x) { return (asuint(x) & 0x7fffffffu) <= 0x3f800000u ? acos(x) : asfloat(0x7fc00000u); }",
+    },
+    Helper {
         name: "weft_erfc32",
         deps: &[],
         text: "// erfc with a Chebyshev fit (fractional error < 1.2e-7, Numerical Recipes).
@@ -796,6 +830,7 @@ fn entry_of(name: &str) -> &'static str {
         "weft_rem_i32" | "weft_div_u32" | "weft_rem_u32" => "weft_div_i32",
         "weft_f32_to_u32" => "weft_f32_to_i32",
         "weft_atan2_32" | "weft_asin32" | "weft_acos32" => "weft_atan32",
+        "weft_acos32_afn" => "weft_asin32_afn",
         "weft_f64_to_u32" => "weft_f64_to_i32",
         "weft_u64_to_f64" => "weft_i64_to_f64",
         "weft_f64_to_u64" => "weft_f64_to_i64",

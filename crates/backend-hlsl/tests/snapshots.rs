@@ -21,6 +21,7 @@ const CASES: &[(&str, Variant)] = &[
     ("seed_nbody_step", Variant::Fast(FAST)),
     ("math_exp_log", Variant::Fast(FAST)),
     ("math_inverse_trig", Variant::Fast(FAST)),
+    ("math_special_values", Variant::Fast(FAST)),
     ("math_exp_log", Variant::Fast(MathFlags::ALL)),
     ("math_minmax_interp", Variant::Fast(MathFlags::ALL)),
 ];

@@ -14,9 +14,41 @@
 
 bool weft_isnan32(float x) { return (asuint(x) & 0x7fffffffu) > 0x7f800000u; }
 
+bool weft_isinf32(float x) { return (asuint(x) & 0x7fffffffu) == 0x7f800000u; }
+
+float weft_copysign32(float a, float b) { return asfloat((asuint(a) & 0x7fffffffu) | (asuint(b) & 0x80000000u)); }
+
 // min/max ignore a NaN operand (IEEE minNum/maxNum).
 float weft_fmin32(float a, float b) { return weft_isnan32(a) ? b : (weft_isnan32(b) ? a : (b < a ? b : a)); }
 float weft_fmax32(float a, float b) { return weft_isnan32(a) ? b : (weft_isnan32(b) ? a : (b > a ? b : a)); }
+
+// atan2 under `afn`: the intrinsic, with the NaN, zero and infinity cases
+// kept exact (GLSL leaves atan(0, 0) undefined; lavapipe gives 3pi/4).
+float weft_atan2_32_afn(float y, float x)
+{
+    if (weft_isnan32(x) || weft_isnan32(y))
+        return x + y;
+    bool xneg = (asuint(x) & 0x80000000u) != 0u;
+    if (y == 0.0)
+        return xneg ? weft_copysign32(3.14159265358979, y) : y;
+    if (x == 0.0)
+        return weft_copysign32(1.5707963267948966, y);
+    if (weft_isinf32(x))
+    {
+        if (weft_isinf32(y))
+            return weft_copysign32(xneg ? 2.356194490192345 : 0.7853981633974483, y);
+        return weft_copysign32(xneg ? 3.14159265358979 : 0.0, y);
+    }
+    if (weft_isinf32(y))
+        return weft_copysign32(1.5707963267948966, y);
+    return atan2(y, x);
+}
+
+// asin/acos under `afn`: the intrinsics, NaN outside [-1, 1] (where GLSL
+// leaves them undefined). The range test is on the bits, which no float
+// optimisation of non-precise code may change.
+float weft_asin32_afn(float x) { return (asuint(x) & 0x7fffffffu) <= 0x3f800000u ? asin(x) : asfloat(0x7fc00000u); }
+float weft_acos32_afn(float x) { return (asuint(x) & 0x7fffffffu) <= 0x3f800000u ? acos(x) : asfloat(0x7fc00000u); }
 
 // Integer division truncates; x / 0 = 0 and INT_MIN / -1 wraps.
 int weft_div_i32(int a, int b)
@@ -85,18 +117,18 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 10 "kernel.py"
     float t24 = weft_fmax32(u, (-1.0));
     float t25 = weft_fmin32(t24, 1.0);
-    float t26 = asin(t25);
+    float t26 = weft_asin32_afn(t25);
     out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, asuint(t26));
 #line 11 "kernel.py"
-    float t32 = acos(t25);
+    float t32 = weft_acos32_afn(t25);
     out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, asuint(t32));
 #line 12 "kernel.py"
     float t34 = atan(x);
     out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, asuint(t34));
 #line 13 "kernel.py"
-    float t36 = atan2(y, x);
+    float t36 = weft_atan2_32_afn(y, x);
     out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, asuint(t36));
 #line 14 "kernel.py"
-    float t38 = atan2(x, y);
+    float t38 = weft_atan2_32_afn(x, y);
     out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, asuint(t38));
 }
