@@ -192,3 +192,199 @@ fn soa_builds_compute_what_aos_builds_compute() {
         assert!(cases > 0, "no case has an eligible array");
     }
 }
+
+const HINTED: &str = r#"import warp as wp
+
+
+@wp.struct
+class Body:
+    pos: wp.vec3
+    mass: float
+
+
+@wp.struct
+class Tagged:
+    pos: wp.vec3
+    id: int
+
+
+@wp.func
+def speed(v: wp.array(dtype=wp.vec3), i: int):
+    return wp.length(v[i])
+
+
+@wp.kernel
+def step(
+    x: wp.array(dtype=wp.vec3),  # weft: layout=soa
+    v: wp.array(dtype=wp.vec3),  # weft: layout=aos
+    b: wp.array(dtype=Body),
+    t: wp.array(dtype=Tagged),
+    s: wp.array(dtype=float),
+    dt: float,
+):
+    i = wp.tid()
+    x[i] = x[i] + v[i] * dt * speed(v, i)
+    b[i].pos = x[i]
+    s[i] = b[i].mass + t[i].pos[0]
+"#;
+
+fn compile_hinted() -> weft_ir::Module {
+    weft_frontend::compile("hinted.py", HINTED).expect("compiles")
+}
+
+/// `(param name, elem, ndim)` of the SoA params of kernel `step`.
+fn soa_of(m: &weft_ir::Module) -> Vec<(String, String, u8)> {
+    let f = &m.funcs[m.func_by_name("step").expect("kernel")];
+    f.soa_params
+        .iter()
+        .map(|sp| {
+            (
+                f.params[sp.param as usize].name.clone(),
+                weft_ir::DisplayType(sp.elem.into(), &m.structs).to_string(),
+                sp.ndim,
+            )
+        })
+        .collect()
+}
+
+fn run(m: &mut weft_ir::Module, layout: LayoutOptions, level: OptLevel) -> Result<(), String> {
+    let o = PipelineOptions {
+        opt_level: level,
+        verify: VerifyMode::Always,
+        layout,
+        ..PipelineOptions::default()
+    };
+    run_pipeline(m, &o).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn source_hints_choose_the_layout() {
+    let m = compile_hinted();
+    let f = &m.funcs[m.func_by_name("step").unwrap()];
+    assert_eq!(
+        f.layout_hints,
+        vec![(0, ArrayLayout::Soa), (1, ArrayLayout::Aos)]
+    );
+    // Hints alone (default options): only `x`, at every level; the text
+    // shows the hints and the lowered param.
+    for level in OptLevel::ALL {
+        let mut m = compile_hinted();
+        run(&mut m, LayoutOptions::default(), level).unwrap();
+        assert_eq!(soa_of(&m), vec![("x".into(), "vec3<f32>".into(), 1)]);
+        let text = weft_ir::text::print_module(&m);
+        assert!(
+            text.contains("v0 \"x\": array2<f32> hint(soa) soa(vec3<f32>, 1)"),
+            "{text}"
+        );
+        assert!(text.contains("array1<vec3<f32>> hint(aos)"), "{text}");
+    }
+}
+
+#[test]
+fn options_override_hints_and_default_skips_ineligible_arrays() {
+    // default SoA: `v`'s `aos` hint wins over the default; `t` mixes f32
+    // and i32 and `s` is scalar: they stay AoS.
+    let mut m = compile_hinted();
+    run(&mut m, soa_everywhere(), OptLevel::O0).unwrap();
+    assert_eq!(
+        soa_of(&m),
+        vec![
+            ("x".into(), "vec3<f32>".into(), 1),
+            ("b".into(), "%Body".into(), 1)
+        ]
+    );
+    // A per-param entry wins over the hint.
+    let mut m = compile_hinted();
+    let layout = LayoutOptions {
+        default: ArrayLayout::Aos,
+        params: vec![
+            ("step".into(), "x".into(), ArrayLayout::Aos),
+            ("step".into(), "v".into(), ArrayLayout::Soa),
+        ],
+    };
+    run(&mut m, layout, OptLevel::O2).unwrap();
+    assert_eq!(soa_of(&m), vec![("v".into(), "vec3<f32>".into(), 1)]);
+    // `v` is passed to the func `speed`: at O0 too, that call is inlined.
+    let mut m = compile_hinted();
+    let layout = LayoutOptions {
+        default: ArrayLayout::Aos,
+        params: vec![("step".into(), "v".into(), ArrayLayout::Soa)],
+    };
+    run(&mut m, layout, OptLevel::O0).unwrap();
+    let before: Vec<String> = compile_hinted()
+        .funcs
+        .values()
+        .map(|f| f.name.clone())
+        .collect();
+    assert!(before.iter().any(|n| n.contains("speed")), "{before:?}");
+    let names: Vec<&str> = m.funcs.values().map(|f| f.name.as_str()).collect();
+    assert!(!names.iter().any(|n| n.contains("speed")), "{names:?}");
+    assert_eq!(
+        soa_of(&m),
+        vec![
+            ("x".into(), "vec3<f32>".into(), 1),
+            ("v".into(), "vec3<f32>".into(), 1)
+        ]
+    );
+}
+
+#[test]
+fn explicit_requests_for_ineligible_arrays_are_errors() {
+    let cases = [
+        (
+            "t",
+            "kernel `step`, parameter `t`: cannot lay out structure of arrays: \
+             struct `Tagged` mixes f32 and i32 fields",
+        ),
+        (
+            "s",
+            "kernel `step`, parameter `s`: cannot lay out structure of arrays: \
+             its elements are scalars (f32), already one plane",
+        ),
+        (
+            "dt",
+            "kernel `step`, parameter `dt`: cannot lay out structure of arrays: \
+             it is not an array",
+        ),
+        (
+            "nope",
+            "kernel `step`, parameter `nope`: cannot lay out structure of arrays: \
+             the kernel has no such parameter",
+        ),
+    ];
+    for (param, want) in cases {
+        let mut m = compile_hinted();
+        let layout = LayoutOptions {
+            default: ArrayLayout::Aos,
+            params: vec![("step".into(), param.into(), ArrayLayout::Soa)],
+        };
+        assert_eq!(run(&mut m, layout, OptLevel::O2).unwrap_err(), want);
+    }
+    // An entry for a kernel the module does not have is ignored.
+    let mut m = compile_hinted();
+    let layout = LayoutOptions {
+        default: ArrayLayout::Aos,
+        params: vec![("other".into(), "t".into(), ArrayLayout::Soa)],
+    };
+    run(&mut m, layout, OptLevel::O2).unwrap();
+}
+
+#[test]
+fn the_pipeline_lists_soa_only_when_asked() {
+    let with = PipelineOptions {
+        layout: soa_everywhere(),
+        ..PipelineOptions::default()
+    };
+    for level in OptLevel::ALL {
+        let plain = weft_passes::pipeline(level, &PipelineOptions::default()).describe();
+        assert!(!plain.contains("soa"), "{plain}");
+        let soa = weft_passes::pipeline(level, &with).describe();
+        assert_eq!(soa, format!("soa\n{plain}"));
+    }
+    // Without any SoA choice the module is untouched (and `soa` does not
+    // run): the pipeline's report is the usual one.
+    let mut m = weft_frontend::compile("plain.py", &HINTED.replace("# weft: layout=soa", ""))
+        .expect("compiles");
+    let report = run_pipeline(&mut m, &PipelineOptions::default()).unwrap();
+    assert!(report.passes.iter().all(|p| p.0 != "soa"));
+}

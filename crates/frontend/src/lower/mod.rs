@@ -166,7 +166,9 @@ pub(crate) fn lower_kernel<'a>(
     let m = mods.user;
     let mut params = Vec::new();
     let mut errs = Vec::new();
+    let mut spans = Vec::new();
     for p in def.parameters.iter_non_variadic_params() {
+        spans.push(p.range());
         if let Some(d) = &p.default {
             errs.push(
                 err(d.range(), "kernel parameters cannot have default values")
@@ -196,12 +198,18 @@ pub(crate) fn lower_kernel<'a>(
                 .with_help("write results into an array parameter"),
         );
     }
+    let layout_hints = if params.len() == spans.len() {
+        layout_hints(m.src, &spans, &params, structs, &mut errs)
+    } else {
+        Vec::new()
+    };
     if !errs.is_empty() {
         return Err(errs);
     }
     let (slot, name) = ctx.alloc(def.name.id.as_str());
     let mut func = Function::new(&name, FuncKind::Kernel, params.clone(), Vec::new());
     func.loc = m.loc(def.name.range());
+    func.layout_hints = layout_hints;
     let array_params = params
         .iter()
         .filter(|p| p.ty.is_array())
@@ -217,6 +225,106 @@ pub(crate) fn lower_kernel<'a>(
     };
     ctx.funcs[slot as usize] = Some(func);
     res
+}
+
+/// The layout hints of a kernel's parameters: a `# weft: layout=soa` (or
+/// `layout=aos`) comment on the line where a parameter ends. `spans` are
+/// the parameters' source ranges (parallel to `params`). A hint on a
+/// non-array parameter, on a line holding several parameters, or with an
+/// unknown directive or layout is a diagnostic.
+fn layout_hints(
+    src: &str,
+    spans: &[Span],
+    params: &[Param],
+    structs: &StructTable,
+    errs: &mut Vec<Diagnostic>,
+) -> Vec<(u32, weft_ir::ArrayLayout)> {
+    let mut out = Vec::new();
+    // (comment range, param index) of each param followed by a comment.
+    let mut seen: Vec<(Span, usize)> = Vec::new();
+    for (i, (span, p)) in spans.iter().zip(params).enumerate() {
+        let Some((comment, text)) = line_comment(src, span.end().into()) else {
+            continue;
+        };
+        let Some(directive) = text.trim().strip_prefix("weft:") else {
+            continue;
+        };
+        if let Some(&(_, j)) = seen.iter().find(|(c, _)| *c == comment) {
+            errs.push(
+                err(comment, "a layout hint on a line with several parameters")
+                    .with_secondary(spans[j], "this parameter")
+                    .with_secondary(*span, "and this one share the line")
+                    .with_help("put the hinted parameter on a line of its own"),
+            );
+            continue;
+        }
+        seen.push((comment, i));
+        let (key, value) = directive.split_once('=').unwrap_or((directive, ""));
+        let (key, value) = (key.trim(), value.trim());
+        if key != "layout" {
+            errs.push(
+                err(
+                    comment,
+                    format!("unknown weft directive `{}`", directive.trim()),
+                )
+                .with_label("not a weft directive")
+                .with_help("the one directive is `# weft: layout=soa` (or `layout=aos`)"),
+            );
+            continue;
+        }
+        let layout = match value {
+            "soa" => weft_ir::ArrayLayout::Soa,
+            "aos" => weft_ir::ArrayLayout::Aos,
+            _ => {
+                errs.push(
+                    err(comment, format!("unknown array layout `{value}`"))
+                        .with_label("expected `soa` or `aos`"),
+                );
+                continue;
+            }
+        };
+        if !p.ty.is_array() {
+            errs.push(
+                err(comment, "a layout hint on a parameter that is not an array")
+                    .with_label("this hint")
+                    .with_secondary(
+                        *span,
+                        format!(
+                            "`{}` is {}",
+                            p.name,
+                            crate::builtins::type_name(p.ty, structs)
+                        ),
+                    )
+                    .with_help("layouts apply to arrays of vectors, matrices or structs"),
+            );
+            continue;
+        }
+        out.push((i as u32, layout));
+    }
+    out
+}
+
+/// The `#` comment on the rest of the line from byte `from`, if any: its
+/// range and its text after the `#`. Quotes are skipped, so a `#` inside a
+/// string is not a comment.
+fn line_comment(src: &str, from: usize) -> Option<(Span, &str)> {
+    let rest = src.get(from..)?;
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let mut quote: Option<char> = None;
+    for (k, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '#') => {
+                let text = line[k + 1..].trim_end_matches('\r');
+                let start = (from + k) as u32;
+                let end = (from + k + 1 + text.len()) as u32;
+                return Some((Span::new(start.into(), end.into()), text));
+            }
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Lowers a func overload (once; cached), returning its slot.
