@@ -222,7 +222,7 @@ pub fn run_case(m: &Module, dir: &Path, case: &Json) -> Result<Vec<(String, Vec<
             .map(|n| n.as_ref().and_then(|n| buffers.remove_entry(n)))
             .collect();
         // SoA params: their buffers as planes, for this launch.
-        let mut planes: Vec<Option<(Vec<u8>, [i32; 4], [i64; 4])>> = Vec::new();
+        let mut planes: Vec<Option<Planes>> = Vec::new();
         for (t, soa_elem) in taken.iter().zip(&soa) {
             planes.push(match (t, soa_elem) {
                 (Some((_, buf)), Some(elem)) => Some(to_planes(buf, *elem, &m.structs)?),
@@ -286,6 +286,9 @@ pub fn run_case(m: &Module, dir: &Path, case: &Json) -> Result<Vec<(String, Vec<
         .collect())
 }
 
+/// SoA planes with their descriptor's shape and byte strides.
+type Planes = (Vec<u8>, [i32; 4], [i64; 4]);
+
 /// An AoS buffer of `elem`s as SoA planes, with the descriptor's shape and
 /// byte strides: the user's axes (C order over one plane), then the slot
 /// axis.
@@ -293,7 +296,7 @@ fn to_planes(
     buf: &Buffer,
     elem: ElemType,
     structs: &StructTable,
-) -> Result<(Vec<u8>, [i32; 4], [i64; 4]), String> {
+) -> Result<Planes, String> {
     let ty = Type::from(elem);
     let leaves = layout::leaves(ty, structs);
     let ssize = leaves
