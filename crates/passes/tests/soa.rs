@@ -385,6 +385,12 @@ fn the_pipeline_lists_soa_only_when_asked() {
     // run): the pipeline's report is the usual one.
     let mut m = weft_frontend::compile("plain.py", &HINTED.replace("# weft: layout=soa", ""))
         .expect("compiles");
-    let report = run_pipeline(&mut m, &PipelineOptions::default()).unwrap();
+    assert!(!weft_passes::soa::needs_soa(&m, &LayoutOptions::default()).unwrap());
+    assert!(weft_passes::soa::needs_soa(&m, &soa_everywhere()).unwrap());
+    assert!(weft_passes::soa::needs_soa(&compile_hinted(), &LayoutOptions::default()).unwrap());
+    let before = weft_ir::text::print_module(&m);
+    let report = run_pipeline(&mut m.clone(), &PipelineOptions::default()).unwrap();
     assert!(report.passes.iter().all(|p| p.0 != "soa"));
+    assert!(!weft_passes::soa::lower_soa(&mut m, &LayoutOptions::default()).unwrap());
+    assert_eq!(weft_ir::text::print_module(&m), before);
 }
