@@ -1,8 +1,10 @@
 //! Fast math end to end: off, the IR carries no flags and results are the
 //! interpreter's; on, the flags appear in the IR text, the CPU code fuses
-//! `a*b+c` into `fma`, the PTX uses `.approx`/`fma.rn` forms, and the
-//! transcendental kernel stays within 1e-6 (relative to max(1, |precise|))
-//! of the precise result on cpu and llvm-cpu.
+//! `a*b+c` into `fma`, the PTX uses `.approx`/`fma.rn` forms, the CPU
+//! targets (Cranelift, LLVM host) inline `sin`/`cos`/`exp` instead of
+//! calling the library (Cranelift also runs them in its 4-wide SIMD thread
+//! loop), and the transcendental kernel stays within 1e-6 (relative to
+//! max(1, |precise|)) of the precise result on cpu and llvm-cpu.
 
 use weft::{Arg, Array, CompileOptions, Compiler, Device, PtxOptions};
 
@@ -75,6 +77,26 @@ fn cpu_code_fuses_multiply_add() {
 }
 
 #[test]
+fn cpu_targets_inline_the_transcendentals() {
+    let (precise, fast) = (module(false), module(true));
+    // Cranelift: the precise kernel calls the library shims; the fast one
+    // has no call at all and a vector (f32x4) thread loop.
+    let clif = precise.clif_text().unwrap();
+    assert!(clif.contains("call fn"), "{clif}");
+    let clif = fast.clif_text().unwrap();
+    assert!(!clif.contains("call "), "{clif}");
+    assert!(clif.contains("f32x4"), "{clif}");
+    // LLVM host: the shims go.
+    let ll = precise.llvm_ir(None).unwrap();
+    for f in ["weft_sin_f32", "weft_cos_f32", "weft_exp_f32"] {
+        assert!(ll.contains(f), "{f} missing:\n{ll}");
+    }
+    let ll = fast.llvm_ir(None).unwrap();
+    assert!(!ll.contains("weft_sin_f32"), "{ll}");
+    assert!(!ll.contains("weft_exp_f32"), "{ll}");
+}
+
+#[test]
 fn ptx_uses_approximate_instructions() {
     let ptx = module(true).ptx(&PtxOptions::default()).unwrap().ptx;
     for op in [
@@ -91,7 +113,9 @@ fn ptx_uses_approximate_instructions() {
 #[test]
 fn fast_results_are_close_and_precise_results_are_the_interpreters() {
     let n = 1 << 14;
-    let x: Vec<f32> = (0..n).map(|i| -4.0 + 8.0 * i as f32 / n as f32).collect();
+    let mut x: Vec<f32> = (0..n).map(|i| -4.0 + 8.0 * i as f32 / n as f32).collect();
+    // Wider arguments too: sin/cos reduce them, exp underflows to 0.
+    x.extend((0..n).map(|i| -1e4 + 2e4 * i as f32 / n as f32));
     let oracle = transcendental(&Device::interp(), false, &x);
     for dev in [Device::cpu(), Device::llvm_cpu()] {
         let precise = transcendental(&dev, false, &x);
@@ -110,6 +134,87 @@ fn fast_results_are_close_and_precise_results_are_the_interpreters() {
             .map(|(f, p)| (f - p).abs() as f64 / (p.abs() as f64).max(1.0))
             .fold(0.0, f64::max);
         assert!(worst <= 1e-6, "{}: error {worst:e}", dev.name());
+    }
+}
+
+const EACH: &str = r#"
+import warp as wp
+
+@wp.kernel
+def each(x: wp.array(dtype=float), p: wp.array(dtype=float), o: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    w = p[i]
+    o[7 * i + 0] = wp.sin(v)
+    o[7 * i + 1] = wp.cos(v)
+    o[7 * i + 2] = wp.tan(v)
+    o[7 * i + 3] = wp.sin(v * 100.0)
+    o[7 * i + 4] = wp.exp(v)
+    o[7 * i + 5] = wp.log(w)
+    o[7 * i + 6] = wp.log2(w)
+"#;
+
+/// The approximated functions that Warp has (sin, cos, tan, sin(100x),
+/// exp of `x`; log, log2 of `p`) on a device, precise or fast.
+fn each(dev: &Device, fast_math: bool, x: &[f32], p: &[f32]) -> Vec<f32> {
+    let m = compiler(fast_math).compile("each.py", EACH).unwrap();
+    let k = dev.load(&m, "each").unwrap();
+    let n = x.len();
+    let xa = Array::from_slice(x, &[n]).unwrap();
+    let pa = Array::from_slice(p, &[n]).unwrap();
+    let oa = Array::from_slice(&vec![0.0f32; 7 * n], &[7 * n]).unwrap();
+    dev.launch(
+        &k,
+        &[n],
+        &[Arg::array(&xa), Arg::array(&pa), Arg::array(&oa)],
+    )
+    .unwrap();
+    oa.to_vec::<f32>().unwrap()
+}
+
+#[test]
+fn approximated_functions_are_close_on_cpu_and_llvm_cpu() {
+    let n = 4099;
+    let mut x: Vec<f32> = (0..n).map(|i| -30.0 + 60.0 * i as f32 / n as f32).collect();
+    // log's argument: positive, over many binades, subnormals included.
+    let mut p: Vec<f32> = (0..n)
+        .map(|i| f32::from_bits(1 + (0x7f7f_ffffu32 / n as u32) * i as u32))
+        .collect();
+    let specials = [
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -1.0,
+        200.0,
+    ];
+    x[..specials.len()].copy_from_slice(&specials);
+    p[..specials.len()].copy_from_slice(&specials);
+    for dev in [Device::cpu(), Device::llvm_cpu()] {
+        let precise = each(&dev, false, &x, &p);
+        let fast = each(&dev, true, &x, &p);
+        for (i, (f, e)) in fast.iter().zip(&precise).enumerate() {
+            let (func, arg) = (i % 7, if i % 7 < 5 { x[i / 7] } else { p[i / 7] });
+            let ok = if e.is_nan() || e.is_infinite() || *e == 0.0 {
+                // Special results are exact (zeros up to sign for tan/sin).
+                f.to_bits() == e.to_bits() || (f.is_nan() && e.is_nan()) || (*e == 0.0 && *f == 0.0)
+            } else {
+                // A few ulp: relative 4e-7 (sin/cos/tan: of max(1, |e|)
+                // near their zeros; exp: normal results).
+                let scale = if func < 4 {
+                    e.abs().max(1.0)
+                } else {
+                    e.abs().max(f32::MIN_POSITIVE)
+                };
+                ((f - e).abs() / scale) <= 4e-7
+            };
+            assert!(
+                ok,
+                "{}: function {func} of {arg:e}: fast {f:e}, precise {e:e}",
+                dev.name()
+            );
+        }
     }
 }
 

@@ -1845,6 +1845,16 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     ) -> Result<BasicValueEnum<'ctx>> {
         let double = s == Scalar::F64;
         let ft = self.scalar_ty(if double { Scalar::F64 } else { Scalar::F32 });
+        if self.host_approx(func, s) {
+            let mut o = HostOps {
+                b: &self.b,
+                ctx: self.ctx,
+                contract: self.st.flags.contains(MathFlags::CONTRACT),
+            };
+            if let Some(v) = weft_backend_cpu::fastmath::emit(&mut o, func, args[0])? {
+                return Ok(v);
+            }
+        }
         if self.nvptx_approx() && !double {
             if let Some(v) = self.fast_math_fn(func, args)? {
                 return self.r16(s, v);
@@ -1936,6 +1946,16 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             &[],
             &[xv],
         )?))
+    }
+
+    /// The host target inlines the `f32` approximation of `func`
+    /// ([`weft_backend_cpu::fastmath`], the CPU backend's algorithms and
+    /// coefficients) for the current instruction (`afn`).
+    fn host_approx(&self, func: MathFn, s: Scalar) -> bool {
+        self.cfg.kind == TargetKind::Host
+            && s == Scalar::F32
+            && self.st.flags.contains(MathFlags::APPROX_FUNC)
+            && weft_backend_cpu::fastmath::approximates(func)
     }
 
     /// NVPTX may use its approximate instructions for the current
@@ -2374,4 +2394,114 @@ pub(crate) fn vprintf_format(fmt: &str, kinds: &[u8]) -> String {
         out.push_str(&spec);
     }
     out
+}
+
+/// [`weft_backend_cpu::fastmath::Ops`] in LLVM IR on `f32` (the host
+/// target's `afn` path). `fma` is a multiply and an add flagged
+/// `contract` when the instruction allows contraction (LLVM fuses them
+/// where the host has FMA); nothing else gets fast-math flags, so LLVM
+/// keeps the algorithm's order of operations.
+struct HostOps<'l, 'ctx> {
+    b: &'l Builder<'ctx>,
+    ctx: &'ctx Context,
+    contract: bool,
+}
+
+impl<'ctx> HostOps<'_, 'ctx> {
+    fn f(v: BasicValueEnum<'ctx>) -> FloatValue<'ctx> {
+        v.into_float_value()
+    }
+    fn i(v: BasicValueEnum<'ctx>) -> IntValue<'ctx> {
+        v.into_int_value()
+    }
+}
+
+impl<'ctx> weft_backend_cpu::fastmath::Ops for HostOps<'_, 'ctx> {
+    type V = BasicValueEnum<'ctx>;
+    type E = PtxError;
+    fn fconst(&mut self, x: f32) -> Result<Self::V> {
+        Ok(self.ctx.f32_type().const_float(x as f64).into())
+    }
+    fn iconst(&mut self, x: i32) -> Result<Self::V> {
+        Ok(self.ctx.i32_type().const_int(x as u32 as u64, false).into())
+    }
+    fn fadd(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_float_add(Self::f(a), Self::f(b), "")?.into())
+    }
+    fn fsub(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_float_sub(Self::f(a), Self::f(b), "")?.into())
+    }
+    fn fmul(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_float_mul(Self::f(a), Self::f(b), "")?.into())
+    }
+    fn fdiv(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_float_div(Self::f(a), Self::f(b), "")?.into())
+    }
+    fn fneg(&mut self, a: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_float_neg(Self::f(a), "")?.into())
+    }
+    fn fma(&mut self, a: Self::V, b: Self::V, c: Self::V) -> Result<Self::V> {
+        let p = self.b.build_float_mul(Self::f(a), Self::f(b), "")?;
+        let s = self.b.build_float_add(p, Self::f(c), "")?;
+        if self.contract {
+            use inkwell::values::FastMathFlags as F;
+            for v in [p, s] {
+                if let Some(i) = v.as_instruction_value() {
+                    let _ = i.set_fast_math_flags(F::AllowContract);
+                }
+            }
+        }
+        Ok(s.into())
+    }
+    fn fcmp(
+        &mut self,
+        cc: weft_backend_cpu::fastmath::Cmp,
+        a: Self::V,
+        b: Self::V,
+    ) -> Result<Self::V> {
+        use weft_backend_cpu::fastmath::Cmp;
+        let p = match cc {
+            Cmp::Lt => FloatPredicate::OLT,
+            Cmp::Eq => FloatPredicate::OEQ,
+            Cmp::NotLt => FloatPredicate::UGE,
+        };
+        let c = self.b.build_float_compare(p, Self::f(a), Self::f(b), "")?;
+        Ok(self
+            .b
+            .build_int_s_extend(c, self.ctx.i32_type(), "")?
+            .into())
+    }
+    fn bits(&mut self, a: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_bit_cast(a, self.ctx.i32_type(), "")?)
+    }
+    fn float(&mut self, a: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_bit_cast(a, self.ctx.f32_type(), "")?)
+    }
+    fn iadd(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_int_add(Self::i(a), Self::i(b), "")?.into())
+    }
+    fn isub(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_int_sub(Self::i(a), Self::i(b), "")?.into())
+    }
+    fn band(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_and(Self::i(a), Self::i(b), "")?.into())
+    }
+    fn bxor(&mut self, a: Self::V, b: Self::V) -> Result<Self::V> {
+        Ok(self.b.build_xor(Self::i(a), Self::i(b), "")?.into())
+    }
+    fn shl(&mut self, a: Self::V, n: u32) -> Result<Self::V> {
+        let n = self.ctx.i32_type().const_int(n as u64, false);
+        Ok(self.b.build_left_shift(Self::i(a), n, "")?.into())
+    }
+    fn sshr(&mut self, a: Self::V, n: u32) -> Result<Self::V> {
+        let n = self.ctx.i32_type().const_int(n as u64, false);
+        Ok(self.b.build_right_shift(Self::i(a), n, true, "")?.into())
+    }
+    fn bitselect(&mut self, mask: Self::V, a: Self::V, b: Self::V) -> Result<Self::V> {
+        let m = Self::i(mask);
+        let x = self.b.build_and(Self::i(a), m, "")?;
+        let nm = self.b.build_not(m, "")?;
+        let y = self.b.build_and(Self::i(b), nm, "")?;
+        Ok(self.b.build_or(x, y, "")?.into())
+    }
 }
