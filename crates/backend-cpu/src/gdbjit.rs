@@ -34,16 +34,19 @@
 use crate::CpuError;
 use cranelift_codegen::gimli;
 use gimli::write::{
-    Address, AttributeValue, CommonInformationEntry, DebugFrame, Dwarf, EndianVec,
-    FrameDescriptionEntry, FrameTable, LineProgram, LineString, Range, RangeList, Sections, Unit,
+    Address, AttributeValue, CommonInformationEntry, DebugFrame, Dwarf, EndianVec, Expression,
+    FrameDescriptionEntry, FrameTable, LineProgram, LineString, Location, LocationList, Range,
+    RangeList, Sections, StringTable, Unit, UnitEntryId,
 };
 use object::elf;
 use object::write::elf::{FileHeader, SectionHeader, Sym, Writer};
 use std::cell::UnsafeCell;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::ptr::null_mut;
 use std::sync::Mutex;
-use weft_ir::Loc;
+use weft_ir::layout::{self, SlotKind};
+use weft_ir::{Loc, Scalar, StructTable, Type};
 
 /// What the debug info says about one compiled function.
 pub(crate) struct FuncInfo {
@@ -59,8 +62,28 @@ pub(crate) struct FuncInfo {
     /// `(start, end, loc)`: code offsets (from `addr`) and the source
     /// location of the instruction there, sorted by `start`.
     pub rows: Vec<(u32, u32, Loc)>,
+    /// Its variables.
+    pub vars: Vec<VarInfo>,
     /// Unwind info at `addr`.
     pub fde: Option<FrameDescriptionEntry>,
+}
+
+/// Where a scalar leaf of a variable lives: a register (DWARF number) or
+/// the stack, at an offset from the canonical frame address.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum LeafLoc {
+    Reg(u16),
+    Cfa(i64),
+}
+
+/// A named variable of a function (a Python name; `tid` the thread index).
+pub(crate) struct VarInfo {
+    pub name: String,
+    pub ty: Type,
+    /// Its values (SSA definitions), each per scalar leaf
+    /// ([`weft_ir::layout::slots`] order): the code ranges (offsets from the
+    /// function's address) where the leaf is live, and where it is.
+    pub values: Vec<Vec<Vec<(u32, u32, LeafLoc)>>>,
 }
 
 /// The ELF machine and byte order of the host.
@@ -98,6 +121,7 @@ fn dwarf_name(s: &str) -> Vec<u8> {
 /// index `files`.
 fn dwarf_sections(
     files: &[String],
+    structs: &StructTable,
     comp_dir: &str,
     funcs: &[FuncInfo],
     cie: Option<CommonInformationEntry>,
@@ -173,6 +197,7 @@ fn dwarf_sections(
             lp.end_sequence(f.size);
         }
         let mut unit = Unit::new(encoding, lp);
+        let mut types = HashMap::new();
         let ranges = RangeList(
             fs.iter()
                 .map(|f| Range::StartLength {
@@ -218,6 +243,17 @@ fn dwarf_sections(
                 AttributeValue::Address(Address::Constant(f.addr)),
             );
             e.set(gimli::DW_AT_high_pc, AttributeValue::Udata(f.size));
+            for v in &f.vars {
+                add_variable(
+                    &mut unit,
+                    sp,
+                    &mut dwarf.strings,
+                    &mut types,
+                    structs,
+                    f.addr,
+                    v,
+                );
+            }
         }
         dwarf.units.add(unit);
     }
@@ -251,9 +287,204 @@ fn dwarf_sections(
     Ok(out)
 }
 
+/// The DWARF type of `ty` in `unit` (cached in `types`); `None` for what
+/// is not shown: arrays, and `f16` (which the code holds as `f32`).
+fn type_die(
+    unit: &mut Unit,
+    strings: &mut StringTable,
+    types: &mut HashMap<Type, Option<UnitEntryId>>,
+    structs: &StructTable,
+    ty: Type,
+) -> Option<UnitEntryId> {
+    if let Some(&t) = types.get(&ty) {
+        return t;
+    }
+    let root = unit.root();
+    let mut array = |unit: &mut Unit, strings: &mut StringTable, s: Scalar, dims: &[u8]| {
+        let elem = type_die(unit, strings, types, structs, Type::Scalar(s))?;
+        let id = unit.add(root, gimli::DW_TAG_array_type);
+        unit.get_mut(id)
+            .set(gimli::DW_AT_type, AttributeValue::UnitRef(elem));
+        for &n in dims {
+            let sub = unit.add(id, gimli::DW_TAG_subrange_type);
+            unit.get_mut(sub)
+                .set(gimli::DW_AT_count, AttributeValue::Udata(n as u64));
+        }
+        Some(id)
+    };
+    let t = match ty {
+        Type::Scalar(Scalar::F16) | Type::Array(_) => None,
+        Type::Scalar(s) => {
+            let enc = match s {
+                Scalar::Bool => gimli::DW_ATE_boolean,
+                Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 => gimli::DW_ATE_signed,
+                Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64 => gimli::DW_ATE_unsigned,
+                Scalar::F16 | Scalar::F32 | Scalar::F64 => gimli::DW_ATE_float,
+            };
+            let id = unit.add(root, gimli::DW_TAG_base_type);
+            let name = strings.add(s.name());
+            let e = unit.get_mut(id);
+            e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+            e.set(gimli::DW_AT_encoding, AttributeValue::Encoding(enc));
+            e.set(
+                gimli::DW_AT_byte_size,
+                AttributeValue::Udata(layout::size_of(ty, structs) as u64),
+            );
+            Some(id)
+        }
+        Type::Vec(n, s) => array(unit, strings, s, &[n]),
+        Type::Mat(r, c, s) => array(unit, strings, s, &[r, c]),
+        Type::Quat(s) => array(unit, strings, s, &[4]),
+        Type::Transform(s) => array(unit, strings, s, &[7]),
+        Type::Struct(sid) => {
+            let def = structs.get(sid)?;
+            let mut members = Vec::with_capacity(def.fields.len());
+            for (i, field) in def.fields.iter().enumerate() {
+                let t = type_die(unit, strings, types, structs, field.ty)?;
+                let (off, _) = layout::component_offset(ty, i as u32, structs)?;
+                members.push((strings.add(dwarf_name(&field.name)), t, off));
+            }
+            let id = unit.add(root, gimli::DW_TAG_structure_type);
+            let name = strings.add(dwarf_name(&def.name));
+            let e = unit.get_mut(id);
+            e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+            e.set(
+                gimli::DW_AT_byte_size,
+                AttributeValue::Udata(layout::size_of(ty, structs) as u64),
+            );
+            for (name, t, off) in members {
+                let m = unit.add(id, gimli::DW_TAG_member);
+                let e = unit.get_mut(m);
+                e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+                e.set(gimli::DW_AT_type, AttributeValue::UnitRef(t));
+                e.set(
+                    gimli::DW_AT_data_member_location,
+                    AttributeValue::Udata(off as u64),
+                );
+            }
+            Some(id)
+        }
+    };
+    types.insert(ty, t);
+    t
+}
+
+/// Appends the location of a leaf to `e`.
+fn leaf_location(e: &mut Expression, l: LeafLoc) {
+    match l {
+        LeafLoc::Reg(r) => e.op_reg(gimli::Register(r)),
+        LeafLoc::Cfa(off) => {
+            e.op(gimli::DW_OP_call_frame_cfa);
+            if off != 0 {
+                e.op_consts(off);
+                e.op(gimli::DW_OP_plus);
+            }
+        }
+    }
+}
+
+/// A `DW_TAG_variable` for `v` under `parent`. Its location list has an
+/// entry per code range over which the variable's current value and the set
+/// of its live leaves do not change (an aggregate is a `DW_OP_piece` per
+/// leaf, empty for a dead one). Where several values of the variable are
+/// live, the current one is the latest defined (its first range starts
+/// last): the body of a loop is laid out after its header.
+fn add_variable(
+    unit: &mut Unit,
+    parent: UnitEntryId,
+    strings: &mut StringTable,
+    types: &mut HashMap<Type, Option<UnitEntryId>>,
+    structs: &StructTable,
+    addr: u64,
+    v: &VarInfo,
+) {
+    let Some(t) = type_die(unit, strings, types, structs, v.ty) else {
+        return;
+    };
+    let slots = layout::slots(v.ty, structs);
+    let mut cuts: Vec<u32> = v
+        .values
+        .iter()
+        .flatten()
+        .flatten()
+        .flat_map(|&(a, b, _)| [a, b])
+        .collect();
+    let defs: Vec<u32> = v
+        .values
+        .iter()
+        .map(|ls| ls.iter().flatten().map(|r| r.0).min().unwrap_or(u32::MAX))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut list: Vec<Location> = Vec::new();
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let live =
+            |ls: &Vec<Vec<(u32, u32, LeafLoc)>>| ls.iter().flatten().any(|r| r.0 <= a && a < r.1);
+        let Some(cur) = (0..v.values.len())
+            .filter(|&i| live(&v.values[i]))
+            .max_by_key(|&i| defs[i])
+        else {
+            continue;
+        };
+        let at = |k: usize| {
+            v.values[cur]
+                .get(k)
+                .and_then(|rs| rs.iter().find(|r| r.0 <= a && a < r.1))
+                .map(|r| r.2)
+        };
+        let mut e = Expression::new();
+        if let (Type::Scalar(_), Some(l)) = (v.ty, at(0)) {
+            leaf_location(&mut e, l);
+        } else {
+            let mut end = 0;
+            for (k, slot) in slots.iter().enumerate() {
+                let SlotKind::Scalar(s) = slot.kind else {
+                    return;
+                };
+                let size = layout::size_of(Type::Scalar(s), structs);
+                if slot.offset > end {
+                    e.op_piece((slot.offset - end) as u64);
+                }
+                if let Some(l) = at(k) {
+                    leaf_location(&mut e, l);
+                }
+                e.op_piece(size as u64);
+                end = slot.offset + size;
+            }
+        }
+        if let Some(Location::StartLength {
+            begin,
+            length,
+            data,
+        }) = list.last_mut()
+        {
+            if *begin == Address::Constant(addr + a as u64 - *length) && *data == e {
+                *length += (b - a) as u64;
+                continue;
+            }
+        }
+        list.push(Location::StartLength {
+            begin: Address::Constant(addr + a as u64),
+            length: (b - a) as u64,
+            data: e,
+        });
+    }
+    let id = unit.add(parent, gimli::DW_TAG_variable);
+    let name = strings.add(dwarf_name(&v.name));
+    let loc = (!list.is_empty()).then(|| unit.locations.add(LocationList(list)));
+    let e = unit.get_mut(id);
+    e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+    e.set(gimli::DW_AT_type, AttributeValue::UnitRef(t));
+    if let Some(loc) = loc {
+        e.set(gimli::DW_AT_location, AttributeValue::LocationListRef(loc));
+    }
+}
+
 /// The ELF object (module docs) describing `funcs`.
 pub(crate) fn build_image(
     files: &[String],
+    structs: &StructTable,
     comp_dir: &str,
     funcs: &[FuncInfo],
     cie: Option<CommonInformationEntry>,
@@ -264,7 +495,7 @@ pub(crate) fn build_image(
         // gimli's `RunTimeEndian::default()` is the host's, as is object's.
         return Err(CpuError::Host("mismatched byte order".into()));
     }
-    let sections = dwarf_sections(files, comp_dir, funcs, cie)?;
+    let sections = dwarf_sections(files, structs, comp_dir, funcs, cie)?;
     let lo = funcs.iter().map(|f| f.addr).min().unwrap_or(0);
     let hi = funcs.iter().map(|f| f.addr + f.size).max().unwrap_or(0);
 
@@ -529,6 +760,7 @@ mod tests {
             let mut b = FuncBuilder::new(&mut f, &m.structs);
             b.set_loc(Loc::new(file, 3, 5));
             let i = b.thread_id();
+            b.func.value_names[i] = "i".into();
             let at = MemAccess {
                 array: x,
                 indices: vec![i],
@@ -616,10 +848,38 @@ mod tests {
         let name = unit.name.unwrap();
         assert_eq!(name.slice(), b"k.py");
 
-        // Subprogram `double` at the entry.
+        // Subprogram `double` at the entry, with variables `tid` and `i`.
         let mut entries = unit.entries();
         let mut found = false;
+        let mut vars = Vec::new();
         while let Some(e) = entries.next_dfs().unwrap() {
+            if e.tag() == gimli::DW_TAG_variable {
+                let n = e.attr_value(gimli::DW_AT_name).unwrap();
+                let n = dwarf
+                    .attr_string(&unit, n)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let Some(gimli::AttributeValue::UnitRef(t)) = e.attr_value(gimli::DW_AT_type)
+                else {
+                    panic!("{n} has no type");
+                };
+                let t = unit.entry(t).unwrap();
+                let tn = dwarf
+                    .attr_string(&unit, t.attr_value(gimli::DW_AT_name).unwrap())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let Some(gimli::AttributeValue::LocationListsRef(l)) =
+                    e.attr_value(gimli::DW_AT_location)
+                else {
+                    panic!("{n} has no location list");
+                };
+                let mut locs = dwarf.locations(&unit, l).unwrap();
+                let first = locs.next().unwrap().unwrap();
+                assert!(first.range.begin >= entry && first.range.end <= entry + sym.size());
+                vars.push((n, tn));
+            }
             if e.tag() == gimli::DW_TAG_subprogram {
                 let n = e.attr_value(gimli::DW_AT_name).unwrap();
                 assert_eq!(dwarf.attr_string(&unit, n).unwrap().slice(), b"double");
@@ -631,6 +891,14 @@ mod tests {
             }
         }
         assert!(found);
+        vars.sort();
+        assert_eq!(
+            vars,
+            [
+                ("i".to_string(), "i32".to_string()),
+                ("tid".into(), "i64".into())
+            ]
+        );
 
         // Line rows: inside the function, in k.py, the lines the IR has.
         let program = unit.line_program.clone().unwrap();

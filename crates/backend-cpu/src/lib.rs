@@ -281,7 +281,13 @@ pub fn compile(m: &weft_ir::Module, opts: &CpuOptions) -> Result<CpuArtifact, Cp
         let dir = std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_else(|_| "/".into());
-        let image = gdbjit::build_image(&m.files, &dir, &funcs, module.isa().create_systemv_cie())?;
+        let image = gdbjit::build_image(
+            &m.files,
+            &m.structs,
+            &dir,
+            &funcs,
+            module.isa().create_systemv_cie(),
+        )?;
         Some(gdbjit::register(image))
     } else {
         None
@@ -414,6 +420,9 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
         ctx.func.signature = sig;
         ctx.func.name = cranelift_codegen::ir::UserFuncName::user(0, id.as_u32());
         let cfg = module.target_config();
+        if opts.debug_info {
+            ctx.func.collect_debug_info();
+        }
         let b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut tx = FnTx::new(&mut cx, &mut module, f, b);
         match f.kind {
@@ -457,6 +466,7 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
                 {
                     dbg.unwind.insert(id, u);
                 }
+                let vars = variables(&cx.labels, f, cc, module.isa());
                 let info = gdbjit::FuncInfo {
                     name: f.name.clone(),
                     symbol: format!("weft_{}_{}", fid.as_u32(), f.name),
@@ -464,6 +474,7 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
                     addr: 0,
                     size: cc.code_info().total_size as u64,
                     rows,
+                    vars,
                     fde: None,
                 };
                 dbg.funcs.push((info, id));
@@ -472,4 +483,59 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
         module.clear_context(&mut ctx);
     }
     Ok((module, cx.func_ids, cx.data, text, dbg))
+}
+
+/// The variables of `f` (labelled by translate.rs, [`gdbjit::VarInfo`])
+/// and where Cranelift put the leaves of each of their values.
+fn variables(
+    labels: &[(usize, String, weft_ir::Type, u32, u32)],
+    f: &weft_ir::Function,
+    cc: &cranelift_codegen::CompiledCode,
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+) -> Vec<gdbjit::VarInfo> {
+    use cranelift_codegen::LabelValueLoc;
+    let key = std::ptr::from_ref(f) as usize;
+    let mut vars: Vec<gdbjit::VarInfo> = Vec::new();
+    let mut keys: Vec<Vec<u32>> = Vec::new();
+    for (id, (k, name, ty, leaf, value)) in labels.iter().enumerate() {
+        if *k != key {
+            continue;
+        }
+        let i = match vars.iter().position(|v| &v.name == name) {
+            Some(i) => i,
+            None => {
+                vars.push(gdbjit::VarInfo {
+                    name: name.clone(),
+                    ty: *ty,
+                    values: Vec::new(),
+                });
+                keys.push(Vec::new());
+                vars.len() - 1
+            }
+        };
+        let j = match keys[i].iter().position(|x| x == value) {
+            Some(j) => j,
+            None => {
+                keys[i].push(*value);
+                vars[i].values.push(Vec::new());
+                keys[i].len() - 1
+            }
+        };
+        let leaves = &mut vars[i].values[j];
+        if leaves.len() <= *leaf as usize {
+            leaves.resize(*leaf as usize + 1, Vec::new());
+        }
+        let label = cranelift_codegen::ir::ValueLabel::from_u32(id as u32);
+        for r in cc.value_labels_ranges.get(&label).into_iter().flatten() {
+            let loc = match r.loc {
+                LabelValueLoc::Reg(reg) => match isa.map_regalloc_reg_to_dwarf(reg) {
+                    Ok(n) => gdbjit::LeafLoc::Reg(n),
+                    Err(_) => continue,
+                },
+                LabelValueLoc::CFAOffset(o) => gdbjit::LeafLoc::Cfa(o),
+            };
+            leaves[*leaf as usize].push((r.start, r.end, loc));
+        }
+    }
+    vars
 }

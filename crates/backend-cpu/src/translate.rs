@@ -65,6 +65,10 @@ pub(crate) struct ModCtx<'m> {
     pub debug_info: bool,
     pub srclocs: Vec<Loc>,
     srcloc_ids: HashMap<Loc, u32>,
+    /// Debug info: what each Cranelift `ValueLabel` stands for: `(function
+    /// (its address), variable name, type, leaf index, value key)`.
+    pub labels: Vec<(usize, String, Type, u32, u32)>,
+    label_ids: HashMap<(usize, u32, u32), u32>,
 }
 
 impl<'m> ModCtx<'m> {
@@ -80,6 +84,8 @@ impl<'m> ModCtx<'m> {
             debug_info: false,
             srclocs: Vec::new(),
             srcloc_ids: HashMap::new(),
+            labels: Vec::new(),
+            label_ids: HashMap::new(),
         }
     }
 
@@ -475,6 +481,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 .any(|(&s, &l)| slot_cty(s) != dfg.value_type(l))
         {
             return self.invalid(format!("{v} is defined with values of the wrong type"));
+        }
+        if self.cx.debug_info {
+            self.debug_var(v, leaves);
         }
         let start = self.pool.len() as u32;
         self.pool.extend_from_slice(leaves);
@@ -1141,6 +1150,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         unit: &HashMap<usize, (usize, u32)>,
     ) -> Result<()> {
         self.tid = Some(tid);
+        self.label_tid(tid);
         self.ret = Ret::NextThread(next);
         // Division results of another copy of the body may not dominate.
         self.divs.clear();
@@ -1161,6 +1171,8 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             if self.filled {
                 return self.invalid("instruction after a terminator");
             }
+            // Per-thread parameter loads belong to the statement using them.
+            self.set_srcloc(self.f.insts[inst].loc);
             for &k in cx.per_thread.get(&idx).map(|v| v.as_slice()).unwrap_or(&[]) {
                 let v = cx.params[k];
                 self.load_param(v, cx.types[k], cx.args, cx.offsets[k], thread_flags)?;
@@ -1206,6 +1218,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let p = self.b.block_params(entry).to_vec();
         self.args_ptr = Some(p[0]);
         self.tid = Some(p[1]);
+        self.label_tid(p[1]);
         let params = self.f.regions[self.f.body].params.clone();
         self.bind(&params, &p[2..])?;
         self.ret = Ret::Func;
@@ -1223,6 +1236,50 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         if self.cx.debug_info {
             let s = self.cx.srcloc(loc);
             self.b.set_srcloc(s);
+        }
+    }
+
+    /// Debug info: labels the leaves of `v` if it has a name (not an
+    /// array; a region param only if no earlier param of its region has the
+    /// same name, as in a loop's `(j, acc, j)`). Each IR value has labels of
+    /// its own: Cranelift extends a label from each definition to the next
+    /// one in code order, which is not program order around loops.
+    fn debug_var(&mut self, v: weft_ir::Value, leaves: &[cl::Value]) {
+        let f = self.f;
+        let name = &f.value_names[v];
+        let vd = &f.values[v];
+        let shadowed = match vd.def {
+            weft_ir::ValueDef::Param(r, k) => f
+                .regions
+                .get(r)
+                .and_then(|rd| rd.params.get(..k as usize))
+                .is_some_and(|ps| ps.iter().any(|&p| &f.value_names[p] == name)),
+            weft_ir::ValueDef::Result(..) => false,
+        };
+        if !name.is_empty() && !vd.ty.is_array() && !shadowed {
+            self.label(v.as_u32(), name.clone(), vd.ty, leaves);
+        }
+    }
+
+    /// Debug info: labels `leaves` as the value `key` (an IR value, or
+    /// `u32::MAX` for the thread index) of variable `name`.
+    fn label(&mut self, key: u32, name: String, ty: Type, leaves: &[cl::Value]) {
+        let f = std::ptr::from_ref(self.f) as usize;
+        for (k, &l) in leaves.iter().enumerate() {
+            let n = self.cx.labels.len() as u32;
+            let id = *self.cx.label_ids.entry((f, key, k as u32)).or_insert(n);
+            if id == n {
+                self.cx.labels.push((f, name.clone(), ty, k as u32, key));
+            }
+            self.b.set_val_label(l, cl::ValueLabel::from_u32(id));
+        }
+    }
+
+    /// Debug info: the thread index (`i64`) as variable `tid`, unless the
+    /// kernel has its own `tid`.
+    fn label_tid(&mut self, tid: cl::Value) {
+        if self.cx.debug_info && !self.f.value_names.values().any(|n| n == "tid") {
+            self.label(u32::MAX, "tid".into(), Type::Scalar(Scalar::I64), &[tid]);
         }
     }
 
