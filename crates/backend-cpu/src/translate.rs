@@ -69,6 +69,8 @@ pub(crate) struct ModCtx<'m> {
     /// (its address), variable name, type, leaf index, value key)`.
     pub labels: Vec<(usize, String, Type, u32, u32)>,
     label_ids: HashMap<(usize, u32, u32), u32>,
+    /// Debug info: the Cranelift values labelled so far, per function.
+    labelled: std::collections::HashSet<(usize, cl::Value)>,
 }
 
 impl<'m> ModCtx<'m> {
@@ -86,6 +88,7 @@ impl<'m> ModCtx<'m> {
             srcloc_ids: HashMap::new(),
             labels: Vec::new(),
             label_ids: HashMap::new(),
+            labelled: Default::default(),
         }
     }
 
@@ -482,9 +485,13 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         {
             return self.invalid(format!("{v} is defined with values of the wrong type"));
         }
-        if self.cx.debug_info {
-            self.debug_var(v, leaves);
-        }
+        let copies;
+        let leaves = if self.cx.debug_info {
+            copies = self.debug_var(v, leaves);
+            &copies
+        } else {
+            leaves
+        };
         let start = self.pool.len() as u32;
         self.pool.extend_from_slice(leaves);
         if let Some(e) = self.map.get_mut(v.as_u32() as usize) {
@@ -1243,8 +1250,11 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     /// array; a region param only if no earlier param of its region has the
     /// same name, as in a loop's `(j, acc, j)`). Each IR value has labels of
     /// its own: Cranelift extends a label from each definition to the next
-    /// one in code order, which is not program order around loops.
-    fn debug_var(&mut self, v: weft_ir::Value, leaves: &[cl::Value]) {
+    /// one in code order, which is not program order around loops. A leaf
+    /// that already belongs to another named value (`b = transpose(a)`
+    /// reuses `a`'s leaves) is copied here (`bor x, x`, `fcopysign x, x`),
+    /// so that each value starts where it is defined. Returns the leaves.
+    fn debug_var(&mut self, v: weft_ir::Value, leaves: &[cl::Value]) -> Vec<cl::Value> {
         let f = self.f;
         let name = &f.value_names[v];
         let vd = &f.values[v];
@@ -1256,9 +1266,27 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 .is_some_and(|ps| ps.iter().any(|&p| &f.value_names[p] == name)),
             weft_ir::ValueDef::Result(..) => false,
         };
-        if !name.is_empty() && !vd.ty.is_array() && !shadowed {
-            self.label(v.as_u32(), name.clone(), vd.ty, leaves);
+        if name.is_empty() || vd.ty.is_array() || shadowed {
+            return leaves.to_vec();
         }
+        let fk = std::ptr::from_ref(f) as usize;
+        let leaves: Vec<cl::Value> = leaves
+            .iter()
+            .map(|&l| {
+                if self.cx.labelled.insert((fk, l)) {
+                    return l;
+                }
+                let c = if self.b.func.dfg.value_type(l).is_float() {
+                    self.b.ins().fcopysign(l, l)
+                } else {
+                    self.b.ins().bor(l, l)
+                };
+                self.cx.labelled.insert((fk, c));
+                c
+            })
+            .collect();
+        self.label(v.as_u32(), name.clone(), vd.ty, &leaves);
+        leaves
     }
 
     /// Debug info: labels `leaves` as the value `key` (an IR value, or
