@@ -332,6 +332,41 @@ fn isa_has_fma(isa: &dyn cranelift_codegen::isa::TargetIsa) -> bool {
     }
 }
 
+/// The operands `(x, y, c, neg_c, neg_x)` of `fma(±x, y, ±c)` that a
+/// `contract` `add`/`sub` of a `contract` `mul` may become (see
+/// [`FnTx::contract`]); `None` when the pattern does not apply.
+#[allow(clippy::type_complexity)]
+fn contraction(
+    f: &weft_ir::Function,
+    inst: Inst,
+) -> Option<(weft_ir::Value, weft_ir::Value, weft_ir::Value, bool, bool)> {
+    use weft_ir::MathFlags;
+    let d = &f.insts[inst];
+    if !d.flags.contains(MathFlags::CONTRACT) {
+        return None;
+    }
+    let InstKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) = d.kind else {
+        return None;
+    };
+    let product = |v: weft_ir::Value| match f.values.get(v).map(|vd| vd.def) {
+        Some(weft_ir::ValueDef::Result(i, 0)) => match f.insts.get(i) {
+            Some(m) if m.flags.contains(MathFlags::CONTRACT) => match m.kind {
+                InstKind::Binary(BinaryOp::Mul, x, y) => Some((x, y)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
+    match (op, product(a), product(b)) {
+        (BinaryOp::Add, Some((x, y)), _) => Some((x, y, b, false, false)),
+        (BinaryOp::Add, None, Some((x, y))) => Some((x, y, a, false, false)),
+        (_, Some((x, y)), _) => Some((x, y, b, true, false)),
+        (_, None, Some((x, y))) => Some((x, y, a, false, true)),
+        _ => None,
+    }
+}
+
 const UNSET: (u32, u32) = (u32::MAX, 0);
 
 fn mem_flags() -> MemFlagsData {
@@ -413,36 +448,46 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     /// `a*b - c` = `fma(a, b, -c)`, `c - a*b` = `fma(-a, b, c)`. `None`
     /// when the pattern does not apply (or the host has no FMA).
     fn contract(&mut self, inst: Inst, s: Scalar) -> Result<Option<cl::Value>> {
-        use weft_ir::MathFlags;
-        let f = self.f;
-        let d = &f.insts[inst];
-        if !self.host_fma
-            || !matches!(s, Scalar::F32 | Scalar::F64)
-            || !d.flags.contains(MathFlags::CONTRACT)
-        {
+        if !self.host_fma || !matches!(s, Scalar::F32 | Scalar::F64) {
             return Ok(None);
         }
-        let InstKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) = d.kind else {
+        let Some((x, y, c, neg_c, neg_x)) = contraction(self.f, inst) else {
             return Ok(None);
         };
-        let product = |v: weft_ir::Value| match f.values.get(v).map(|vd| vd.def) {
-            Some(weft_ir::ValueDef::Result(i, 0)) => match f.insts.get(i) {
-                Some(m) if m.flags.contains(MathFlags::CONTRACT) => match m.kind {
-                    InstKind::Binary(BinaryOp::Mul, x, y) => Some((x, y)),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        };
-        let (x, y, c, neg_c, neg_x) = match (op, product(a), product(b)) {
-            (BinaryOp::Add, Some((x, y)), _) => (x, y, b, false, false),
-            (BinaryOp::Add, None, Some((x, y))) => (x, y, a, false, false),
-            (_, Some((x, y)), _) => (x, y, b, true, false),
-            (_, None, Some((x, y))) => (x, y, a, false, true),
-            _ => return Ok(None),
-        };
         let (mut xv, yv, mut cv) = (self.get1(x)?, self.get1(y)?, self.get1(c)?);
+        if neg_c {
+            cv = self.b.ins().fneg(cv);
+        }
+        if neg_x {
+            xv = self.b.ins().fneg(xv);
+        }
+        Ok(Some(self.b.ins().fma(xv, yv, cv)))
+    }
+
+    /// [`contract`](Self::contract) in SIMD lanes (`f32x4`), so that the
+    /// vector loop rounds as the scalar one does.
+    fn simd_contract(
+        &mut self,
+        inst: Inst,
+        s: Scalar,
+        env: &HashMap<weft_ir::Value, Lane>,
+    ) -> Result<Option<cl::Value>> {
+        if !self.host_fma || s != Scalar::F32 {
+            return Ok(None);
+        }
+        let Some((x, y, c, neg_c, neg_x)) = contraction(self.f, inst) else {
+            return Ok(None);
+        };
+        let lane = |v| match env.get(&v) {
+            Some(Lane::Tid) | None => None,
+            Some(l) => Some(*l),
+        };
+        let (Some(lx), Some(ly), Some(lc)) = (lane(x), lane(y), lane(c)) else {
+            return Ok(None);
+        };
+        let mut xv = self.simd_vector(lx, x, F32X4)?;
+        let yv = self.simd_vector(ly, y, F32X4)?;
+        let mut cv = self.simd_vector(lc, c, F32X4)?;
         if neg_c {
             cv = self.b.ins().fneg(cv);
         }
@@ -950,19 +995,22 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                         }
                         match idx {
                             None => Lane::Vector(None),
-                            Some(_) => {
-                                let av = self.simd_vector(la, *a, vt(s))?;
-                                let bv = self.simd_vector(lb, *b, vt(s))?;
-                                let ins = self.b.ins();
-                                Lane::Vector(Some(match (op, s) {
-                                    (BinaryOp::Add, Scalar::F32) => ins.fadd(av, bv),
-                                    (BinaryOp::Sub, Scalar::F32) => ins.fsub(av, bv),
-                                    (BinaryOp::Mul, _) => ins.fmul(av, bv),
-                                    (BinaryOp::Div, _) => ins.fdiv(av, bv),
-                                    (BinaryOp::Add, _) => ins.iadd(av, bv),
-                                    _ => ins.isub(av, bv),
-                                }))
-                            }
+                            Some(_) => match self.simd_contract(inst, s, env)? {
+                                Some(v) => Lane::Vector(Some(v)),
+                                None => {
+                                    let av = self.simd_vector(la, *a, vt(s))?;
+                                    let bv = self.simd_vector(lb, *b, vt(s))?;
+                                    let ins = self.b.ins();
+                                    Lane::Vector(Some(match (op, s) {
+                                        (BinaryOp::Add, Scalar::F32) => ins.fadd(av, bv),
+                                        (BinaryOp::Sub, Scalar::F32) => ins.fsub(av, bv),
+                                        (BinaryOp::Mul, _) => ins.fmul(av, bv),
+                                        (BinaryOp::Div, _) => ins.fdiv(av, bv),
+                                        (BinaryOp::Add, _) => ins.iadd(av, bv),
+                                        _ => ins.isub(av, bv),
+                                    }))
+                                }
+                            },
                         }
                     }
                     _ => return Ok(Walk::No),

@@ -130,3 +130,48 @@ fn afn_replaces_the_call_and_vectorizes() {
     let clif = emit_clif(&m, &CpuOptions::default()).unwrap();
     assert!(clif.contains("call fn"), "{clif}");
 }
+
+#[test]
+fn vector_and_scalar_loops_contract_alike() {
+    // `x*x - (x+1)` and `(x+1) - x*x`: with `contract` on an FMA host both
+    // thread loops (4 lanes, then the scalar tail) round once.
+    let m = parse_module(
+        "kernel @k(v0: array1<f32>, v1: array1<f32>) {
+  v2: i32 = thread_id
+  v3: f32 = load v0[v2]
+  v4: f32 = const 1.0
+  v5: f32 = add v3, v4
+  v6: f32 = mul v3, v3 fast(contract)
+  v7: f32 = sub v6, v5 fast(contract)
+  v8: f32 = sub v5, v6 fast(contract)
+  v9: f32 = mul v7, v8
+  store v1[v2], v9
+  return
+}
+",
+    )
+    .unwrap();
+    let mut x: Vec<f32> = (0..1027).map(|i| 1.0 + i as f32 * 1.0e-3).collect();
+    let mut y = vec![0.0f32; x.len()];
+    let xs = x.clone();
+    run(
+        &m,
+        x.len() as i32,
+        &[Arg::Array(desc(&mut x)), Arg::Array(desc(&mut y))],
+    );
+    let fused = host_has_fma();
+    // The inputs tell fused from unfused rounding in the vector range.
+    assert!(xs[..1024].iter().any(|&x| {
+        let c = x + 1.0;
+        x.mul_add(x, -c) != x * x - c
+    }));
+    for (i, (&xi, &yi)) in xs.iter().zip(&y).enumerate() {
+        let c = xi + 1.0;
+        let (a, b) = if fused {
+            (xi.mul_add(xi, -c), (-xi).mul_add(xi, c))
+        } else {
+            (xi * xi - c, c - xi * xi)
+        };
+        assert_eq!(yi.to_bits(), (a * b).to_bits(), "[{i}] x={xi}");
+    }
+}
