@@ -12,10 +12,15 @@ use std::time::{Duration, Instant};
 
 /// The `func_basic` case, if the corpus is here.
 fn case() -> Option<PathBuf> {
+    case_named("func_basic")
+}
+
+/// Conformance case `name`, if the corpus is here.
+fn case_named(name: &str) -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = std::env::var("WEFT_CONFORMANCE_DIR")
         .unwrap_or_else(|_| "../shared/conformance".to_string());
-    let case = root.join(dir).join("cases/func_basic");
+    let case = root.join(dir).join("cases").join(name);
     if case.join("case.json").is_file() {
         Some(case)
     } else {
@@ -212,4 +217,71 @@ fn step_into_a_func_at_o0() {
         .find(&into)
         .unwrap_or_else(|| panic!("no {into:?}:\n{out}"));
     assert!(out[i..].contains(&back), "no {back:?} after it:\n{out}");
+}
+
+/// The numbers in `text` (`{0.62, -0.18}`, `vec3<f32>(0.62, -0.18)`, `2`) as
+/// `f32`s.
+fn numbers(text: &str) -> Vec<f32> {
+    // Past a type such as `vec3<f32>`.
+    let text = text.split_once('(').map_or(text, |(_, rest)| rest);
+    text.split(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | '+')))
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .map(|t| t.parse().unwrap_or_else(|_| panic!("not a number: {t:?}")))
+        .collect()
+}
+
+/// The value after `NAME = ` on the first line of `out` that starts with
+/// it (after an optional `(weft) ` prompt).
+fn value_of<'a>(out: &'a str, name: &str) -> Option<&'a str> {
+    let pat = format!("{name} = ");
+    out.lines()
+        .map(|l| l.strip_prefix("(weft) ").unwrap_or(l))
+        .find_map(|l| l.strip_prefix(&pat))
+}
+
+#[test]
+fn locals_match_weft_debug() {
+    // gdb reads the N-body kernel's variables where the JIT keeps them, at a
+    // conditional breakpoint on the thread index and loop counter; `weft
+    // debug` (statement hooks, a different mechanism) must agree.
+    let (Some(case), true) = (case_named("seed_nbody_step"), have_gdb()) else {
+        return;
+    };
+    let line = line_of(&case, "acc = acc + d * (");
+    let Some(out) = gdb(
+        &case,
+        &[
+            &format!("break kernel.py:{line} if tid == 3 && j == 2"),
+            "run",
+            "info locals",
+        ],
+        &["-O0"],
+        "locals",
+    ) else {
+        return;
+    };
+    let hit = hit_line(&out, 1).unwrap_or_else(|| panic!("breakpoint not hit:\n{out}"));
+    assert!(hit.contains(&format!("kernel.py:{line}")), "{hit}");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gdb-locals");
+    let script = tmp.join("script");
+    let cmds = format!(
+        "break kernel.py:{line}\ncontinue\ncontinue\ncontinue\nprint i\nprint j\nprint p\nprint d\nprint inv_r\nprint acc\nquit\n"
+    );
+    std::fs::write(&script, cmds).expect("writes the script");
+    let r = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["debug", "--tid", "3", "--script"])
+        .arg(&script)
+        .arg(&case)
+        .output()
+        .expect("runs weft debug");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let want = String::from_utf8(r.stdout).expect("utf-8");
+    assert_eq!(value_of(&out, "tid"), Some("3"), "{out}");
+    for name in ["i", "j", "p", "d", "inv_r", "acc"] {
+        let g = value_of(&out, name).unwrap_or_else(|| panic!("gdb has no {name}:\n{out}"));
+        let w =
+            value_of(&want, name).unwrap_or_else(|| panic!("weft debug has no {name}:\n{want}"));
+        assert!(!g.contains("optimized out"), "{name} = {g}\n{out}");
+        assert_eq!(numbers(g), numbers(w), "{name}: gdb {g}, weft debug {w}");
+    }
 }

