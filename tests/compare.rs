@@ -122,7 +122,14 @@ fn bench_quick_reports_every_backend_as_json() {
     );
     let j: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let rows = j["rows"].as_array().unwrap();
-    let workloads = ["saxpy", "nbody", "transcendental", "atomic sum"];
+    let workloads = [
+        "saxpy",
+        "nbody",
+        "transcendental",
+        "atomic sum",
+        "particles 2^14 AoS",
+        "particles 2^14 SoA",
+    ];
     for b in ["cpu", "interp", "cuda"] {
         let ran = rows.iter().filter(|r| r["backend"] == b).count();
         let skipped = j["skipped"]
