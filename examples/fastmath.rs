@@ -4,7 +4,10 @@
 //! available (cpu, llvm-cpu; cuda and vulkan when present), printing the
 //! median launch time of each, the speed-up, and the largest absolute and
 //! relative (to max(1, |precise|)) difference from the precise result.
-//! The two variants are launched alternately.
+//! The two variants are launched alternately. On cpu and llvm-cpu the fast
+//! variant inlines `weft_backend_cpu::fastmath`'s `f32` approximations of
+//! `sin`, `cos` and `exp` (cpu also runs them 4 lanes wide); figures in
+//! `docs/passes.md`, "Fast math".
 //!
 //! `cargo run --release --example fastmath [-- LOG2_N [REPS]]`
 
