@@ -1,12 +1,17 @@
 //! SoA layout end to end: arrays in either layout, the descriptor an SoA
 //! kernel parameter receives, the launch checks, on every device present.
 
+use std::path::PathBuf;
+use weft::conform::{self, Case};
 use weft::ir::types::ArrayType;
 use weft::ir::{
     BinaryOp, ElemType, FuncBuilder, FuncKind, Function, MemAccess, Module as IrModule, Param,
     Scalar, SoaParam, Type,
 };
-use weft::{Arg, Array, ArrayLayout, Device, Dtype, Error, LaunchError, Module};
+use weft::{
+    Arg, Array, ArrayLayout, CompileOptions, Compiler, Device, Dtype, Error, LaunchError,
+    LayoutOptions, Module,
+};
 
 fn arr(elem: ElemType, ndim: u8) -> Type {
     Type::Array(ArrayType { elem, ndim })
@@ -85,7 +90,8 @@ fn vec3s(n: usize, f: impl Fn(usize) -> [f32; 3]) -> Vec<[f32; 3]> {
 #[test]
 fn soa_param_gets_the_plane_descriptor() -> Result<(), Error> {
     let module = Module::from_ir(step_module());
-    let n = 1000;
+    // Planes of 12 000 bytes: skewed (see `weft_runtime::array`).
+    let n = 3000;
     let x0 = vec3s(n, |i| [i as f32, -(i as f32), 0.5]);
     let v = vec3s(n, |i| [1.0, 2.0, i as f32]);
     let want = vec3s(n, |i| {
@@ -209,4 +215,233 @@ fn length_rules_are_on_the_user_axes() -> Result<(), Error> {
         "{e}"
     );
     Ok(())
+}
+
+/// The particle update of `weft bench`, `x` hinted SoA in the source.
+const PARTICLES: &str = r#"
+import warp as wp
+
+@wp.kernel
+def particles(
+    x: wp.array(dtype=wp.vec3),  # weft: layout=soa
+    v: wp.array(dtype=wp.vec3),
+    gravity: float,
+    dt: float,
+):
+    i = wp.tid()
+    vi = v[i] + wp.vec3(0.0, -gravity, 0.0) * dt
+    xi = x[i] + vi * dt
+    if xi[1] < 0.0:
+        xi = wp.vec3(xi[0], -xi[1], xi[2])
+        vi = wp.vec3(vi[0], -0.5 * vi[1], vi[2])
+    v[i] = vi
+    x[i] = xi
+"#;
+
+fn compiler(default: ArrayLayout) -> Compiler {
+    Compiler::with_options(CompileOptions {
+        layout: LayoutOptions {
+            default,
+            params: Vec::new(),
+        },
+        ..CompileOptions::default()
+    })
+}
+
+fn particle_data(n: usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
+    let f = |i: usize, k: usize| ((i * 7 + k * 13) % 100) as f32 * 1e-2;
+    (
+        vec3s(n, |i| [f(i, 0), f(i, 1) - 0.3, f(i, 2)]),
+        vec3s(n, |i| [f(i, 3) - 0.5, f(i, 4) - 0.5, f(i, 5)]),
+    )
+}
+
+/// Runs `particles` once over `n` particles, each array in the layout the
+/// kernel takes it in; returns (x, v) as AoS data.
+fn run_particles(
+    dev: &Device,
+    module: &Module,
+    n: usize,
+) -> Result<(Vec<[f32; 3]>, Vec<[f32; 3]>), Error> {
+    let k = dev.load(module, "particles")?;
+    let (x0, v0) = particle_data(n);
+    let sig = k.signature();
+    let x = Array::from_slice(&x0, &[n])?.to_layout(sig.param_layout(0))?;
+    let v = Array::from_slice(&v0, &[n])?.to_layout(sig.param_layout(1))?;
+    let args = [
+        Arg::array(&x),
+        Arg::array(&v),
+        Arg::f32(9.81),
+        Arg::f32(0.01),
+    ];
+    dev.launch(&k, &[n], &args)?;
+    Ok((x.to_vec()?, v.to_vec()?))
+}
+
+#[test]
+fn source_hint_and_options_choose_the_layout() -> Result<(), Error> {
+    let n = 5000;
+    let aos = compiler(ArrayLayout::Aos).compile("p.py", PARTICLES)?;
+    let all_soa = compiler(ArrayLayout::Soa).compile("p.py", PARTICLES)?;
+    let forced_aos = Compiler::with_options(CompileOptions {
+        layout: LayoutOptions {
+            default: ArrayLayout::Aos,
+            params: vec![("particles".into(), "x".into(), ArrayLayout::Aos)],
+        },
+        ..CompileOptions::default()
+    })
+    .compile("p.py", PARTICLES)?;
+    for dev in devices() {
+        let layouts = |m: &Module| -> Result<Vec<ArrayLayout>, Error> {
+            let k = dev.load(m, "particles")?;
+            Ok((0..2).map(|i| k.signature().param_layout(i)).collect())
+        };
+        // The hint makes `x` SoA; `--layout soa` both; a per-parameter
+        // option overrides the hint.
+        assert_eq!(layouts(&aos)?, [ArrayLayout::Soa, ArrayLayout::Aos]);
+        assert_eq!(layouts(&all_soa)?, [ArrayLayout::Soa, ArrayLayout::Soa]);
+        assert_eq!(layouts(&forced_aos)?, [ArrayLayout::Aos, ArrayLayout::Aos]);
+        // The same numbers in every layout (no fast math: bit for bit).
+        let want = run_particles(&dev, &forced_aos, n)?;
+        assert_eq!(run_particles(&dev, &aos, n)?, want, "{}", dev.name());
+        assert_eq!(run_particles(&dev, &all_soa, n)?, want, "{}", dev.name());
+    }
+    Ok(())
+}
+
+#[test]
+fn the_layout_is_part_of_the_ir_cache_key() -> Result<(), Error> {
+    let dir = std::env::temp_dir().join(format!("weft-layout-cache-{}", std::process::id()));
+    let cache = weft::Cache::open(&dir).map_err(|e| Error::Backend(Box::new(e)))?;
+    let aos = compiler(ArrayLayout::Aos).with_cache(cache.clone());
+    let soa = compiler(ArrayLayout::Soa).with_cache(cache.clone());
+    assert_ne!(aos.ir_key("p.py", PARTICLES), soa.ir_key("p.py", PARTICLES));
+    let (_, hit) = soa.compile_cached("p.py", PARTICLES)?;
+    assert!(!hit);
+    // A hit reads the SoA parameters back from the IR text.
+    let (m, hit) = soa.compile_cached("p.py", PARTICLES)?;
+    assert!(hit);
+    let f = m.ir().kernels().next().expect("a kernel").1;
+    assert_eq!(f.soa_params.len(), 2);
+    let (m, hit) = aos.compile_cached("p.py", PARTICLES)?;
+    assert!(!hit);
+    assert_eq!(
+        m.ir()
+            .kernels()
+            .next()
+            .expect("a kernel")
+            .1
+            .soa_params
+            .len(),
+        1
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("SKIP: conformance corpus not found at {}", dir.display());
+        None
+    }
+}
+
+/// Cases whose arrays cover the SoA forms: vec3 1-D/2-D/3-D, atomics on
+/// SoA components, matrices, quaternions, transforms, structs (nested),
+/// float64, a multi-launch simulation step.
+const SOA_CASES: &[&str] = &[
+    "atomic_vec3_scatter",
+    "dims_array2d_int_and_vec",
+    "dims_array3d_vec3",
+    "mat_products",
+    "quat_algebra",
+    "transform_compose_inverse",
+    "struct_array_rw",
+    "struct_nested_mat",
+    "vec_float64",
+    "real_particle_ground_collision",
+];
+
+/// `weft conform --layout soa` on a representative subset, on every device
+/// present (the whole corpus runs through the CLI in scripts/test.sh on
+/// interp, cpu and llvm-cpu).
+#[test]
+fn conformance_subset_in_soa_on_every_device() -> Result<(), Error> {
+    let Some(dir) = corpus() else {
+        return Ok(());
+    };
+    let soa = compiler(ArrayLayout::Soa);
+    let mut failures = Vec::new();
+    for dev in devices() {
+        for name in SOA_CASES {
+            let path = dir.join("cases").join(name);
+            let case = Case::load(&path)?;
+            let module = soa.compile_file(path.join("kernel.py"))?;
+            // Not vacuous: some kernel of the case takes an SoA array.
+            assert!(
+                module.ir().kernels().any(|(_, f)| !f.soa_params.is_empty()),
+                "{name}: no SoA parameter"
+            );
+            let run = conform::run_case(&case, &dev, &soa)?;
+            let ms = conform::check_case(&case, &run)?;
+            if !ms.is_empty() {
+                failures.push(format!("{} {name}: {}", dev.name(), ms[0]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    Ok(())
+}
+
+#[test]
+fn cli_takes_the_layout() {
+    let Some(dir) = corpus() else {
+        return;
+    };
+    let weft = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(args)
+            .output()
+            .expect("weft runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let case = dir.join("cases/dims_array3d_vec3");
+    let case = case.to_str().unwrap();
+    let kernel = format!("{case}/kernel.py");
+    let (ok, ir) = weft(&["build", &kernel, "--layout", "soa"]);
+    assert!(ok && ir.contains("soa(vec3<f32>, 3)"), "{ir}");
+    let (ok, ir) = weft(&["build", &kernel, "--layout", "aos"]);
+    assert!(ok && !ir.contains("soa("), "{ir}");
+    let out = std::env::temp_dir().join(format!("weft-layout-run-{}", std::process::id()));
+    let (ok, text) = weft(&[
+        "run",
+        case,
+        "--layout",
+        "soa",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok && text.contains("matches expected"), "{text}");
+    // The npy written from the SoA run is the AoS data Warp wrote.
+    let got = std::fs::read(out.join("grad.npy")).unwrap();
+    let want = std::fs::read(dir.join("cases/dims_array3d_vec3/expected_grad.npy")).unwrap();
+    let (g, w) = (
+        conform::npy::Npy::parse(&got).unwrap(),
+        conform::npy::Npy::parse(&want).unwrap(),
+    );
+    assert_eq!((g.shape, g.data.len()), (w.shape, w.data.len()));
+    let _ = std::fs::remove_dir_all(&out);
+    let (ok, text) = weft(&["conform", case, "--layout", "soa"]);
+    assert!(ok && text.contains("1 passed, 0 failed"), "{text}");
+    let (ok, text) = weft(&["compare", case, "--layout", "soa", "--backend", "cpu"]);
+    assert!(ok, "{text}");
+    let (ok, text) = weft(&["conform", case, "--layout", "columns"]);
+    assert!(!ok && text.contains("columns"), "{text}");
 }
