@@ -248,7 +248,10 @@ fn compiler(default: ArrayLayout) -> Compiler {
     })
 }
 
-fn particle_data(n: usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
+/// Positions and velocities.
+type Particles = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+fn particle_data(n: usize) -> Particles {
     let f = |i: usize, k: usize| ((i * 7 + k * 13) % 100) as f32 * 1e-2;
     (
         vec3s(n, |i| [f(i, 0), f(i, 1) - 0.3, f(i, 2)]),
@@ -258,11 +261,7 @@ fn particle_data(n: usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
 
 /// Runs `particles` once over `n` particles, each array in the layout the
 /// kernel takes it in; returns (x, v) as AoS data.
-fn run_particles(
-    dev: &Device,
-    module: &Module,
-    n: usize,
-) -> Result<(Vec<[f32; 3]>, Vec<[f32; 3]>), Error> {
+fn run_particles(dev: &Device, module: &Module, n: usize) -> Result<Particles, Error> {
     let k = dev.load(module, "particles")?;
     let (x0, v0) = particle_data(n);
     let sig = k.signature();
