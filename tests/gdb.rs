@@ -175,7 +175,7 @@ fn break_in_a_func_at_o0() {
     // Then into `poly`, called from the kernel's line.
     let hit = hit_line(&out, 2).unwrap_or_else(|| panic!("breakpoint 2 not hit:\n{out}"));
     assert!(
-        hit.ends_with(&format!("poly () at {file}:{in_func}")),
+        hit.contains(" poly (") && hit.ends_with(&format!(") at {file}:{in_func}")),
         "{hit}\n{out}"
     );
     assert!(
@@ -209,14 +209,19 @@ fn step_into_a_func_at_o0() {
     };
     let file = case.join("kernel.py").display().to_string();
     assert!(hit_line(&out, 1).is_some(), "breakpoint not hit:\n{out}");
-    // `step` enters `poly` at its line, the next `step` returns to the
-    // kernel's next line.
-    let into = format!("poly () at {file}:{in_func}");
-    let back = format!("func_basic () at {file}:{next}");
+    // `step` enters `poly` at its line, showing its arguments (`x` is the
+    // thread's `v`, the others are the call's constants); the next `step`
+    // returns to the kernel's next line.
+    let into = format!(", a=1, b=-2, c=0.5) at {file}:{in_func}");
     let i = out
-        .find(&into)
-        .unwrap_or_else(|| panic!("no {into:?}:\n{out}"));
-    assert!(out[i..].contains(&back), "no {back:?} after it:\n{out}");
+        .lines()
+        .position(|l| l.starts_with("poly (x=") && l.ends_with(&into))
+        .unwrap_or_else(|| panic!("no poly (x=…{into:?}:\n{out}"));
+    let back = format!("func_basic () at {file}:{next}");
+    assert!(
+        out.lines().skip(i).any(|l| l == back),
+        "no {back:?} after it:\n{out}"
+    );
 }
 
 /// The numbers in `text` (`{0.62, -0.18}`, `vec3<f32>(0.62, -0.18)`, `2`) as

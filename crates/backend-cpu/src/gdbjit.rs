@@ -80,6 +80,8 @@ pub(crate) enum LeafLoc {
 pub(crate) struct VarInfo {
     pub name: String,
     pub ty: Type,
+    /// A parameter of the function (`DW_TAG_formal_parameter`).
+    pub param: bool,
     /// Its values (SSA definitions), each per scalar leaf
     /// ([`weft_ir::layout::slots`] order): the code ranges (offsets from the
     /// function's address) where the leaf is live, and where it is.
@@ -470,7 +472,11 @@ fn add_variable(
             data: e,
         });
     }
-    let id = unit.add(parent, gimli::DW_TAG_variable);
+    let tag = match v.param {
+        true => gimli::DW_TAG_formal_parameter,
+        false => gimli::DW_TAG_variable,
+    };
+    let id = unit.add(parent, tag);
     let name = strings.add(dwarf_name(&v.name));
     let loc = (!list.is_empty()).then(|| unit.locations.add(LocationList(list)));
     let e = unit.get_mut(id);

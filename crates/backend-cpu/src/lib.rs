@@ -507,6 +507,7 @@ fn variables(
                 vars.push(gdbjit::VarInfo {
                     name: name.clone(),
                     ty: *ty,
+                    param: false,
                     values: Vec::new(),
                 });
                 keys.push(Vec::new());
@@ -537,5 +538,11 @@ fn variables(
             leaves[*leaf as usize].push((r.start, r.end, loc));
         }
     }
+    // Parameters first, in order.
+    let param = |v: &gdbjit::VarInfo| f.params.iter().position(|p| p.name == v.name);
+    for v in &mut vars {
+        v.param = param(v).is_some();
+    }
+    vars.sort_by_key(|v| param(v).unwrap_or(usize::MAX));
     vars
 }
