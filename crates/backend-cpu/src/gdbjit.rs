@@ -25,9 +25,17 @@
 //!   with a Cranelift [`SourceLoc`](cranelift_codegen::ir::SourceLoc) that
 //!   indexes the module's table of locations, and Cranelift reports the
 //!   code ranges of each after register allocation. The prologue is on the
-//!   function's `def` line; other code with no location gets line 0. There are no
-//!   variables: `info locals` shows nothing; the line table is the whole
-//!   story.
+//!   function's `def` line; other code with no location gets line 0.
+//! * Variables: a `DW_TAG_formal_parameter` or `DW_TAG_variable` per Python
+//!   name of the function (and `tid`, the thread index: the kernel's loop
+//!   counter, a func's hidden argument), typed with base types (`f32`,
+//!   `i32`, …), arrays for `vec`/`mat`/`quat`/`transform` and structure
+//!   types for `@wp.struct`s; array handles and `f16` values are left out.
+//!   translate.rs gives each leaf of each named IR value a Cranelift value
+//!   label; Cranelift reports where (register or stack slot) each label
+//!   lives over which code ranges, and the location lists say so, with a
+//!   `DW_OP_piece` per leaf of an aggregate. Where several values of one
+//!   name are live, the latest defined is the variable's value.
 //! * `.debug_frame`: Cranelift's System V unwind info of each function, so
 //!   that `bt` walks from kernel code into the runtime's frames.
 

@@ -160,8 +160,9 @@ pub struct CpuOptions {
     /// default, and then nothing of it is in the generated code.
     pub debug: bool,
     /// Debug info for gdb ([`gdbjit`]): DWARF line tables into the kernel's
-    /// source, registered through the GDB JIT interface; one thread loop
-    /// (no unit-stride copy). Off by default, and then nothing changes.
+    /// source and the locations of its variables, registered through the
+    /// GDB JIT interface; one thread loop (no unit-stride copy). Off by
+    /// default, and then nothing changes.
     /// With [`OptLevel::Speed`] Cranelift hoists loop-invariant code out of
     /// loops with its source line, so a breakpoint on such a line may land
     /// outside the loop: [`OptLevel::None`] keeps every line in place.
