@@ -799,3 +799,62 @@ fn run_interp(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_ir::types::ArrayType;
+    use weft_ir::{ElemType, Param, Scalar, SoaParam};
+
+    /// `k(p: array2<vec3>)` with `p` lowered to SoA: `array3<f32>`.
+    fn soa_sig() -> KernelSig {
+        let structs = Arc::new(StructTable::new());
+        let lowered = Type::Array(ArrayType {
+            elem: ElemType::Scalar(Scalar::F32),
+            ndim: 3,
+        });
+        KernelSig {
+            name: "k".into(),
+            layout: weft_ir::layout::arg_layout(&[lowered], &structs),
+            params: vec![Param {
+                name: "p".into(),
+                ty: Type::Array(ArrayType {
+                    elem: ElemType::Vec(3, Scalar::F32),
+                    ndim: 2,
+                }),
+            }],
+            structs,
+            length_rules: vec![],
+            soa_params: vec![SoaParam {
+                param: 0,
+                elem: ElemType::Vec(3, Scalar::F32),
+                ndim: 2,
+            }],
+        }
+    }
+
+    #[test]
+    fn an_soa_array_packs_its_plane_axis() {
+        let sig = soa_sig();
+        let d = Dtype::new(ElemType::Vec(3, Scalar::F32));
+        let a = Array::zeros_with_layout(d.clone(), &[4, 5], ArrayLayout::Soa).unwrap();
+        let args = [Arg::array(&a)];
+        check_args(&sig, &args, &[20, 1, 1, 1]).unwrap();
+        let views: Vec<_> = args.iter().map(ArgView::of).collect();
+        let bytes = pack_bytes(&sig, &[20, 1, 1, 1], &views);
+        let off = sig.layout.offsets[0] as usize;
+        let i32_at = |o: usize| i32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let i64_at = |o: usize| i64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let shape: Vec<_> = (0..4).map(|k| i32_at(off + 8 + 4 * k)).collect();
+        let strides: Vec<_> = (0..4).map(|k| i64_at(off + 24 + 8 * k)).collect();
+        // 20 scalars per plane (80 bytes, under the skew threshold).
+        assert_eq!(shape, [4, 5, 3, 1]);
+        assert_eq!(strides, [20, 4, 80, 0]);
+        assert_eq!(abi_shape(&a), ([4, 5, 3, 1], [20, 4, 80, 0]));
+        // The AoS array is refused, naming the parameter.
+        let aos = Array::zeros(d, &[4, 5]).unwrap();
+        let e = check_args(&sig, &[Arg::array(&aos)], &[20, 1, 1, 1]).unwrap_err();
+        assert_eq!(e.param(), Some("p"));
+        assert!(matches!(e, LaunchError::ArgLayout { .. }), "{e}");
+    }
+}
