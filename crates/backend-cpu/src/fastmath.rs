@@ -26,7 +26,8 @@
 //!   `cos r = 1 − r²/2 + r⁴·C(r²)` on `|r| ≤ π/4`; the quadrant `k mod 4`
 //!   picks and negates. `tan = sin/cos` (or `−cos/sin` in odd quadrants).
 //!   Beyond `|x| ≈ 12 800` the reduction loses accuracy progressively;
-//!   past 2²² it is meaningless (results are finite garbage). NaN and ±∞
+//!   past 2²² it is meaningless (`r` is then clamped to ±0.8, so results
+//!   stay bounded: `sin`/`cos` in `[−1, 1]`, `tan` not NaN). NaN and ±∞
 //!   give NaN.
 //! * `exp`: `x` clamped to `[−104, 89]` (NaN passes through), `k =
 //!   round(x·log₂e)`, `r = x − k·ln2` (ln 2 in two parts),
@@ -85,6 +86,9 @@ pub mod coeffs {
     /// π/2 = `PIO2[0] + PIO2[1] + PIO2[2]`; the first two have at most 11
     /// significant bits, so `k·PIO2[i]` is exact for `|k| < 2¹³`.
     pub const PIO2: [f32; 3] = [1.570_312_5, 0.000_483_751_3, 7.549_79e-8];
+    /// The reduced argument `r` of `sin`/`cos`/`tan` is clamped to
+    /// `±R_MAX` (only reached when the reduction has failed, |x| > 2²²).
+    pub const R_MAX: f32 = 0.8;
     /// 2/π.
     pub const TWO_OVER_PI: f32 = std::f32::consts::FRAC_2_PI;
     /// ln 2 = `LN2_SPLIT[0] + LN2_SPLIT[1]`, the first with 16 significant
@@ -224,6 +228,15 @@ fn sin_cos_tan<O: Ops>(o: &mut O, x: O::V, which: u8) -> Result<O::V, O::E> {
         let pc = o.fconst(p)?;
         r = o.fma(nk, pc, r)?;
     }
+    // Past the reduction's range (|x| beyond about 2²²) `r` is not small:
+    // clamped, the polynomials stay bounded (|sin|, |cos| < 1, no NaN).
+    // On the range, |r| <= π/4 (plus rounding) < R_MAX: no change.
+    let rmax = o.fconst(R_MAX)?;
+    let above = o.fcmp(Cmp::Lt, rmax, r)?;
+    let r = fselect(o, above, rmax, r)?;
+    let rmin = o.fconst(-R_MAX)?;
+    let below = o.fcmp(Cmp::Lt, r, rmin)?;
+    let r = fselect(o, below, rmin, r)?;
     let z = o.fmul(r, r)?;
     // sin r = r + (r·z)·S(z)
     let ps = horner(o, z, &SIN)?;
@@ -764,6 +777,20 @@ mod tests {
         }
         eprintln!("{report}");
         assert!(!fail, "{report}");
+    }
+
+    #[test]
+    fn huge_arguments_give_bounded_results() {
+        for fused in [false, true] {
+            let o = Exact { fused };
+            for x in sweep(0.0, f32::MAX, 200_000, true) {
+                for f in [MathFn::Sin, MathFn::Cos] {
+                    let v = o.eval(f, x).unwrap();
+                    assert!((-1.0..=1.0).contains(&v), "{f:?}({x:e}) = {v:e}");
+                }
+                assert!(!o.eval(MathFn::Tan, x).unwrap().is_nan(), "tan({x:e})");
+            }
+        }
     }
 
     #[test]
