@@ -98,8 +98,14 @@ fn gdb(case: &Path, commands: &[&str], extra: &[&str], tag: &str) -> Option<Stri
     Some(out)
 }
 
+/// Whether `line` shows a frame of `func` at `file:n`, as gdb prints it:
+/// `func_basic (x=..., out=...) at /…/kernel.py:17` (arguments vary).
+fn frame_at(line: &str, func: &str, file: &str, n: u32) -> bool {
+    line.contains(&format!("{func} (")) && line.ends_with(&format!(") at {file}:{n}"))
+}
+
 /// The line gdb prints when breakpoint `n` is hit, e.g.
-/// `Thread 3 "weft" hit Breakpoint 1, func_basic () at /…/kernel.py:17`
+/// `Thread 3 "weft" hit Breakpoint 1, func_basic (x=..., out=...) at /…/kernel.py:17`
 /// (`Temporary breakpoint` for a `tbreak`).
 fn hit_line(out: &str, n: u32) -> Option<&str> {
     let pat = format!("breakpoint {n}, ");
@@ -126,11 +132,8 @@ fn break_on_a_kernel_line() {
         return;
     };
     let hit = hit_line(&out, 1).unwrap_or_else(|| panic!("breakpoint not hit:\n{out}"));
-    let at = format!(
-        "func_basic () at {}:{line}",
-        case.join("kernel.py").display()
-    );
-    assert!(hit.ends_with(&at), "hit {hit:?}, want …{at}\n{out}");
+    let file = case.join("kernel.py").display().to_string();
+    assert!(frame_at(hit, "func_basic", &file, line), "{hit}\n{out}");
     // `bt` walks from the JIT frame into the runtime's.
     assert!(out.contains("#1  0x"), "{out}");
     assert!(out.contains("weft_runtime::"), "{out}");
@@ -168,18 +171,13 @@ fn break_in_a_func_at_o0() {
     };
     let file = case.join("kernel.py").display().to_string();
     let hit = hit_line(&out, 1).unwrap_or_else(|| panic!("breakpoint 1 not hit:\n{out}"));
-    assert!(
-        hit.ends_with(&format!("func_basic () at {file}:{call}")),
-        "{hit}\n{out}"
-    );
+    assert!(frame_at(hit, "func_basic", &file, call), "{hit}\n{out}");
     // Then into `poly`, called from the kernel's line.
     let hit = hit_line(&out, 2).unwrap_or_else(|| panic!("breakpoint 2 not hit:\n{out}"));
+    assert!(frame_at(hit, "poly", &file, in_func), "{hit}\n{out}");
     assert!(
-        hit.contains(" poly (") && hit.ends_with(&format!(") at {file}:{in_func}")),
-        "{hit}\n{out}"
-    );
-    assert!(
-        out.contains(&format!("in func_basic () at {file}:{call}")),
+        out.lines()
+            .any(|l| l.starts_with("#1 ") && frame_at(l, "in func_basic", &file, call)),
         "the caller's frame:\n{out}"
     );
 }
@@ -217,10 +215,11 @@ fn step_into_a_func_at_o0() {
         .lines()
         .position(|l| l.starts_with("poly (x=") && l.ends_with(&into))
         .unwrap_or_else(|| panic!("no poly (x=…{into:?}:\n{out}"));
-    let back = format!("func_basic () at {file}:{next}");
     assert!(
-        out.lines().skip(i).any(|l| l == back),
-        "no {back:?} after it:\n{out}"
+        out.lines()
+            .skip(i)
+            .any(|l| l.starts_with("func_basic (") && frame_at(l, "func_basic", &file, next)),
+        "no func_basic (…) at {file}:{next} after it:\n{out}"
     );
 }
 
@@ -259,6 +258,8 @@ fn locals_match_weft_debug() {
             &format!("break kernel.py:{line} if tid == 3 && j == 2"),
             "run",
             "info locals",
+            // An array parameter: its data pointer, indexed.
+            "p pos.data[i]",
         ],
         &["-O0"],
         "locals",
@@ -289,4 +290,7 @@ fn locals_match_weft_debug() {
         assert!(!g.contains("optimized out"), "{name} = {g}\n{out}");
         assert_eq!(numbers(g), numbers(w), "{name}: gdb {g}, weft debug {w}");
     }
+    let loaded = value_of(&out, "$1").unwrap_or_else(|| panic!("no pos.data[i]:\n{out}"));
+    let p = value_of(&out, "p").unwrap_or_default();
+    assert_eq!(numbers(loaded), numbers(p), "pos[i] is p:\n{out}");
 }

@@ -297,8 +297,11 @@ fn dwarf_sections(
     Ok(out)
 }
 
-/// The DWARF type of `ty` in `unit` (cached in `types`); `None` for what
-/// is not shown: arrays, and `f16` (which the code holds as `f32`).
+/// The DWARF type of `ty` in `unit` (cached in `types`); `None` for `f16`
+/// (which the code holds as `f32`) and what contains it. An array handle is
+/// a struct `{data: *elem, shape: i32[ndim], strides: i64[ndim]}` laid out
+/// as [`layout::ArrayDesc`], so that `x.data[i]` reads a unit-stride
+/// array's element `i`.
 fn type_die(
     unit: &mut Unit,
     strings: &mut StringTable,
@@ -312,18 +315,10 @@ fn type_die(
     let root = unit.root();
     let mut array = |unit: &mut Unit, strings: &mut StringTable, s: Scalar, dims: &[u8]| {
         let elem = type_die(unit, strings, types, structs, Type::Scalar(s))?;
-        let id = unit.add(root, gimli::DW_TAG_array_type);
-        unit.get_mut(id)
-            .set(gimli::DW_AT_type, AttributeValue::UnitRef(elem));
-        for &n in dims {
-            let sub = unit.add(id, gimli::DW_TAG_subrange_type);
-            unit.get_mut(sub)
-                .set(gimli::DW_AT_count, AttributeValue::Udata(n as u64));
-        }
-        Some(id)
+        Some(array_die(unit, root, elem, dims))
     };
     let t = match ty {
-        Type::Scalar(Scalar::F16) | Type::Array(_) => None,
+        Type::Scalar(Scalar::F16) => None,
         Type::Scalar(s) => {
             let enc = match s {
                 Scalar::Bool => gimli::DW_ATE_boolean,
@@ -346,37 +341,82 @@ fn type_die(
         Type::Mat(r, c, s) => array(unit, strings, s, &[r, c]),
         Type::Quat(s) => array(unit, strings, s, &[4]),
         Type::Transform(s) => array(unit, strings, s, &[7]),
+        Type::Array(at) => {
+            let elem = type_die(unit, strings, types, structs, at.elem.into())?;
+            let i32t = type_die(unit, strings, types, structs, Type::Scalar(Scalar::I32))?;
+            let i64t = type_die(unit, strings, types, structs, Type::Scalar(Scalar::I64))?;
+            let ptr = unit.add(root, gimli::DW_TAG_pointer_type);
+            let e = unit.get_mut(ptr);
+            e.set(gimli::DW_AT_type, AttributeValue::UnitRef(elem));
+            e.set(gimli::DW_AT_byte_size, AttributeValue::Udata(8));
+            let n = [at.ndim];
+            let shape = array_die(unit, root, i32t, &n);
+            let strides = array_die(unit, root, i64t, &n);
+            let members = [
+                ("data", ptr, 0),
+                ("shape", shape, layout::ARRAY_DESC_SHAPE),
+                ("strides", strides, layout::ARRAY_DESC_STRIDES),
+            ];
+            let name = weft_ir::types::DisplayType(ty, structs).to_string();
+            let size = layout::size_of(ty, structs);
+            Some(struct_die(unit, strings, root, &name, size, &members))
+        }
         Type::Struct(sid) => {
             let def = structs.get(sid)?;
             let mut members = Vec::with_capacity(def.fields.len());
             for (i, field) in def.fields.iter().enumerate() {
                 let t = type_die(unit, strings, types, structs, field.ty)?;
                 let (off, _) = layout::component_offset(ty, i as u32, structs)?;
-                members.push((strings.add(dwarf_name(&field.name)), t, off));
+                members.push((field.name.as_str(), t, off));
             }
-            let id = unit.add(root, gimli::DW_TAG_structure_type);
-            let name = strings.add(dwarf_name(&def.name));
-            let e = unit.get_mut(id);
-            e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
-            e.set(
-                gimli::DW_AT_byte_size,
-                AttributeValue::Udata(layout::size_of(ty, structs) as u64),
-            );
-            for (name, t, off) in members {
-                let m = unit.add(id, gimli::DW_TAG_member);
-                let e = unit.get_mut(m);
-                e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
-                e.set(gimli::DW_AT_type, AttributeValue::UnitRef(t));
-                e.set(
-                    gimli::DW_AT_data_member_location,
-                    AttributeValue::Udata(off as u64),
-                );
-            }
-            Some(id)
+            let size = layout::size_of(ty, structs);
+            Some(struct_die(unit, strings, root, &def.name, size, &members))
         }
     };
     types.insert(ty, t);
     t
+}
+
+/// A C array of `elem` with dimensions `dims`, under `root`.
+fn array_die(unit: &mut Unit, root: UnitEntryId, elem: UnitEntryId, dims: &[u8]) -> UnitEntryId {
+    let id = unit.add(root, gimli::DW_TAG_array_type);
+    unit.get_mut(id)
+        .set(gimli::DW_AT_type, AttributeValue::UnitRef(elem));
+    for &n in dims {
+        let sub = unit.add(id, gimli::DW_TAG_subrange_type);
+        unit.get_mut(sub)
+            .set(gimli::DW_AT_count, AttributeValue::Udata(n as u64));
+    }
+    id
+}
+
+/// A struct named `name` of `size` bytes with `(name, type, offset)`
+/// members, under `root`.
+fn struct_die(
+    unit: &mut Unit,
+    strings: &mut StringTable,
+    root: UnitEntryId,
+    name: &str,
+    size: u32,
+    members: &[(&str, UnitEntryId, u32)],
+) -> UnitEntryId {
+    let id = unit.add(root, gimli::DW_TAG_structure_type);
+    let name = strings.add(dwarf_name(name));
+    let e = unit.get_mut(id);
+    e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+    e.set(gimli::DW_AT_byte_size, AttributeValue::Udata(size as u64));
+    for &(name, t, off) in members {
+        let m = unit.add(id, gimli::DW_TAG_member);
+        let name = strings.add(dwarf_name(name));
+        let e = unit.get_mut(m);
+        e.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+        e.set(gimli::DW_AT_type, AttributeValue::UnitRef(t));
+        e.set(
+            gimli::DW_AT_data_member_location,
+            AttributeValue::Udata(off as u64),
+        );
+    }
+    id
 }
 
 /// Appends the location of a leaf to `e`.
@@ -449,10 +489,11 @@ fn add_variable(
         } else {
             let mut end = 0;
             for (k, slot) in slots.iter().enumerate() {
-                let SlotKind::Scalar(s) = slot.kind else {
-                    return;
+                let size = match slot.kind {
+                    SlotKind::Scalar(s) => layout::size_of(Type::Scalar(s), structs),
+                    SlotKind::Data | SlotKind::Stride(_) => 8,
+                    SlotKind::Shape(_) => 4,
                 };
-                let size = layout::size_of(Type::Scalar(s), structs);
                 if slot.offset > end {
                     e.op_piece((slot.offset - end) as u64);
                 }

@@ -1294,8 +1294,8 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         }
     }
 
-    /// Debug info: labels the leaves of `v` if it has a name (not an
-    /// array; a region param only if no earlier param of its region has the
+    /// Debug info: labels the leaves of `v` if it has a name (a region
+    /// param only if no earlier param of its region has the
     /// same name, as in a loop's `(j, acc, j)`). Each IR value has labels of
     /// its own: Cranelift extends a label from each definition to the next
     /// one in code order, which is not program order around loops. A leaf
@@ -1314,7 +1314,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 .is_some_and(|ps| ps.iter().any(|&p| &f.value_names[p] == name)),
             weft_ir::ValueDef::Result(..) => false,
         };
-        if name.is_empty() || vd.ty.is_array() || shadowed {
+        if name.is_empty() || shadowed {
             return leaves.to_vec();
         }
         let fk = std::ptr::from_ref(f) as usize;
