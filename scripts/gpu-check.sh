@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # GPU check for a machine with an NVIDIA GPU and no network:
-#   1. builds `weft` in release (offline) if cargo is here, else uses a
-#      prebuilt target/release/weft;
+#   1. builds `weft` in release (offline) if cargo is here and WEFT_PREBUILT
+#      is unset, else uses a prebuilt target/release/weft;
 #   2. runs the conformance corpus on the `cuda` backend;
-#   3. runs `weft bench-gpu`: N-body at N = 100 000 (median step time,
-#      GFLOP/s at 20 flops per interaction) and saxpy at 2^28 (GB/s);
-#   4. prints a short table last.
+#   3. runs it again in SoA layout (`--layout soa`) and with `--fast-math`;
+#   4. bounds-checked mode: `weft run tests/checked/oob_read --checked`
+#      must fail with the out-of-bounds report;
+#   5. runs `weft bench-gpu`: N-body at N = 100 000 (median step time,
+#      GFLOP/s at 20 flops per interaction) and saxpy at 2^28 (GB/s), then
+#      `weft bench --backend cuda` (compile, launch overhead, saxpy, N-body,
+#      transcendental precise/fast, particles AoS/SoA);
+#   6. prints a short table last.
 # Everything it needs comes with the working tree or is already on the
 # machine (CUDA driver; libLLVM 19 for the weft binary; libdevice from a CUDA
 # toolkit or the project .venv for kernels using transcendental math).
@@ -41,7 +46,7 @@ say "GPU: ${gpu:-unknown (libcuda present, nvidia-smi absent)}"
 # -- the weft binary
 weft=target/release/weft
 build="prebuilt"
-if command -v cargo >/dev/null 2>&1; then
+if [ -z "${WEFT_PREBUILT:-}" ] && command -v cargo >/dev/null 2>&1; then
   say "cargo build --release --offline --bin weft (limit $(limit 270 200)s)"
   if timeout "$(limit 270 200)" cargo build --release --offline --bin weft; then
     build="built"
@@ -87,9 +92,9 @@ export WEFT_CACHE_DIR="${WEFT_CACHE_DIR:-$(mktemp -d)}"
 # -- conformance on cuda
 conform="not run"
 if [ -d "$corpus" ]; then
-  say "weft conform $corpus --backend cuda (limit $(limit 150 70)s)"
+  say "weft conform $corpus --backend cuda (limit $(limit 120 330)s)"
   out="$(mktemp)"
-  timeout "$(limit 150 70)" "$weft" conform "$corpus" --backend cuda >"$out" 2>&1
+  timeout "$(limit 120 330)" "$weft" conform "$corpus" --backend cuda >"$out" 2>&1
   rc=$?
   grep -E 'FAIL|ERROR|error' "$out" | head -n 40
   conform="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n1)"
@@ -100,12 +105,47 @@ else
   conform="corpus not found"
 fi
 
+# -- conformance again: SoA layout, fast math (reported, not required to pass)
+conform_variant() { # label, limit, extra args...
+  local label=$1 lim=$2
+  shift 2
+  [ -d "$corpus" ] || { echo "corpus not found"; return; }
+  say "weft conform $corpus --backend cuda $* (limit ${lim}s)"
+  local o
+  o="$(mktemp)"
+  timeout "$lim" "$weft" conform "$corpus" --backend cuda "$@" >"$o" 2>&1
+  local r=$?
+  grep -E 'FAIL|ERROR|error' "$o" | head -n 20
+  local sum
+  sum="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$o" | tail -n1)"
+  [ -z "$sum" ] && sum="no summary (exit $r)" && tail -n 10 "$o"
+  [ "$r" = 124 ] && sum="$sum (timed out)"
+  eval "$label=\$sum"
+}
+conform_variant conform_soa "$(limit 80 250)" --layout soa
+conform_variant conform_fast "$(limit 70 180)" --fast-math
+
+# -- bounds-checked mode: reading x[i + 1] for i up to n - 1 must be reported
+say "weft run tests/checked/oob_read --backend cuda --checked"
+ck="$(mktemp)"
+timeout "$(limit 30 150)" "$weft" run tests/checked/oob_read --backend cuda --checked --out "$(mktemp -d)" >"$ck" 2>&1
+crc=$?
+cat "$ck"
+if [ "$crc" != 0 ] && grep -q 'index 1024 out of bounds for axis 0 of size 1024' "$ck"; then
+  checked="reported (exit $crc)"
+else
+  checked="NOT reported as expected (exit $crc)"
+fi
+
 # -- benchmarks
-say "weft bench-gpu --n 100000 --saxpy-log2 28 (limit $(limit 150 5)s)"
+say "weft bench-gpu --n 100000 --saxpy-log2 28 (limit $(limit 70 80)s)"
 bench="$(mktemp)"
-timeout "$(limit 150 5)" "$weft" bench-gpu --n 100000 --steps 10 --saxpy-log2 28 >"$bench" 2>&1
+timeout "$(limit 70 80)" "$weft" bench-gpu --n 100000 --steps 10 --saxpy-log2 28 >"$bench" 2>&1
 brc=$?
 cat "$bench"
+
+say "weft bench --backend cuda (limit $(limit 75 2)s)"
+timeout "$(limit 75 2)" "$weft" bench --backend cuda 2>&1
 
 say "summary ($((SECONDS - start)) s)"
 echo "| check | result |"
@@ -113,6 +153,9 @@ echo "|---|---|"
 echo "| GPU | ${gpu:-unknown} |"
 echo "| weft binary | $build |"
 echo "| conform --backend cuda | $conform |"
+echo "| conform --backend cuda --layout soa | $conform_soa |"
+echo "| conform --backend cuda --fast-math | $conform_fast |"
+echo "| run --checked (oob_read) | $checked |"
 if [ "$brc" = 0 ]; then
   grep -E '^\| (nbody_step|saxpy) ' "$bench" | sed -E 's/^\| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$/| \1 (\2) | \3, \4 |/'
 else
