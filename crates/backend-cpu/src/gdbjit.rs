@@ -29,8 +29,9 @@
 //! * Variables: a `DW_TAG_formal_parameter` or `DW_TAG_variable` per Python
 //!   name of the function (and `tid`, the thread index: the kernel's loop
 //!   counter, a func's hidden argument), typed with base types (`f32`,
-//!   `i32`, …), arrays for `vec`/`mat`/`quat`/`transform` and structure
-//!   types for `@wp.struct`s; array handles and `f16` values are left out.
+//!   `i32`, …), arrays for `vec`/`mat`/`quat`/`transform`, structure
+//!   types for `@wp.struct`s and for array handles (`data` a pointer to the
+//!   element type, `shape`, `strides`); `f16` values are left out.
 //!   translate.rs gives each leaf of each named IR value a Cranelift value
 //!   label; Cranelift reports where (register or stack slot) each label
 //!   lives over which code ranges, and the location lists say so, with a

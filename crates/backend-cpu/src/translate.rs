@@ -1294,14 +1294,14 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         }
     }
 
-    /// Debug info: labels the leaves of `v` if it has a name (a region
-    /// param only if no earlier param of its region has the
-    /// same name, as in a loop's `(j, acc, j)`). Each IR value has labels of
-    /// its own: Cranelift extends a label from each definition to the next
-    /// one in code order, which is not program order around loops. A leaf
-    /// that already belongs to another named value (`b = transpose(a)`
-    /// reuses `a`'s leaves) is copied here (`bor x, x`, `fcopysign x, x`),
-    /// so that each value starts where it is defined. Returns the leaves.
+    /// Debug info: labels the leaves of `v` if it has a name (a region param
+    /// only if no earlier param of its region has the same name, as in a
+    /// loop's `(j, acc, j)`). Each IR value has labels of its own: Cranelift
+    /// extends a label from each definition to the next one in code order,
+    /// which is not program order around loops. A leaf that already belongs
+    /// to another named value (`b = transpose(a)` reuses `a`'s leaves) is
+    /// copied here (`bor x, x`, `fcopysign x, x`), so that each value starts
+    /// where it is defined. Returns the leaves.
     fn debug_var(&mut self, v: weft_ir::Value, leaves: &[cl::Value]) -> Vec<cl::Value> {
         let f = self.f;
         let name = &f.value_names[v];
