@@ -266,6 +266,13 @@ fn cli() -> Command {
                         .action(ArgAction::Append)
                         .value_parser(["cpu", "interp", "llvm-cpu", "cuda", "vulkan"])
                         .help("Only these backends (repeatable; default: all)"),
+                )
+                .arg(
+                    CArg::new("workload")
+                        .long("workload")
+                        .value_name("NAME")
+                        .action(ArgAction::Append)
+                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`)"),
                 ),
         )
         .subcommand(
@@ -700,6 +707,10 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     let opts = bench::Options {
         quick: a.get_flag("quick"),
         backends,
+        workloads: a
+            .get_many::<String>("workload")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
     };
     let json = a.get_flag("json");
     let report = bench::run(&opts, |what| {

@@ -4,8 +4,11 @@
 //!
 //! Workloads: saxpy (2^24 floats), the seed's N-body step
 //! (`examples/nbody.py`, N = 4096 and 16 384), a transcendental-heavy
-//! elementwise kernel (`sin(x)*cos(x) + exp(-x*x) + sqrt(abs(x))`, 2^22) and
-//! an atomic sum (2^22 `atomic_add`s into one float). Per workload and
+//! elementwise kernel (`sin(x)*cos(x) + exp(-x*x) + sqrt(abs(x))`, 2^22),
+//! an atomic sum (2^22 `atomic_add`s into one float) and a particle update
+//! (2^22 `vec3` positions and velocities: gravity, a step, a ground bounce)
+//! twice, with the arrays AoS (Warp's layout) and SoA (compiled with
+//! `--layout soa`, arrays in [`ArrayLayout::Soa`]). Per workload and
 //! backend:
 //!
 //! * compile: cold (disk cache cleared: frontend, passes, backend), warm
@@ -23,7 +26,9 @@
 
 use std::time::{Duration, Instant};
 use weft::reference::{bodies, nbody_step, saxpy, V3};
-use weft::{Arg, Array, Cache, Compiler, Device, Error, Kernel};
+use weft::{
+    Arg, Array, ArrayLayout, Cache, CompileOptions, Compiler, Device, Error, Kernel, LayoutOptions,
+};
 
 const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
 
@@ -47,6 +52,21 @@ def atomic_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
     wp.atomic_add(total, 0, x[i])
 "#;
 
+const PARTICLES_SOURCE: &str = r#"
+import warp as wp
+
+@wp.kernel
+def particles(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), gravity: float, dt: float):
+    i = wp.tid()
+    vi = v[i] + wp.vec3(0.0, -gravity, 0.0) * dt
+    xi = x[i] + vi * dt
+    if xi[1] < 0.0:
+        xi = wp.vec3(xi[0], -xi[1], xi[2])
+        vi = wp.vec3(vi[0], -0.5 * vi[1], vi[2])
+    v[i] = vi
+    x[i] = xi
+"#;
+
 const DT: f32 = 1e-3;
 const GRAV: f32 = 1.0;
 const EPS2: f32 = 0.0025;
@@ -58,6 +78,8 @@ pub struct Options {
     pub quick: bool,
     /// Backends to measure (default: all).
     pub backends: Vec<String>,
+    /// Only the workloads whose name contains one of these (default: all).
+    pub workloads: Vec<String>,
 }
 
 /// One workload on one backend.
@@ -118,6 +140,9 @@ struct Workload {
     /// Work per launch in `unit`s (bytes for GB/s, items otherwise).
     work: f64,
     unit: &'static str,
+    /// The layout of the kernel's eligible array parameters (and of
+    /// `arrays`).
+    layout: ArrayLayout,
 }
 
 impl Workload {
@@ -125,6 +150,12 @@ impl Workload {
         let a = &self.arrays;
         match self.kernel {
             "saxpy" => vec![Arg::array(&a[0]), Arg::array(&a[1]), Arg::f32(0.5)],
+            "particles" => vec![
+                Arg::array(&a[0]),
+                Arg::array(&a[1]),
+                Arg::f32(9.81),
+                Arg::f32(DT),
+            ],
             "nbody_step" => vec![
                 Arg::array(&a[0]),
                 Arg::array(&a[1]),
@@ -160,6 +191,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         ],
         work: 12.0 * sx as f64 / 1e9,
         unit: "GB/s",
+        layout: ArrayLayout::Aos,
     }];
     for &n in nb {
         let (p, v, m) = bodies(n);
@@ -179,6 +211,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
             ],
             work: (n * n) as f64 / 1e9,
             unit: "Ginteract/s",
+            layout: ArrayLayout::Aos,
         });
     }
     out.push(Workload {
@@ -192,6 +225,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         ],
         work: tr as f64 / 1e9,
         unit: "Gelem/s",
+        layout: ArrayLayout::Aos,
     });
     out.push(Workload {
         name: format!("atomic sum 2^{}", at.trailing_zeros()),
@@ -204,8 +238,53 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         ],
         work: at as f64 / 1e9,
         unit: "Gelem/s",
+        layout: ArrayLayout::Aos,
     });
+    let pn = at;
+    let (p, v) = particles(pn);
+    for layout in [ArrayLayout::Aos, ArrayLayout::Soa] {
+        out.push(Workload {
+            name: format!(
+                "particles 2^{} {}",
+                pn.trailing_zeros(),
+                weft_runtime::error::layout_name(layout)
+            ),
+            source: PARTICLES_SOURCE,
+            kernel: "particles",
+            n: pn,
+            arrays: vec![
+                Array::from_slice(&p, &[pn])?.to_layout(layout)?,
+                Array::from_slice(&v, &[pn])?.to_layout(layout)?,
+            ],
+            // Each particle's position and velocity read and written.
+            work: 48.0 * pn as f64 / 1e9,
+            unit: "GB/s",
+            layout,
+        });
+    }
     Ok(out)
+}
+
+/// `n` particles above the ground with various velocities.
+fn particles(n: usize) -> (Vec<V3>, Vec<V3>) {
+    let f = |i: usize, k: usize| ((i * 7 + k * 13) % 1000) as f32 * 1e-3;
+    let p = (0..n).map(|i| [f(i, 0), f(i, 1) + 0.01, f(i, 2)]).collect();
+    let v = (0..n)
+        .map(|i| [f(i, 3) - 0.5, f(i, 4) - 0.5, f(i, 5) - 0.5])
+        .collect();
+    (p, v)
+}
+
+/// The compiler of a workload: every eligible array in its layout.
+fn compiler_for(w: &Workload, cache: &Cache) -> Compiler {
+    Compiler::with_options(CompileOptions {
+        layout: LayoutOptions {
+            default: w.layout,
+            params: Vec::new(),
+        },
+        ..CompileOptions::default()
+    })
+    .with_cache(cache.clone())
 }
 
 /// Cold, warm and in-memory compile times (ms, ms, µs) and the kernel.
@@ -216,15 +295,11 @@ fn compile_times(
 ) -> Result<(f64, f64, f64, Kernel), Error> {
     let _ = cache.clear();
     let t = Instant::now();
-    let m = Compiler::new()
-        .with_cache(cache.clone())
-        .compile("bench.py", w.source)?;
+    let m = compiler_for(w, cache).compile("bench.py", w.source)?;
     dev.load(&m, w.kernel)?;
     let cold = ms(t.elapsed());
     let t = Instant::now();
-    let m = Compiler::new()
-        .with_cache(cache.clone())
-        .compile("bench.py", w.source)?;
+    let m = compiler_for(w, cache).compile("bench.py", w.source)?;
     let k = dev.load(&m, w.kernel)?;
     let warm = ms(t.elapsed());
     let reps = 100;
@@ -274,7 +349,10 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
             }
         }
     }
-    let ws = workloads(opts.quick)?;
+    let mut ws = workloads(opts.quick)?;
+    if !opts.workloads.is_empty() {
+        ws.retain(|w| opts.workloads.iter().any(|n| w.name.contains(n.as_str())));
+    }
     // Hand-written loops, timed alternately with each backend's launches
     // (a shared machine's load then disturbs both sides alike).
     let reps = if opts.quick { 3 } else { 7 };
@@ -327,10 +405,31 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
             } else {
                 let args = w.args();
                 dev.launch(&k, &[w.n], &args)?;
-                let r = if dev.name() == "vulkan" || w.n > 8192 && w.kernel == "nbody_step" {
+                // The same workload in the other layout runs between the
+                // timed launches (untimed), so both layouts' medians see the
+                // same machine load.
+                let twin = ws
+                    .iter()
+                    .find(|o| o.kernel == w.kernel && o.layout != w.layout);
+                let r = if twin.is_some() {
+                    if dev.name() == "vulkan" {
+                        3
+                    } else if opts.quick {
+                        reps
+                    } else {
+                        11
+                    }
+                } else if dev.name() == "vulkan" || w.n > 8192 && w.kernel == "nbody_step" {
                     reps.min(if dev.name() == "vulkan" { 2 } else { 5 })
                 } else {
                     reps
+                };
+                let twin = match twin {
+                    Some(o) => {
+                        let m = compiler_for(o, &cache).compile("bench.py", o.source)?;
+                        Some((dev.load(&m, o.kernel)?, o.n, o.args()))
+                    }
+                    None => None,
                 };
                 let mut hand = hands.iter_mut().find(|(n, _)| *n == w.name);
                 if let Some((_, h)) = hand.as_mut() {
@@ -343,6 +442,9 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
                     times.push(t.elapsed());
                     if let Some((_, h)) = hand.as_mut() {
                         htimes.push(time(h));
+                    }
+                    if let Some((tk, n, targs)) = &twin {
+                        dev.launch(tk, &[*n], targs)?;
                     }
                 }
                 let t = median(times);

@@ -216,9 +216,9 @@ impl CudaDevice {
         shape: &[usize],
         layout: ArrayLayout,
     ) -> Result<CudaArray, CudaError> {
-        let (mut strides, bytes) = c_layout(&dtype, shape)?;
+        let (mut strides, mut bytes) = c_layout(&dtype, shape)?;
         if layout == ArrayLayout::Soa {
-            crate::array::check_soa(&dtype, shape.len())?;
+            bytes = crate::array::soa_bytes(&dtype, shape)?;
             let s = dtype.soa_scalar().map_or(1, |s| s.size() as usize);
             strides = crate::array::c_strides(shape, s);
         }
@@ -612,7 +612,7 @@ fn device_view(a: &CudaArray) -> ArgView<'_> {
         shape: &a.shape,
         strides: &a.strides,
         data: a.device_ptr(),
-        planes: crate::array::soa_planes(&a.dtype, a.layout, a.len()),
+        planes: crate::array::soa_planes(&a.dtype, a.layout, &a.shape),
     }
 }
 
