@@ -33,7 +33,7 @@
 //!    parameter in ([`KernelSig::param_layout`]): AoS unless the `soa` pass
 //!    laid it out structure of arrays. An array in the other layout is a
 //!    [`LaunchError::ArgLayout`] (never converted silently; convert with
-//!    [`Array::to_layout`]). See [`array`] for the SoA storage and
+//!    [`Array::to_layout`]). See [`mod@array`] for the SoA storage and
 //!    [`sig`] for the kernel side.
 
 pub mod array;
