@@ -705,7 +705,10 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
 
         // Two versions of the thread loop: one where every array the kernel
         // uses has a unit innermost stride (the stride is then a constant,
-        // and addresses fold into x86 addressing modes), one general.
+        // and addresses fold into x86 addressing modes), one general. The
+        // innermost axis is the last one, or for an SoA parameter the last
+        // user axis: its last axis selects the plane, and the plane stride
+        // stays a loaded, loop-invariant value.
         let mut contig: Option<cl::Value> = None;
         let mut unit = Vec::new();
         for (k, &t) in types.iter().enumerate() {
@@ -714,15 +717,21 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             if !used || at.ndim == 0 || self.cx.debug_info {
                 continue;
             }
+            let axis = match self.f.soa_params.iter().find(|sp| sp.param as usize == k) {
+                Some(sp) if sp.ndim >= 1 && sp.ndim < at.ndim => sp.ndim - 1,
+                Some(_) => return self.invalid("SoA parameter with a bad user ndim"),
+                None => at.ndim - 1,
+            };
             let esize = layout::elem_size(at.elem, &self.cx.m.structs);
-            let off = al.offsets[k] + layout::ARRAY_DESC_STRIDES + 8 * (at.ndim as u32 - 1);
+            let off = al.offsets[k] + layout::ARRAY_DESC_STRIDES + 8 * axis as u32;
             let st = self.b.ins().load(I64, arg_flags(), args, off as i32);
             let ok = self.b.ins().icmp_imm_s(IntCC::Equal, st, esize as i64);
             contig = Some(match contig {
                 Some(c) => self.b.ins().band(c, ok),
                 None => ok,
             });
-            unit.push((k, 1 + 2 * at.ndim as usize - 1, esize));
+            // Leaves: data, shape[ndim], strides[ndim].
+            unit.push((k, 1 + at.ndim as usize + axis as usize, esize));
         }
         let exit = self.b.create_block();
         let fast = self.b.create_block();
