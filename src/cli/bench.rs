@@ -19,6 +19,13 @@
 //! * launch overhead (one column per backend, measured once): the median of
 //!   10 000 launches of saxpy over `dim = 1`.
 //!
+//! A launch is timed from its call until the kernel has finished. On the
+//! CPU devices it runs with the host arrays ([`Device::launch`]). On `cuda`
+//! the arrays are uploaded once and stay on the GPU ([`CudaArray`]): each
+//! timed launch is [`Device::launch_async`] with the device arrays and a
+//! wait for the stream, so no host↔device copy is timed (a launch with
+//! host arrays copies every array in and out, which would swamp the kernel).
+//!
 //! The disk cache used is a fresh directory under the system temp dir
 //! (`$WEFT_CACHE_DIR` is pointed there), so the user's cache is untouched
 //! and "cold" is cold. `--quick` shrinks sizes and repetitions (tests).
@@ -27,7 +34,8 @@
 use std::time::{Duration, Instant};
 use weft::reference::{bodies, nbody_step, saxpy, V3};
 use weft::{
-    Arg, Array, ArrayLayout, Cache, CompileOptions, Compiler, Device, Error, Kernel, LayoutOptions,
+    Arg, Array, ArrayLayout, Cache, CompileOptions, Compiler, CudaArg, CudaArray, CudaError,
+    Device, Error, Kernel, LayoutOptions, Value,
 };
 
 const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
@@ -146,30 +154,96 @@ struct Workload {
 }
 
 impl Workload {
-    fn args(&self) -> Vec<Arg<'_>> {
-        let a = &self.arrays;
+    /// The kernel's arguments in parameter order, as `array(i)` for
+    /// `self.arrays[i]` and `value(v)` for a by-value argument.
+    fn args_by<A>(&self, array: impl Fn(usize) -> A, value: impl Fn(Value) -> A) -> Vec<A> {
         match self.kernel {
-            "saxpy" => vec![Arg::array(&a[0]), Arg::array(&a[1]), Arg::f32(0.5)],
+            "saxpy" => vec![array(0), array(1), value(Value::new(0.5f32))],
             "particles" => vec![
-                Arg::array(&a[0]),
-                Arg::array(&a[1]),
-                Arg::f32(9.81),
-                Arg::f32(DT),
+                array(0),
+                array(1),
+                value(Value::new(9.81f32)),
+                value(Value::new(DT)),
             ],
             "nbody_step" => vec![
-                Arg::array(&a[0]),
-                Arg::array(&a[1]),
-                Arg::array(&a[2]),
-                Arg::array(&a[3]),
-                Arg::array(&a[4]),
-                Arg::i32(self.n as i32),
-                Arg::f32(DT),
-                Arg::f32(GRAV),
-                Arg::f32(EPS2),
+                array(0),
+                array(1),
+                array(2),
+                array(3),
+                array(4),
+                value(Value::new(self.n as i32)),
+                value(Value::new(DT)),
+                value(Value::new(GRAV)),
+                value(Value::new(EPS2)),
             ],
-            _ => vec![Arg::array(&a[0]), Arg::array(&a[1])],
+            _ => vec![array(0), array(1)],
         }
     }
+
+    /// The arguments with the host arrays.
+    fn args(&self) -> Vec<Arg<'_>> {
+        self.args_by(|i| Arg::array(&self.arrays[i]), Arg::Value)
+    }
+}
+
+/// Where a workload's timed launches find its arrays: the host arrays, or
+/// on `cuda` device copies uploaded once (see the module docs).
+enum Resident {
+    Host,
+    Cuda(Vec<CudaArray>),
+}
+
+/// A workload's launch arguments on its device.
+enum LaunchArgs<'a> {
+    Host(Vec<Arg<'a>>),
+    Cuda(Vec<CudaArg<'a>>),
+}
+
+impl Resident {
+    /// On `cuda`, uploads the workload's arrays (layout kept); elsewhere
+    /// nothing.
+    fn new(dev: &Device, w: &Workload) -> Result<Resident, Error> {
+        match dev.cuda_device() {
+            Some(gpu) => Ok(Resident::Cuda(
+                w.arrays
+                    .iter()
+                    .map(|a| gpu.upload(a))
+                    .collect::<Result<_, _>>()?,
+            )),
+            None => Ok(Resident::Host),
+        }
+    }
+
+    fn args<'a>(&'a self, w: &'a Workload) -> LaunchArgs<'a> {
+        match self {
+            Resident::Host => LaunchArgs::Host(w.args()),
+            Resident::Cuda(a) => {
+                LaunchArgs::Cuda(w.args_by(|i| CudaArg::array(&a[i]), CudaArg::from))
+            }
+        }
+    }
+}
+
+/// Launches `k` over `n` threads and waits for it to finish; returns the
+/// time that took (on `cuda`: queueing the launch and waiting for the
+/// stream, device arrays only).
+fn timed_launch(
+    dev: &Device,
+    k: &Kernel,
+    n: usize,
+    args: &LaunchArgs<'_>,
+) -> Result<Duration, Error> {
+    let t = Instant::now();
+    match args {
+        LaunchArgs::Host(a) => dev.launch(k, &[n], a)?,
+        LaunchArgs::Cuda(a) => {
+            dev.launch_async(k, &[n], a)?;
+            dev.cuda_device()
+                .ok_or(CudaError::NoDriver)?
+                .synchronize()?;
+        }
+    }
+    Ok(t.elapsed())
 }
 
 fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
@@ -311,18 +385,29 @@ fn compile_times(
     Ok((cold, warm, mem, k))
 }
 
-/// Median launch time of saxpy over dim = 1 (µs).
+/// Median launch time of saxpy over dim = 1 (µs), launch to completion
+/// (on `cuda` with device arrays, see [`timed_launch`]).
 fn launch_overhead(dev: &Device, launches: usize) -> Result<f64, Error> {
     let m = Compiler::new().compile("bench.py", SOURCE)?;
     let k = dev.load(&m, "saxpy")?;
-    let x = Array::from_slice(&[1.0f32], &[1])?;
-    let y = Array::from_slice(&[1.0f32], &[1])?;
-    let args = [Arg::array(&x), Arg::array(&y), Arg::f32(0.5)];
+    let w = Workload {
+        name: "saxpy 1".into(),
+        source: SOURCE,
+        kernel: "saxpy",
+        n: 1,
+        arrays: vec![
+            Array::from_slice(&[1.0f32], &[1])?,
+            Array::from_slice(&[1.0f32], &[1])?,
+        ],
+        work: 0.0,
+        unit: "",
+        layout: ArrayLayout::Aos,
+    };
+    let res = Resident::new(dev, &w)?;
+    let args = res.args(&w);
     let mut times = Vec::with_capacity(launches);
     for _ in 0..launches {
-        let t = Instant::now();
-        dev.launch(&k, &[1], &args)?;
-        times.push(t.elapsed());
+        times.push(timed_launch(dev, &k, 1, &args)?);
     }
     Ok(median(times).as_secs_f64() * 1e6)
 }
@@ -403,8 +488,9 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
             if dev.name() == "interp" {
                 row.note = "reference interpreter: throughput not measured".into();
             } else {
-                let args = w.args();
-                dev.launch(&k, &[w.n], &args)?;
+                let res = Resident::new(dev, w)?;
+                let args = res.args(w);
+                timed_launch(dev, &k, w.n, &args)?;
                 // The same workload in the other layout runs between the
                 // timed launches (untimed), so both layouts' medians see the
                 // same machine load.
@@ -424,12 +510,16 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
                 } else {
                     reps
                 };
-                let twin = match twin {
-                    Some(o) => {
-                        let m = compiler_for(o, &cache).compile("bench.py", o.source)?;
-                        Some((dev.load(&m, o.kernel)?, o.n, o.args()))
-                    }
+                let twin_res = match twin {
+                    Some(o) => Some(Resident::new(dev, o)?),
                     None => None,
+                };
+                let twin = match (twin, &twin_res) {
+                    (Some(o), Some(r)) => {
+                        let m = compiler_for(o, &cache).compile("bench.py", o.source)?;
+                        Some((dev.load(&m, o.kernel)?, o.n, r.args(o)))
+                    }
+                    _ => None,
                 };
                 let mut hand = hands.iter_mut().find(|(n, _)| *n == w.name);
                 if let Some((_, h)) = hand.as_mut() {
@@ -437,14 +527,12 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
                 }
                 let (mut times, mut htimes) = (Vec::new(), Vec::new());
                 for _ in 0..r {
-                    let t = Instant::now();
-                    dev.launch(&k, &[w.n], &args)?;
-                    times.push(t.elapsed());
+                    times.push(timed_launch(dev, &k, w.n, &args)?);
                     if let Some((_, h)) = hand.as_mut() {
                         htimes.push(time(h));
                     }
                     if let Some((tk, n, targs)) = &twin {
-                        dev.launch(tk, &[*n], targs)?;
+                        timed_launch(dev, tk, *n, targs)?;
                     }
                 }
                 let t = median(times);
@@ -526,6 +614,9 @@ impl Report {
             .map(|(n, t)| format!("{n} {t:.2} ms"))
             .collect();
         out.push(format!("hand-written Rust + rayon: {}", hand.join(", ")));
+        if self.launch_us.iter().any(|(b, _)| b == "cuda") {
+            out.push("cuda: arrays uploaded once, device-resident; a timed launch = queue + wait for the stream (no host<->device copy timed)".into());
+        }
         for (b, why) in &self.skipped {
             out.push(format!("skipped {b}: {why}"));
         }
