@@ -41,8 +41,9 @@
 //! [`Device::cuda`] (PTX on an NVIDIA GPU; device-resident [`CudaArray`]s
 //! and asynchronous [`Device::launch_async`], or plain [`Array`]s staged
 //! through device memory by [`Device::launch`]), [`Device::vulkan`] (the
-//! HLSL backend's shaders on a Vulkan device, arrays copied there and back
-//! at each launch) and [`Device::interp`] (the
+//! HLSL backend's shaders on a Vulkan device; device-resident
+//! [`VulkanArray`]s launched by the same [`Device::launch_async`], or plain
+//! [`Array`]s copied there and back at each launch) and [`Device::interp`] (the
 //! reference interpreter, single-threaded: the oracle the other devices are
 //! tested against). [`Module::ptx`] and [`Module::llvm_ir`] show the LLVM
 //! backend's output. [`conform`] runs the conformance corpus format (cases
@@ -65,8 +66,9 @@ pub use weft_ir as ir;
 pub use weft_passes::{LayoutOptions, OptLevel};
 pub use weft_runtime::{
     Arg, Array, ArrayError, ArrayLayout, BackendError, Cache, CacheError, CacheKey, CudaArg,
-    CudaArray, CudaDevice, CudaError, CudaEvent, DeviceKind, Dtype, Element, Kernel, KernelSig,
-    LaunchError, RuntimeError, ScalarElem, Value, VulkanDevice, VulkanError,
+    CudaArray, CudaDevice, CudaError, CudaEvent, DeviceArg, DeviceKind, Dtype, Element, Kernel,
+    KernelSig, LaunchError, RuntimeError, ScalarElem, Value, VulkanArray, VulkanDevice,
+    VulkanError,
 };
 
 /// Any error of the Weft API.
@@ -100,6 +102,8 @@ pub enum Error {
     UnknownDevice(String),
     #[error(transparent)]
     Cuda(#[from] CudaError),
+    #[error(transparent)]
+    Vulkan(#[from] VulkanError),
 }
 
 impl Error {
@@ -397,8 +401,11 @@ impl Device {
     }
     /// The Vulkan device (the HLSL backend's shaders, compiled to SPIR-V by
     /// `glslangValidator`); an error when there is no Vulkan loader or no
-    /// usable device. Arrays are copied to the device and back at each
-    /// launch.
+    /// usable device. [`Device::launch`] copies host arrays to the device
+    /// and back at each launch; [`VulkanArray`]s (made by
+    /// [`VulkanDevice::upload`] or [`VulkanDevice::zeros`] on
+    /// [`Device::vulkan_device`]) stay there, launched by
+    /// [`Device::launch_async`].
     pub fn vulkan() -> Result<Device, Error> {
         Ok(Device {
             inner: weft_runtime::Device::vulkan()?,
@@ -450,13 +457,16 @@ impl Device {
     pub fn launch(&self, kernel: &Kernel, dim: &[usize], args: &[Arg<'_>]) -> Result<(), Error> {
         Ok(self.inner.launch(kernel, dim, args)?)
     }
-    /// On `cuda`: queues `kernel` with device arrays and values (checked as
-    /// [`Device::launch`] checks) and returns without waiting.
+    /// Launches `kernel` with device-resident arrays ([`CudaArray`] on
+    /// `cuda`, [`VulkanArray`] on `vulkan`) and values, checked as
+    /// [`Device::launch`] checks host arguments. On `cuda` it is queued and
+    /// returns without waiting (checked code waits); on `vulkan` it is
+    /// submitted and waited for.
     pub fn launch_async(
         &self,
         kernel: &Kernel,
         dim: &[usize],
-        args: &[CudaArg<'_>],
+        args: &[DeviceArg<'_>],
     ) -> Result<(), Error> {
         Ok(self.inner.launch_async(kernel, dim, args)?)
     }

@@ -210,6 +210,25 @@ pub(crate) fn soa_bytes(dtype: &Dtype, shape: &[usize]) -> Result<usize, ArrayEr
     planes_of(dtype, shape).map(|p| p.bytes)
 }
 
+/// The byte strides and storage size of an array of `dtype` and `shape` in
+/// `layout`, as [`Array::zeros_with_layout`] makes it (the same checks), for
+/// device arrays that mirror host ones.
+pub(crate) fn storage_of(
+    dtype: &Dtype,
+    shape: &[usize],
+    layout: ArrayLayout,
+) -> Result<(Vec<i64>, usize), ArrayError> {
+    let mut bytes = check_shape(shape, dtype)?;
+    let unit = match layout {
+        ArrayLayout::Aos => dtype.size(),
+        ArrayLayout::Soa => {
+            bytes = soa_bytes(dtype, shape)?;
+            dtype.soa_scalar().map_or(1, |s| s.size() as usize)
+        }
+    };
+    Ok((c_strides(shape, unit), bytes))
+}
+
 /// C-order byte strides of `shape` for items of `unit` bytes.
 pub(crate) fn c_strides(shape: &[usize], unit: usize) -> Vec<i64> {
     let mut strides = vec![0i64; shape.len()];

@@ -37,9 +37,9 @@
 //! Without a CUDA driver, [`CudaDevice::open`] returns
 //! [`CudaError::NoDriver`] ("no CUDA driver found"); nothing panics.
 
-use crate::array::{Arg, Array, ArrayError, Value};
+use crate::array::{Arg, Array, ArrayError};
 use crate::cache;
-use crate::device::{check_dim, check_views, pack_views, ArgView, Device};
+use crate::device::{check_dim, device_views, pack_views, ArgView, Device};
 use crate::dtype::Dtype;
 use crate::error::{BackendError, LaunchError, RuntimeError};
 use crate::sig::KernelSig;
@@ -415,28 +415,9 @@ impl CudaArray {
     }
 }
 
-/// One argument of [`Device::launch_async`].
-#[derive(Clone, Debug)]
-pub enum CudaArg<'a> {
-    Array(&'a CudaArray),
-    Value(Value),
-}
-
-impl<'a> CudaArg<'a> {
-    pub fn array(a: &'a CudaArray) -> CudaArg<'a> {
-        CudaArg::Array(a)
-    }
-    /// Any [`crate::Element`] by value.
-    pub fn of<T: crate::Element>(v: T) -> CudaArg<'a> {
-        CudaArg::Value(Value::new(v))
-    }
-}
-
-impl From<Value> for CudaArg<'_> {
-    fn from(v: Value) -> Self {
-        CudaArg::Value(v)
-    }
-}
+/// One argument of [`Device::launch_async`] (the same type as
+/// [`crate::DeviceArg`]: `CudaArg::array(&a)`, `CudaArg::of(2.0f32)`).
+pub type CudaArg<'a> = crate::device::DeviceArg<'a>;
 
 /// A module's PTX loaded on a GPU.
 pub struct CudaProgram {
@@ -606,7 +587,7 @@ impl CudaKernel {
     }
 }
 
-fn device_view(a: &CudaArray) -> ArgView<'_> {
+pub(crate) fn device_view(a: &CudaArray) -> ArgView<'_> {
     ArgView::Array {
         dtype: &a.dtype,
         shape: &a.shape,
@@ -617,12 +598,12 @@ fn device_view(a: &CudaArray) -> ArgView<'_> {
 }
 
 impl Device {
-    /// Queues `kernel` over `dim` on the device's stream with device arrays
-    /// and values, after checking them exactly as [`Device::launch`] does;
-    /// returns without waiting (see [`CudaDevice::synchronize`]), except
-    /// for code compiled with checks, which waits and returns the first
-    /// failure as [`LaunchError::Trap`].
-    pub fn launch_async(
+    /// [`Device::launch_async`] of a kernel not loaded for `vulkan`:
+    /// queues `kernel` on the device's stream with device arrays and values
+    /// (checked exactly as [`Device::launch`] checks host arguments) and
+    /// returns without waiting, except for code compiled with checks, which
+    /// waits and returns the first failure as [`LaunchError::Trap`].
+    pub(crate) fn launch_cuda_async(
         &self,
         kernel: &crate::Kernel,
         dim: &[usize],
@@ -644,14 +625,7 @@ impl Device {
             });
         }
         let (dims, total) = check_dim(dim)?;
-        let views: Vec<ArgView<'_>> = args
-            .iter()
-            .map(|a| match a {
-                CudaArg::Array(arr) => device_view(arr),
-                CudaArg::Value(v) => ArgView::Value(v),
-            })
-            .collect();
-        check_views(sig, &views, &dims.map(|d| d as usize))?;
+        let views = device_views(sig, args, &dims, crate::DeviceKind::Cuda)?;
         let exec = |e: CudaError| LaunchError::Exec {
             kernel: sig.name.clone(),
             device: "cuda",
@@ -664,7 +638,7 @@ impl Device {
             }));
         }
         for a in args {
-            if let CudaArg::Array(arr) = a {
+            if let CudaArg::Cuda(arr) = a {
                 if arr.dev.ordinal != k.dev.ordinal {
                     return Err(exec(CudaError::OtherDevice {
                         array: arr.dev.ordinal,
@@ -689,6 +663,8 @@ impl Device {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::array::Value;
+    use crate::device::check_views;
 
     #[test]
     fn arch_follows_compute_capability() {

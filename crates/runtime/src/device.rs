@@ -10,12 +10,12 @@
 
 use crate::array::{Arg, Array, Value};
 use crate::backend::{self, ArgValue, CpuProgram, KernelEntry};
-use crate::cuda::{CudaDevice, CudaKernel, CudaProgram};
+use crate::cuda::{CudaArray, CudaDevice, CudaKernel, CudaProgram};
 use crate::dtype::{type_name, Dtype};
 use crate::error::{LaunchError, RuntimeError};
 use crate::llvm_cpu::LlvmCpuProgram;
 use crate::sig::KernelSig;
-use crate::vulkan::{VulkanDevice, VulkanKernel, VulkanProgram};
+use crate::vulkan::{VulkanArray, VulkanDevice, VulkanKernel, VulkanProgram};
 use rayon::prelude::*;
 use std::sync::Arc;
 use weft_backend_cpu::trap::{clear_trap, take_trap, TrapRecord};
@@ -377,6 +377,129 @@ impl Device {
                 Some(t) => Err(kernel.trap_error(self.name(), t.kind, t.loc, t.index, t.size)),
             },
             Exec::Interp { module, func } => run_interp(kernel, module, *func, dim, args),
+        }
+    }
+}
+
+/// One argument of [`Device::launch_async`]: a device-resident array (of
+/// the device that launches) or a value. [`crate::CudaArg`] is this type.
+#[derive(Clone, Debug)]
+pub enum DeviceArg<'a> {
+    /// An array on a `cuda` device.
+    Cuda(&'a CudaArray),
+    /// An array on a `vulkan` device.
+    Vulkan(&'a VulkanArray),
+    Value(Value),
+}
+
+impl<'a> DeviceArg<'a> {
+    /// A device array of either kind: `DeviceArg::array(&cuda_array)`,
+    /// `DeviceArg::array(&vulkan_array)`.
+    pub fn array(a: impl Into<DeviceArg<'a>>) -> DeviceArg<'a> {
+        a.into()
+    }
+    /// Any [`crate::Element`] by value.
+    pub fn of<T: crate::Element>(v: T) -> DeviceArg<'a> {
+        DeviceArg::Value(Value::new(v))
+    }
+    /// The kind of device the array lives on (`None` for a value).
+    fn device(&self) -> Option<DeviceKind> {
+        match self {
+            DeviceArg::Cuda(_) => Some(DeviceKind::Cuda),
+            DeviceArg::Vulkan(_) => Some(DeviceKind::Vulkan),
+            DeviceArg::Value(_) => None,
+        }
+    }
+    fn view(&self) -> ArgView<'_> {
+        match self {
+            DeviceArg::Cuda(a) => crate::cuda::device_view(a),
+            DeviceArg::Vulkan(a) => a.view(),
+            DeviceArg::Value(v) => ArgView::Value(v),
+        }
+    }
+}
+
+impl<'a> From<&'a CudaArray> for DeviceArg<'a> {
+    fn from(a: &'a CudaArray) -> Self {
+        DeviceArg::Cuda(a)
+    }
+}
+
+impl<'a> From<&'a VulkanArray> for DeviceArg<'a> {
+    fn from(a: &'a VulkanArray) -> Self {
+        DeviceArg::Vulkan(a)
+    }
+}
+
+impl From<Value> for DeviceArg<'_> {
+    fn from(v: Value) -> Self {
+        DeviceArg::Value(v)
+    }
+}
+
+/// The views of device arguments for a launch over `dims` on a `device`
+/// device, checked exactly as [`check_args`] checks host arguments; then an
+/// array of another kind of device is a [`LaunchError::ArgKind`] naming the
+/// parameter.
+pub(crate) fn device_views<'a>(
+    sig: &KernelSig,
+    args: &'a [DeviceArg<'_>],
+    dims: &[i32; 4],
+    device: DeviceKind,
+) -> Result<Vec<ArgView<'a>>, LaunchError> {
+    let views: Vec<_> = args.iter().map(DeviceArg::view).collect();
+    check_views(sig, &views, &dims.map(|d| d as usize))?;
+    for (a, p) in args.iter().zip(&sig.params) {
+        match a.device() {
+            Some(kind) if kind != device => {
+                return Err(LaunchError::ArgKind {
+                    param: p.name.clone(),
+                    expected: format!("an array on the `{}` device", device.name()),
+                    got: format!("an array on the `{}` device", kind.name()),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(views)
+}
+
+impl Device {
+    /// Launches `kernel` over `dim` with device-resident arrays and values
+    /// ([`DeviceArg`]), checked exactly as [`Device::launch`] checks host
+    /// arguments (the same errors, naming the parameter).
+    ///
+    /// * `cuda`: queued on the device's stream, returns without waiting
+    ///   (see [`CudaDevice::synchronize`]), except for code compiled with
+    ///   checks, which waits and returns the first failure as
+    ///   [`LaunchError::Trap`].
+    /// * `vulkan`: submitted and waited for (one submission per launch), so
+    ///   the arrays can be read back at once; a checked kernel's failure is
+    ///   a [`LaunchError::Trap`] as with host arrays.
+    pub fn launch_async(
+        &self,
+        kernel: &Kernel,
+        dim: &[usize],
+        args: &[DeviceArg<'_>],
+    ) -> Result<(), LaunchError> {
+        let Exec::Vulkan(k) = &kernel.exec else {
+            return self.launch_cuda_async(kernel, dim, args);
+        };
+        if self.kind != DeviceKind::Vulkan {
+            return Err(LaunchError::WrongDevice {
+                kernel: kernel.sig.name.clone(),
+                loaded: kernel.device.name(),
+                device: self.name(),
+            });
+        }
+        let (dims, total) = check_dim(dim)?;
+        let views = device_views(&kernel.sig, args, &dims, DeviceKind::Vulkan)?;
+        if total == 0 {
+            return Ok(());
+        }
+        match k.launch_resident(&kernel.sig, &dims, &views, total, args)? {
+            None => Ok(()),
+            Some(t) => Err(kernel.trap_error(self.name(), t.kind, t.loc, t.index, t.size)),
         }
     }
 }

@@ -54,17 +54,19 @@
 //! design; device-resident arrays and staging copies can come later.
 //! Launches on one device are serialised (one queue, one command pool).
 
-use crate::array::Arg;
-use crate::device::{pack_bytes, ArgView};
+use crate::array::{Arg, Array, ArrayError};
+use crate::device::{pack_bytes, ArgView, DeviceArg};
+use crate::dtype::Dtype;
 use crate::error::LaunchError;
 use crate::sig::KernelSig;
 use ash::vk;
 use std::ffi::CStr;
+use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
 use weft_backend_hlsl::{
     self as hlsl, BindingLayout, HlslArtifact, HlslError, HlslOptions, TrapReport,
 };
-use weft_ir::Module;
+use weft_ir::{ArrayLayout, Module};
 
 /// Threads per workgroup of every kernel.
 const GROUP_SIZE: u32 = 64;
@@ -99,6 +101,14 @@ pub enum VulkanError {
     },
     #[error("{what} of {size} bytes exceeds the device limit of {limit} bytes")]
     TooLarge { what: String, size: u64, limit: u64 },
+    #[error("copy between arrays of different type, shape or layout: {dst} vs {src}")]
+    Mismatch { dst: String, src: String },
+    #[error(
+        "argument `{param}`: the device array belongs to another Vulkan device than the kernel"
+    )]
+    OtherDevice { param: String },
+    #[error(transparent)]
+    Array(#[from] ArrayError),
 }
 
 impl VulkanError {
@@ -541,7 +551,113 @@ impl VulkanDevice {
         size: u64,
         usage: vk::BufferUsageFlags,
         what: &'static str,
-    ) -> Result<Buffer<'_>, VulkanError> {
+    ) -> Result<Buffer<&VulkanDevice>, VulkanError> {
+        Buffer::new(self, size, usage, what)
+    }
+
+    /// Waits until the device has finished all work submitted so far
+    /// (launches already wait for themselves: this is for parity with
+    /// [`crate::CudaDevice::synchronize`]).
+    pub fn synchronize(&self) -> Result<(), VulkanError> {
+        let submit = self.submit.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the queue is used under the `submit` lock only.
+        unsafe { self.device.queue_wait_idle(submit.queue) }.map_err(vkerr("vkQueueWaitIdle"))
+    }
+
+    /// A zero-filled device array (contiguous, C order).
+    pub fn zeros(
+        self: &Arc<Self>,
+        dtype: Dtype,
+        shape: &[usize],
+    ) -> Result<VulkanArray, VulkanError> {
+        self.zeros_with_layout(dtype, shape, ArrayLayout::Aos)
+    }
+
+    /// A zero-filled device array in `layout` (SoA: planes, as
+    /// [`Array::zeros_with_layout`]).
+    pub fn zeros_with_layout(
+        self: &Arc<Self>,
+        dtype: Dtype,
+        shape: &[usize],
+        layout: ArrayLayout,
+    ) -> Result<VulkanArray, VulkanError> {
+        let (strides, len_bytes) = crate::array::storage_of(&dtype, shape, layout)?;
+        let what = || format!("a device array {dtype}{shape:?}");
+        let mut buf = self.array_buffer(len_bytes, what)?;
+        buf.write(0, &vec![0u8; buf.size as usize]);
+        Ok(VulkanArray {
+            dtype,
+            layout,
+            shape: shape.to_vec(),
+            strides,
+            len_bytes,
+            buf,
+        })
+    }
+
+    /// A device copy of a host array (same type, shape, layout and
+    /// strides).
+    pub fn upload(self: &Arc<Self>, a: &Array) -> Result<VulkanArray, VulkanError> {
+        let len_bytes = a.byte_len();
+        let what = || format!("a device array {}{:?}", a.dtype(), a.shape());
+        let buf = self.array_buffer(len_bytes, what)?;
+        let mut arr = VulkanArray {
+            dtype: a.dtype().clone(),
+            layout: a.layout(),
+            shape: a.shape().to_vec(),
+            strides: a.strides().to_vec(),
+            len_bytes,
+            buf,
+        };
+        arr.write_from(a);
+        Ok(arr)
+    }
+
+    /// The storage buffer of a device array of `len` bytes, within the
+    /// device's storage buffer range.
+    fn array_buffer(
+        self: &Arc<Self>,
+        len: usize,
+        what: impl Fn() -> String,
+    ) -> Result<Buffer<Arc<VulkanDevice>>, VulkanError> {
+        let limit = self.limits.max_storage_buffer_range as u64;
+        if (len as u64).next_multiple_of(16) > limit {
+            return Err(VulkanError::TooLarge {
+                what: what(),
+                size: len as u64,
+                limit,
+            });
+        }
+        Buffer::new(
+            self.clone(),
+            len as u64,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            "storage",
+        )
+    }
+}
+
+/// A buffer with its own mapped host-visible memory, freed on drop. `D`
+/// is how it holds its device: borrowed for per-launch buffers, shared
+/// (`Arc`) for the buffers of device arrays.
+struct Buffer<D: Deref<Target = VulkanDevice>> {
+    dev: D,
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+    /// The mapping of the whole buffer, `size` bytes.
+    ptr: *mut u8,
+    size: u64,
+}
+
+impl<D: Deref<Target = VulkanDevice>> Buffer<D> {
+    /// A mapped host-visible buffer of at least `size` bytes (rounded up to
+    /// 16, at least 16).
+    fn new(
+        dev: D,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        what: &'static str,
+    ) -> Result<Buffer<D>, VulkanError> {
         let size = size.max(16).next_multiple_of(16);
         let info = vk::BufferCreateInfo::default()
             .size(size)
@@ -550,58 +666,51 @@ impl VulkanDevice {
         // SAFETY: valid create info on a live device; the new buffer is
         // owned by `Buffer`, which frees it (and its memory) on drop.
         unsafe {
-            let buffer = self
+            let buffer = dev
                 .device
                 .create_buffer(&info, None)
                 .map_err(vkerr("vkCreateBuffer"))?;
             let mut buf = Buffer {
-                dev: self,
+                dev,
                 buffer,
                 memory: vk::DeviceMemory::null(),
                 ptr: std::ptr::null_mut(),
                 size,
             };
-            let req = self.device.get_buffer_memory_requirements(buffer);
-            let ty = self
+            let d = &*buf.dev;
+            let req = d.device.get_buffer_memory_requirements(buffer);
+            let ty = d
                 .memory_type(req.memory_type_bits)
                 .ok_or(VulkanError::NoMemoryType(what))?;
             let alloc = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(ty);
-            buf.memory = self
+            let memory = d
                 .device
                 .allocate_memory(&alloc, None)
                 .map_err(vkerr("vkAllocateMemory"))?;
-            self.device
-                .bind_buffer_memory(buffer, buf.memory, 0)
+            buf.memory = memory;
+            let d = &*buf.dev;
+            d.device
+                .bind_buffer_memory(buffer, memory, 0)
                 .map_err(vkerr("vkBindBufferMemory"))?;
-            buf.ptr = self
+            let ptr = d
                 .device
-                .map_memory(buf.memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
                 .map_err(vkerr("vkMapMemory"))?
                 .cast::<u8>();
+            buf.ptr = ptr;
             Ok(buf)
         }
     }
-}
 
-/// A buffer with its own mapped host-visible memory, freed on drop.
-struct Buffer<'d> {
-    dev: &'d VulkanDevice,
-    buffer: vk::Buffer,
-    memory: vk::DeviceMemory,
-    /// The mapping of the whole buffer, `size` bytes.
-    ptr: *mut u8,
-    size: u64,
-}
-
-impl Buffer<'_> {
-    /// Copies `bytes` to the start of the buffer.
+    /// Copies `bytes` into the buffer at `offset`.
     fn write(&mut self, offset: u64, bytes: &[u8]) {
         debug_assert!(offset + bytes.len() as u64 <= self.size);
         // SAFETY: the mapping spans `size` bytes and the range is inside it
         // (callers size buffers for their contents); host writes to
-        // coherent memory need no flush.
+        // coherent memory need no flush, and no submitted command is
+        // pending (launches wait for their fence).
         unsafe {
             std::ptr::copy_nonoverlapping(
                 bytes.as_ptr(),
@@ -612,17 +721,156 @@ impl Buffer<'_> {
     }
 }
 
-impl Drop for Buffer<'_> {
+impl<D: Deref<Target = VulkanDevice>> Drop for Buffer<D> {
     fn drop(&mut self) {
         // SAFETY: the buffer and memory were made by this device and no
         // pending command uses them (launches wait for their fence before
-        // their buffers drop); freeing the memory unmaps it.
+        // returning); freeing the memory unmaps it.
         unsafe {
             self.dev.device.destroy_buffer(self.buffer, None);
             if self.memory != vk::DeviceMemory::null() {
                 self.dev.device.free_memory(self.memory, None);
             }
         }
+    }
+}
+
+/// A device-resident array: a storage buffer of a [`VulkanDevice`] kept
+/// across launches, with the type, shape, layout and byte strides of the
+/// host [`Array`] it mirrors (an SoA array's buffer holds the same planar
+/// bytes). Made by [`VulkanDevice::upload`] or [`VulkanDevice::zeros`],
+/// launched with [`crate::Device::launch_async`] ([`crate::DeviceArg`]),
+/// read back with [`VulkanArray::to_host`] or
+/// [`VulkanArray::copy_to_host`].
+pub struct VulkanArray {
+    dtype: Dtype,
+    layout: ArrayLayout,
+    shape: Vec<usize>,
+    strides: Vec<i64>,
+    /// Bytes of the elements (the buffer is rounded up to 16).
+    len_bytes: usize,
+    buf: Buffer<Arc<VulkanDevice>>,
+}
+
+// SAFETY: the buffer, its memory and its mapping belong to this array alone
+// (the raw mapping pointer is what keeps the type from being `Send`); the
+// device handle is shared through an `Arc` and is `Send + Sync`. Moving the
+// array to another thread moves that exclusive ownership. It is not `Sync`:
+// a launch writes it through a shared borrow.
+unsafe impl Send for VulkanArray {}
+
+impl std::fmt::Debug for VulkanArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VulkanArray")
+            .field("dtype", &self.dtype.to_string())
+            .field("shape", &self.shape)
+            .field("layout", &self.layout)
+            .field("device", &self.buf.dev.name)
+            .finish()
+    }
+}
+
+impl VulkanArray {
+    pub fn dtype(&self) -> &Dtype {
+        &self.dtype
+    }
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// The storage layout (as [`Array::layout`]).
+    pub fn layout(&self) -> ArrayLayout {
+        self.layout
+    }
+    /// Byte strides, one per axis (as [`Array::strides`]).
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn device(&self) -> &Arc<VulkanDevice> {
+        &self.buf.dev
+    }
+
+    /// The array as launch checks and packing see it (the data address is
+    /// unused: shaders reach arrays through their bindings).
+    pub(crate) fn view(&self) -> ArgView<'_> {
+        ArgView::Array {
+            dtype: &self.dtype,
+            shape: &self.shape,
+            strides: &self.strides,
+            data: 0,
+            planes: crate::array::soa_planes(&self.dtype, self.layout, &self.shape),
+        }
+    }
+
+    fn check_like(&self, a: &Array) -> Result<(), VulkanError> {
+        if !self.dtype.same_as(a.dtype())
+            || self.shape != a.shape()
+            || self.strides != a.strides()
+            || self.layout != a.layout()
+        {
+            return Err(VulkanError::Mismatch {
+                dst: describe(&self.dtype, &self.shape, self.layout),
+                src: describe(a.dtype(), a.shape(), a.layout()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Host → device, same layout (checked by the caller).
+    fn write_from(&mut self, a: &Array) {
+        debug_assert_eq!(a.byte_len(), self.len_bytes);
+        // SAFETY: `Array` is not `Sync`, so nothing writes its storage while
+        // this shared borrow lives; it holds `byte_len` bytes at `data_ptr`.
+        let src = unsafe { std::slice::from_raw_parts(a.data_ptr().cast_const(), a.byte_len()) };
+        self.buf.write(0, src);
+    }
+
+    /// Device → the storage of `a` (same layout, checked by the caller).
+    fn read_into(&self, a: &Array) {
+        debug_assert_eq!(a.byte_len(), self.len_bytes);
+        // SAFETY: no launch is pending (launches wait for their fence, after
+        // a compute→host barrier), the mapping holds at least `len_bytes`
+        // bytes, and the caller holds the only use of `a`'s storage (a
+        // `&mut Array`, or an array it has just made), which may be written
+        // through `data_ptr` (it is made of `UnsafeCell`s).
+        unsafe { std::ptr::copy_nonoverlapping(self.buf.ptr, a.data_ptr(), self.len_bytes) };
+    }
+
+    /// Copies a host array of the same type, shape and layout in.
+    pub fn copy_from_host(&mut self, a: &Array) -> Result<(), VulkanError> {
+        self.check_like(a)?;
+        self.write_from(a);
+        Ok(())
+    }
+
+    /// Copies into a host array of the same type, shape and layout.
+    pub fn copy_to_host(&self, a: &mut Array) -> Result<(), VulkanError> {
+        self.check_like(a)?;
+        self.read_into(a);
+        Ok(())
+    }
+
+    /// A host copy, in the array's layout.
+    pub fn to_host(&self) -> Result<Array, VulkanError> {
+        let a = Array::zeros_with_layout(self.dtype.clone(), &self.shape, self.layout)?;
+        self.read_into(&a);
+        Ok(a)
+    }
+}
+
+/// `vec3f[1024] (SoA)`, for copy mismatches.
+fn describe(dtype: &Dtype, shape: &[usize], layout: ArrayLayout) -> String {
+    match layout {
+        ArrayLayout::Aos => format!("{dtype}{shape:?}"),
+        ArrayLayout::Soa => format!("{dtype}{shape:?} (SoA)"),
     }
 }
 
@@ -769,7 +1017,7 @@ impl VulkanProgram {
 pub(crate) struct VulkanKernel(Arc<Pipeline>);
 
 impl VulkanKernel {
-    /// Runs the kernel over `dims` (`total` threads, > 0) with `args`,
+    /// Runs the kernel over `dims` (`total` threads, > 0) with host `args`,
     /// already checked against `sig`, and waits for it. A kernel compiled
     /// with checks returns the first failure its trap record holds.
     pub(crate) fn launch(
@@ -780,13 +1028,52 @@ impl VulkanKernel {
         args: &[Arg<'_>],
     ) -> Result<Option<TrapReport>, LaunchError> {
         self.run(sig, dims, total, args)
-            .map_err(|e| LaunchError::Exec {
-                kernel: sig.name.clone(),
-                device: "vulkan",
-                source: Box::new(e),
-            })
+            .map_err(|e| exec_error(sig, e))
     }
 
+    /// Runs the kernel with device arrays and values (`views` are `args`'
+    /// views, checked against `sig`) over `dims` (`total` threads, > 0),
+    /// and waits for it.
+    pub(crate) fn launch_resident(
+        &self,
+        sig: &KernelSig,
+        dims: &[i32; 4],
+        views: &[ArgView<'_>],
+        total: usize,
+        args: &[DeviceArg<'_>],
+    ) -> Result<Option<TrapReport>, LaunchError> {
+        let p = &*self.0;
+        let mut bufs = Vec::with_capacity(p.bindings.arrays.len());
+        for b in &p.bindings.arrays {
+            let Some(DeviceArg::Vulkan(arr)) = args.get(b.param_index) else {
+                return Err(exec_error(
+                    sig,
+                    VulkanError::Shader {
+                        kernel: p.kernel.clone(),
+                        source: HlslError::Pack(format!(
+                            "argument `{}` is not a device array",
+                            b.param
+                        )),
+                    },
+                ));
+            };
+            if !Arc::ptr_eq(arr.device(), &p.dev) {
+                return Err(exec_error(
+                    sig,
+                    VulkanError::OtherDevice {
+                        param: b.param.clone(),
+                    },
+                ));
+            }
+            bufs.push(arr.buf.buffer);
+        }
+        let block = pack_bytes(sig, dims, views);
+        self.dispatch(&block, total, &bufs)
+            .map_err(|e| exec_error(sig, e))
+    }
+
+    /// [`VulkanKernel::launch`]: copies each distinct host array into a
+    /// fresh storage buffer, dispatches, copies them back.
     fn run(
         &self,
         sig: &KernelSig,
@@ -802,6 +1089,71 @@ impl VulkanKernel {
         };
         let views: Vec<_> = args.iter().map(ArgView::of).collect();
         let block = pack_bytes(sig, dims, &views);
+
+        // One storage buffer per distinct array, filled from it.
+        let mut arrays: Vec<(&crate::Array, Buffer<&VulkanDevice>)> = Vec::new();
+        let mut bufs = Vec::with_capacity(p.bindings.arrays.len());
+        for b in &p.bindings.arrays {
+            let Some(Arg::Array(arr)) = args.get(b.param_index) else {
+                return Err(shader(HlslError::Pack(format!(
+                    "argument `{}` is not an array",
+                    b.param
+                ))));
+            };
+            if let Some((_, buf)) = arrays.iter().find(|(a, _)| std::ptr::eq(*a, *arr)) {
+                bufs.push(buf.buffer);
+                continue;
+            }
+            let len = arr.byte_len() as u64;
+            let limit = dev.limits.max_storage_buffer_range as u64;
+            if len.next_multiple_of(16) > limit {
+                return Err(VulkanError::TooLarge {
+                    what: format!("array `{}`", b.param),
+                    size: len,
+                    limit,
+                });
+            }
+            let buf = dev.buffer(len, vk::BufferUsageFlags::STORAGE_BUFFER, "storage")?;
+            // SAFETY: the array's storage holds `byte_len` bytes at
+            // `data_ptr` (contiguous C layout), and nothing else accesses
+            // it during the launch (`Array` is not `Sync`); the mapping is
+            // at least that long.
+            unsafe { std::ptr::copy_nonoverlapping(arr.data_ptr(), buf.ptr, arr.byte_len()) };
+            bufs.push(buf.buffer);
+            arrays.push((arr, buf));
+        }
+
+        let trap = self.dispatch(&block, total, &bufs)?;
+
+        for (arr, buf) in &arrays {
+            // SAFETY: the launch has finished (fence waited, host-read
+            // barrier recorded); the mapping holds at least `byte_len`
+            // bytes, and the array's storage may be written through
+            // `data_ptr` (it is made of `UnsafeCell`s) by this launch, its
+            // only user until it returns.
+            unsafe { std::ptr::copy_nonoverlapping(buf.ptr, arr.data_ptr(), arr.byte_len()) };
+        }
+        Ok(trap)
+    }
+
+    /// One launch of `total` threads (> 0) with the packed argument `block`
+    /// and, per array binding of the kernel, its storage buffer: constant
+    /// buffers, the trap record of checked code, descriptor sets, one
+    /// command buffer of dispatches between barriers, submit, wait. Returns
+    /// the first failure of a checked kernel.
+    fn dispatch(
+        &self,
+        block: &[u8],
+        total: usize,
+        bufs: &[vk::Buffer],
+    ) -> Result<Option<TrapReport>, VulkanError> {
+        let p = &*self.0;
+        let dev = &*p.dev;
+        let shader = |source| VulkanError::Shader {
+            kernel: p.kernel.clone(),
+            source,
+        };
+        debug_assert_eq!(bufs.len(), p.bindings.arrays.len());
 
         // Constant buffers, one per dispatch, at aligned offsets.
         let total = u32::try_from(total).map_err(|_| VulkanError::TooLarge {
@@ -826,41 +1178,8 @@ impl VulkanKernel {
             "uniform",
         )?;
         for (i, d) in split.iter().enumerate() {
-            let bytes = p.bindings.pack_cbuffer(&block, d.base).map_err(shader)?;
+            let bytes = p.bindings.pack_cbuffer(block, d.base).map_err(shader)?;
             cbuf.write(i as u64 * cb_stride, &bytes);
-        }
-
-        // One storage buffer per distinct array, filled from it.
-        let mut arrays: Vec<(&crate::Array, Buffer<'_>)> = Vec::new();
-        let mut slot_of = Vec::with_capacity(p.bindings.arrays.len());
-        for b in &p.bindings.arrays {
-            let Some(Arg::Array(arr)) = args.get(b.param_index) else {
-                return Err(shader(HlslError::Pack(format!(
-                    "argument `{}` is not an array",
-                    b.param
-                ))));
-            };
-            if let Some(k) = arrays.iter().position(|(a, _)| std::ptr::eq(*a, *arr)) {
-                slot_of.push(k);
-                continue;
-            }
-            let len = arr.byte_len() as u64;
-            let limit = dev.limits.max_storage_buffer_range as u64;
-            if len.next_multiple_of(16) > limit {
-                return Err(VulkanError::TooLarge {
-                    what: format!("array `{}`", b.param),
-                    size: len,
-                    limit,
-                });
-            }
-            let buf = dev.buffer(len, vk::BufferUsageFlags::STORAGE_BUFFER, "storage")?;
-            // SAFETY: the array's storage holds `byte_len` bytes at
-            // `data_ptr` (contiguous C layout), and nothing else accesses
-            // it during the launch (`Array` is not `Sync`); the mapping is
-            // at least that long.
-            unsafe { std::ptr::copy_nonoverlapping(arr.data_ptr(), buf.ptr, arr.byte_len()) };
-            slot_of.push(arrays.len());
-            arrays.push((arr, buf));
         }
 
         // The trap record of checked code, zeroed.
@@ -921,7 +1240,7 @@ impl VulkanKernel {
                         .set_layouts(&layouts),
                 )
                 .map_err(vkerr("vkAllocateDescriptorSets"))?;
-            let per = 1 + slot_of.len() + usize::from(trap.is_some());
+            let per = 1 + bufs.len() + usize::from(trap.is_some());
             let mut infos = Vec::with_capacity(sets.len() * per);
             for i in 0..sets.len() {
                 infos.push(
@@ -930,8 +1249,8 @@ impl VulkanKernel {
                         .offset(i as u64 * cb_stride)
                         .range(cb_size),
                 );
-                let bufs = slot_of.iter().map(|&k| arrays[k].1.buffer);
-                for buffer in bufs.chain(trap.as_ref().map(|t| t.buffer)) {
+                let arrays = bufs.iter().copied();
+                for buffer in arrays.chain(trap.as_ref().map(|t| t.buffer)) {
                     infos.push(
                         vk::DescriptorBufferInfo::default()
                             .buffer(buffer)
@@ -984,6 +1303,21 @@ impl VulkanKernel {
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
             )
             .map_err(vkerr("vkBeginCommandBuffer"))?;
+            // Earlier launches' shader writes (to device arrays kept
+            // across launches) are visible to this one's shaders. Host
+            // writes before the submission need no barrier.
+            let after_writes = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::DependencyFlags::empty(),
+                &[after_writes],
+                &[],
+                &[],
+            );
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             for (set, disp) in sets.iter().zip(&split) {
                 d.cmd_bind_descriptor_sets(
@@ -1028,14 +1362,6 @@ impl VulkanKernel {
         drop(scratch);
         drop(submit);
 
-        for (arr, buf) in &arrays {
-            // SAFETY: the launch has finished (fence waited, host-read
-            // barrier recorded); the mapping holds at least `byte_len`
-            // bytes, and the array's storage may be written through
-            // `data_ptr` (it is made of `UnsafeCell`s) by this launch, its
-            // only user until it returns.
-            unsafe { std::ptr::copy_nonoverlapping(buf.ptr, arr.data_ptr(), arr.byte_len()) };
-        }
         Ok(trap.and_then(|t| {
             let mut rec = [0u8; hlsl::TRAP_RECORD_SIZE];
             // SAFETY: the launch has finished (as above); the mapping holds
@@ -1043,6 +1369,15 @@ impl VulkanKernel {
             unsafe { std::ptr::copy_nonoverlapping(t.ptr, rec.as_mut_ptr(), rec.len()) };
             hlsl::decode_trap_record(&rec)
         }))
+    }
+}
+
+/// A launch's failure as the runtime reports it.
+fn exec_error(sig: &KernelSig, e: VulkanError) -> LaunchError {
+    LaunchError::Exec {
+        kernel: sig.name.clone(),
+        device: "vulkan",
+        source: Box::new(e),
     }
 }
 
