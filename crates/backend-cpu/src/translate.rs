@@ -316,6 +316,9 @@ pub(crate) struct FnTx<'a, 'b, 'm> {
     /// The host has a fused multiply-add instruction, so `contract` adds
     /// of products become `fma` (without it, Cranelift's `fma` is a libcall).
     host_fma: bool,
+    /// `afn` transcendentals are inlined ([`crate::fastmath`]): set for
+    /// kernels that have a SIMD thread loop.
+    inline_approx: bool,
 }
 
 /// Whether the ISA executes `fma` natively: x86-64 with the FMA extension
@@ -434,6 +437,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             divs: HashMap::new(),
             div_scopes: Vec::new(),
             host_fma: false,
+            inline_approx: false,
         }
         .with_host_fma()
     }
@@ -753,6 +757,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             offsets: &al.offsets,
             per_thread: &per_thread,
         };
+        // A kernel with a SIMD loop inlines its `afn` transcendentals in
+        // every loop (so each thread computes the same whatever loop runs
+        // it); one without keeps the library calls, which beat the inline
+        // code one value at a time (see `crate::fastmath`).
+        let simd = contig.is_some() && !self.cx.debug && self.simd_ok()?;
+        self.inline_approx = simd;
         if contig.is_some() {
             self.switch_to(fast);
             // Entry-loaded arrays get their constant stride in this version.
@@ -770,7 +780,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             } else {
                 1
             };
-            let start = if !self.cx.debug && self.simd_ok()? {
+            let start = if simd {
                 self.simd_loop(start, end)?
             } else {
                 start
@@ -2101,8 +2111,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
 
     /// The `f32` transcendental `op` of `inst` on `x` (a scalar or
     /// `f32x4` lanes) as inline code ([`crate::fastmath`]) when the
-    /// instruction allows approximate functions; `None` otherwise.
+    /// instruction allows approximate functions and the function inlines
+    /// them (`inline_approx`); `None` otherwise.
     fn approx(&mut self, inst: Inst, op: UnaryOp, s: Scalar, x: cl::Value) -> Option<cl::Value> {
+        if !self.inline_approx {
+            return None;
+        }
         let flags = self.f.insts[inst].flags;
         let func = MathFn::of_unary(op).filter(|&f| crate::fastmath::approximates(f))?;
         if s != Scalar::F32 || !flags.contains(weft_ir::MathFlags::APPROX_FUNC) {

@@ -1,7 +1,8 @@
 //! The inline approximations of `f32` transcendentals under `afn`
-//! (`weft_backend_cpu::fastmath`): the JIT computes exactly what the Rust
-//! reference `fastmath::Exact` computes, in the SIMD thread loop and in the
-//! scalar one, with no library call; without `afn` the call stays.
+//! (`weft_backend_cpu::fastmath`): in a kernel with a SIMD thread loop the
+//! JIT computes exactly what the Rust reference `fastmath::Exact` computes,
+//! in the SIMD loop and in the scalar one, with no library call; without
+//! `afn`, and in kernels without a SIMD loop, the call stays.
 
 mod common;
 
@@ -173,5 +174,44 @@ fn vector_and_scalar_loops_contract_alike() {
             (xi * xi - c, c - xi * xi)
         };
         assert_eq!(yi.to_bits(), (a * b).to_bits(), "[{i}] x={xi}");
+    }
+}
+
+#[test]
+fn kernels_without_a_simd_loop_keep_the_library_calls() {
+    // A 2-D array: no SIMD thread loop, so `afn` leaves `sin` to the shim
+    // (which beats the inline code one value at a time) and the results
+    // are the precise ones.
+    let src = |flags: &str| {
+        format!(
+            "kernel @k(v0: array2<f32>, v1: array2<f32>) {{
+  v2: i32 = thread_id
+  v3: i32 = const 0
+  v4: f32 = load v0[v2, v3]
+  v5: f32 = sin v4 {flags}
+  store v1[v2, v3], v5
+  return
+}}
+"
+        )
+    };
+    let fast = parse_module(&src("fast(contract,afn)")).unwrap();
+    let clif = emit_clif(&fast, &CpuOptions::default()).unwrap();
+    assert!(clif.contains("call fn"), "{clif}");
+    assert!(!clif.contains("f32x4"), "{clif}");
+    let mut x: Vec<f32> = (0..515).map(|i| i as f32 * 0.37 - 90.0).collect();
+    let mut y = vec![0.0f32; x.len()];
+    let xs = x.clone();
+    let n = x.len();
+    run(
+        &fast,
+        n as i32,
+        &[
+            Arg::Array(desc2(&mut x, n, 1)),
+            Arg::Array(desc2(&mut y, n, 1)),
+        ],
+    );
+    for (xi, yi) in xs.iter().zip(&y) {
+        assert_eq!(yi.to_bits(), xi.sin().to_bits(), "sin({xi})");
     }
 }
