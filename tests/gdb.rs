@@ -1,4 +1,4 @@
-//! gdb on the CPU JIT: with `WEFT_GDB=1`, `weft run` registers its
+//! gdb on the CPU JIT: with `WEFT_GDB=1` (or `-g`), `weft run` registers its
 //! JIT-compiled code with gdb (DWARF line tables into the kernel's `.py`
 //! file), so `break kernel.py:LINE` stops in the kernel, and with `-O0` in a
 //! `@wp.func` (docs/debugging.md, "gdb").
@@ -53,6 +53,12 @@ fn have_gdb() -> bool {
 /// with `WEFT_GDB=1`; its output (stdout and stderr), or `None` (SKIP) if
 /// gdb may not trace here. Killed after two minutes.
 fn gdb(case: &Path, commands: &[&str], extra: &[&str], tag: &str) -> Option<String> {
+    gdb_env(case, commands, extra, tag, true)
+}
+
+/// [`gdb`], with `WEFT_GDB=1` in the environment or (`env` false) without
+/// `WEFT_GDB` at all.
+fn gdb_env(case: &Path, commands: &[&str], extra: &[&str], tag: &str, env: bool) -> Option<String> {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gdb-{tag}"));
     std::fs::create_dir_all(&tmp).expect("creates the output dir");
     let log = tmp.join("gdb.log");
@@ -72,10 +78,14 @@ fn gdb(case: &Path, commands: &[&str], extra: &[&str], tag: &str) -> Option<Stri
         .args(["--backend", "cpu", "--out"])
         .arg(tmp.join("out"))
         .args(extra)
-        .env("WEFT_GDB", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::from(file.try_clone().expect("clones the log")))
         .stderr(Stdio::from(file));
+    if env {
+        cmd.env("WEFT_GDB", "1");
+    } else {
+        cmd.env_remove("WEFT_GDB");
+    }
     let mut child = cmd.spawn().expect("starts gdb");
     let t0 = Instant::now();
     loop {
@@ -145,6 +155,28 @@ fn break_on_a_kernel_line() {
         )),
         "{out}"
     );
+}
+
+/// `weft run -g` is `WEFT_GDB=1`: the breakpoint on a kernel line is hit,
+/// with no `WEFT_GDB` in the environment.
+#[test]
+fn dash_g_breaks_on_a_kernel_line_without_the_variable() {
+    let (Some(case), true) = (case(), have_gdb()) else {
+        return;
+    };
+    let line = line_of(&case, "v = x[i]");
+    let commands = [&format!("break kernel.py:{line}") as &str, "run", "bt 1"];
+    let Some(out) = gdb_env(&case, &commands, &["-g"], "dash-g", false) else {
+        return;
+    };
+    let hit = hit_line(&out, 1).unwrap_or_else(|| panic!("breakpoint not hit with -g:\n{out}"));
+    let file = case.join("kernel.py").display().to_string();
+    assert!(frame_at(hit, "func_basic", &file, line), "{hit}\n{out}");
+    // Without -g (and without the variable) there is no line to break on.
+    let Some(out) = gdb_env(&case, &commands, &[], "no-g", false) else {
+        return;
+    };
+    assert!(hit_line(&out, 1).is_none(), "hit without -g:\n{out}");
 }
 
 #[test]

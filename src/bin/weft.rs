@@ -52,6 +52,12 @@ fn cli() -> Command {
             .default_value("aos")
             .help("Memory layout of kernel array parameters: aos (Warp's), or soa (structure of arrays for every eligible array: vectors, matrices, quaternions, transforms, one-scalar structs)")
     };
+    let gdb = || {
+        CArg::new("gdb")
+            .short('g')
+            .action(ArgAction::SetTrue)
+            .help("Debug info for gdb: the cpu backend's JIT code is registered with gdb, lines map to the .py (as WEFT_GDB=1; see docs/debugging.md)")
+    };
     Command::new("weft")
         .about("Compiler for Warp kernels: check, build, run conformance cases")
         .version(env!("CARGO_PKG_VERSION"))
@@ -146,6 +152,7 @@ fn cli() -> Command {
                 .arg(opt_level())
                 .arg(fast_math())
                 .arg(layout())
+                .arg(gdb())
                 .arg(
                     CArg::new("out")
                         .long("out")
@@ -173,6 +180,7 @@ fn cli() -> Command {
                 .arg(opt_level())
                 .arg(fast_math())
                 .arg(layout())
+                .arg(gdb())
                 .arg(
                     CArg::new("checked")
                         .long("checked")
@@ -491,7 +499,18 @@ fn checked_compiler(a: &ArgMatches) -> Compiler {
     })
 }
 
+/// `-g`: the CPU backend compiles with debug info for gdb. The runtime
+/// reads this switch from `WEFT_GDB` when it compiles a module for the
+/// `cpu` device, so it is set here, before anything is compiled (the
+/// process has no other thread yet).
+fn gdb_switch(a: &ArgMatches) {
+    if a.get_flag("gdb") {
+        std::env::set_var("WEFT_GDB", "1");
+    }
+}
+
 fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
+    gdb_switch(a);
     let case = Case::load(&path_arg(a, "case"))?;
     let dev = device(a)?;
     let run = conform::run_case(&case, &dev, &checked_compiler(a))?;
@@ -529,6 +548,7 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
 }
 
 fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    gdb_switch(a);
     let dir = path_arg(a, "dir");
     let dev = device(a)?;
     let summary = conform::run_dir(&dir, &dev, &checked_compiler(a), |r| {
