@@ -25,6 +25,10 @@
 //! timed launch is [`Device::launch_async`] with the device arrays and a
 //! wait for the stream, so no host↔device copy is timed (a launch with
 //! host arrays copies every array in and out, which would swamp the kernel).
+//! On `vulkan` likewise ([`VulkanArray`]): each timed launch is
+//! [`Device::launch_async`] with the device arrays, which submits and waits
+//! for the launch. The launch overhead of `vulkan` is also given with host
+//! arrays (`vulkan (host arrays)`: two 1-element arrays copied in and out).
 //!
 //! The disk cache used is a fresh directory under the system temp dir
 //! (`$WEFT_CACHE_DIR` is pointed there), so the user's cache is untouched
@@ -35,7 +39,7 @@ use std::time::{Duration, Instant};
 use weft::reference::{bodies, nbody_step, saxpy, V3};
 use weft::{
     Arg, Array, ArrayLayout, Cache, CompileOptions, Compiler, CudaArg, CudaArray, CudaError,
-    Device, Error, Kernel, LayoutOptions, Value,
+    Device, DeviceArg, Error, Kernel, LayoutOptions, Value, VulkanArray,
 };
 
 const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
@@ -187,16 +191,19 @@ impl Workload {
 }
 
 /// Where a workload's timed launches find its arrays: the host arrays, or
-/// on `cuda` device copies uploaded once (see the module docs).
+/// on `cuda` and `vulkan` device copies uploaded once (see the module docs).
 enum Resident {
     Host,
     Cuda(Vec<CudaArray>),
+    Vulkan(Vec<VulkanArray>),
 }
 
 /// A workload's launch arguments on its device.
 enum LaunchArgs<'a> {
     Host(Vec<Arg<'a>>),
     Cuda(Vec<CudaArg<'a>>),
+    /// Vulkan device arrays (`DeviceArg` is `CudaArg`: one type for both).
+    Vulkan(Vec<DeviceArg<'a>>),
 }
 
 impl Resident {
@@ -210,7 +217,15 @@ impl Resident {
                     .map(|a| gpu.upload(a))
                     .collect::<Result<_, _>>()?,
             )),
-            None => Ok(Resident::Host),
+            None => match dev.vulkan_device() {
+                Some(vk) => Ok(Resident::Vulkan(
+                    w.arrays
+                        .iter()
+                        .map(|a| vk.upload(a))
+                        .collect::<Result<_, _>>()?,
+                )),
+                None => Ok(Resident::Host),
+            },
         }
     }
 
@@ -219,6 +234,9 @@ impl Resident {
             Resident::Host => LaunchArgs::Host(w.args()),
             Resident::Cuda(a) => {
                 LaunchArgs::Cuda(w.args_by(|i| CudaArg::array(&a[i]), CudaArg::from))
+            }
+            Resident::Vulkan(a) => {
+                LaunchArgs::Vulkan(w.args_by(|i| DeviceArg::array(&a[i]), DeviceArg::from))
             }
         }
     }
@@ -242,6 +260,8 @@ fn timed_launch(
                 .ok_or(CudaError::NoDriver)?
                 .synchronize()?;
         }
+        // Submitted and waited for.
+        LaunchArgs::Vulkan(a) => dev.launch_async(k, &[n], a)?,
     }
     Ok(t.elapsed())
 }
@@ -386,8 +406,9 @@ fn compile_times(
 }
 
 /// Median launch time of saxpy over dim = 1 (µs), launch to completion
-/// (on `cuda` with device arrays, see [`timed_launch`]).
-fn launch_overhead(dev: &Device, launches: usize) -> Result<f64, Error> {
+/// (on `cuda` and `vulkan` with device arrays, see [`timed_launch`], unless
+/// `host`).
+fn launch_overhead(dev: &Device, launches: usize, host: bool) -> Result<f64, Error> {
     let m = Compiler::new().compile("bench.py", SOURCE)?;
     let k = dev.load(&m, "saxpy")?;
     let w = Workload {
@@ -403,7 +424,10 @@ fn launch_overhead(dev: &Device, launches: usize) -> Result<f64, Error> {
         unit: "",
         layout: ArrayLayout::Aos,
     };
-    let res = Resident::new(dev, &w)?;
+    let res = match host {
+        true => Resident::Host,
+        false => Resident::new(dev, &w)?,
+    };
     let args = res.args(&w);
     let mut times = Vec::with_capacity(launches);
     for _ in 0..launches {
@@ -472,7 +496,11 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
         };
         report
             .launch_us
-            .push((name.clone(), launch_overhead(dev, launches)?));
+            .push((name.clone(), launch_overhead(dev, launches, false)?));
+        if dev.name() == "vulkan" {
+            let host = launch_overhead(dev, launches, true)?;
+            report.launch_us.push(("vulkan (host arrays)".into(), host));
+        }
         for w in &ws {
             progress(&format!("{name}: {}", w.name));
             let (cold_ms, warm_ms, mem_us, k) = compile_times(w, dev, &cache)?;
