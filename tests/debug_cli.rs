@@ -33,6 +33,63 @@ fn scripted_nbody_session_matches_the_snapshot() {
     assert_eq!(got, want, "transcript differs from {}", snap.display());
 }
 
+/// `weft debug --layout soa`: the kernel's vec3 arrays are SoA (planes),
+/// and the same script prints the same transcript as in AoS, value for
+/// value, with one known exception: `p = pos[i]` (a whole vec3 loaded from
+/// an SoA array) is a `make` of three plane loads, which `simplify` folds
+/// into its uses and `dce` removes with its name, so `print p` finds no
+/// variable (`Debugger::compile_with_layout`'s docs).
+#[test]
+fn scripted_nbody_session_is_the_same_in_soa() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
+        .unwrap_or_else(|_| "../shared/conformance".to_string());
+    let case = root.join(dir).join("cases/seed_nbody_step");
+    if !case.join("case.json").is_file() {
+        println!("SKIP: {} not found", case.display());
+        return;
+    }
+    // The session's module really has SoA arrays.
+    let src = std::fs::read_to_string(case.join("kernel.py")).expect("reads kernel.py");
+    let m = weft::debug::Debugger::compile_with_layout("kernel.py", &src, weft::ArrayLayout::Soa)
+        .expect("compiles");
+    let ir = m.ir();
+    let k = ir.func_by_name("nbody_step").expect("the kernel");
+    assert!(!ir.funcs[k].soa_params.is_empty(), "no SoA param");
+    let script = root.join("tests/debug/nbody.script");
+    let session = |layout: &str| {
+        let r = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["debug", "--tid", "3,5", "--layout", layout, "--script"])
+            .arg(&script)
+            .arg(&case)
+            .output()
+            .expect("runs weft");
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        String::from_utf8(r.stdout).expect("utf-8")
+    };
+    let (aos, soa) = (session("aos"), session("soa"));
+    let (a, s): (Vec<&str>, Vec<&str>) = (aos.lines().collect(), soa.lines().collect());
+    assert_eq!(a.len(), s.len(), "AoS:\n{aos}\nSoA:\n{soa}");
+    let mut after_print_p = false;
+    let mut differ = 0;
+    for (x, y) in a.iter().zip(&s) {
+        if x != y {
+            // Only the answer to `print p` may differ, as explained above.
+            assert!(
+                after_print_p && x.starts_with("p = vec3") && *y == "error: no variable `p` here",
+                "AoS `{x}` vs SoA `{y}`"
+            );
+            differ += 1;
+        }
+        after_print_p = *x == "(weft) print p";
+    }
+    assert!(differ <= 1, "{differ} lines differ");
+    assert!(
+        aos.contains("acc = vec3"),
+        "a transcript with values:\n{aos}"
+    );
+}
+
 #[test]
 fn debug_rejects_other_backends() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

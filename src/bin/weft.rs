@@ -213,6 +213,7 @@ fn cli() -> Command {
                         .value_parser(value_parser!(usize))
                         .help("Thread(s) to step (default 0); `thread TID` switches"),
                 )
+                .arg(layout())
                 .arg(
                     CArg::new("script")
                         .long("script")
@@ -586,6 +587,10 @@ fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         .get_many::<usize>("tid")
         .map(|v| v.copied().collect())
         .unwrap_or_else(|| vec![0]);
+    let layout = match str_arg(a, "layout") {
+        "soa" => weft::ArrayLayout::Soa,
+        _ => weft::ArrayLayout::Aos,
+    };
     let mut out = std::io::stdout().lock();
     match a.get_one::<PathBuf>("script") {
         Some(p) => {
@@ -593,9 +598,21 @@ fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
                 path: p.clone(),
                 source: e,
             })?;
-            weft::debug::cli::run_session(&case, &tids, std::io::BufReader::new(f), &mut out)?
+            weft::debug::cli::run_session_with_layout(
+                &case,
+                &tids,
+                layout,
+                std::io::BufReader::new(f),
+                &mut out,
+            )?
         }
-        None => weft::debug::cli::run_session(&case, &tids, std::io::stdin().lock(), &mut out)?,
+        None => weft::debug::cli::run_session_with_layout(
+            &case,
+            &tids,
+            layout,
+            std::io::stdin().lock(),
+            &mut out,
+        )?,
     }
     Ok(ExitCode::SUCCESS)
 }

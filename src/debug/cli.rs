@@ -10,7 +10,7 @@
 
 use super::{Breakpoint, Debugger, Stop};
 use crate::conform::{data, read_npy, ArgSpec, Case};
-use crate::{Arg, Array, Error, Value};
+use crate::{Arg, Array, ArrayLayout, Error, Value};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
@@ -65,7 +65,25 @@ fn launch(case: &Case, module: &crate::Module, tid: usize) -> Result<Debugger, E
             msg: "the case has no launch".into(),
         }));
     };
-    let inputs = load_inputs(case, module)?;
+    let mut inputs = load_inputs(case, module)?;
+    // Arrays a kernel takes SoA (`--layout soa`) are converted, as
+    // `weft run` does; one that cannot be is left for the launch to report.
+    let ir = module.ir();
+    if let Some(f) = ir.func_by_name(&l.kernel).map(|id| &ir.funcs[id]) {
+        for (i, a) in l.args.iter().enumerate() {
+            let ArgSpec::Array { buffer, .. } = a else {
+                continue;
+            };
+            if !f.soa_params.iter().any(|sp| sp.param as usize == i) {
+                continue;
+            }
+            if let Some((_, arr)) = inputs.buffers.iter_mut().find(|(n, _)| n == buffer) {
+                if let Ok(c) = arr.to_layout(ArrayLayout::Soa) {
+                    *arr = c;
+                }
+            }
+        }
+    }
     let mut args = Vec::new();
     for a in &l.args {
         match a {
@@ -142,10 +160,22 @@ pub fn run_session(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> Result<(), Error> {
+    run_session_with_layout(case, tids, ArrayLayout::Aos, input, out)
+}
+
+/// [`run_session`] with the kernel's eligible arrays in `layout`
+/// (`weft debug --layout soa`); the transcript is the same in either.
+pub fn run_session_with_layout(
+    case: &Case,
+    tids: &[usize],
+    layout: ArrayLayout,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<(), Error> {
     let kpath = case.dir.join("kernel.py");
     let source = std::fs::read_to_string(&kpath).map_err(|e| Error::io(&kpath, e))?;
     let file_name = kpath.display().to_string();
-    let module = Debugger::compile(&file_name, &source)?;
+    let module = Debugger::compile_with_layout(&file_name, &source, layout)?;
     let mut sources = Sources::default();
     for f in &module.ir().files {
         sources.load(f);

@@ -22,7 +22,7 @@
 
 pub mod cli;
 
-use crate::{Arg, CompileOptions, Compiler, Error, Module};
+use crate::{Arg, ArrayLayout, CompileOptions, Compiler, Error, LayoutOptions, Module};
 use std::fmt;
 use weft_backend_cpu::debug::{DebugEvent, EventKind};
 use weft_ir::layout::component_offset;
@@ -238,8 +238,27 @@ pub struct Debugger {
 impl Debugger {
     /// Compiles `source` for stepping: no optimisation (funcs stay calls).
     pub fn compile(file_name: &str, source: &str) -> Result<Module, Error> {
+        Self::compile_with_layout(file_name, source, ArrayLayout::Aos)
+    }
+
+    /// [`Debugger::compile`] with every eligible array parameter in
+    /// `layout` (`weft debug --layout`); a kernel's SoA arrays must be
+    /// launched in [`ArrayLayout::Soa`] ([`crate::Array::to_layout`]).
+    /// The values shown are the same in either layout, but in SoA a
+    /// variable holding a whole element (`p = pos[i]`) may be missing: its
+    /// value is a `make` of one load per plane, which `simplify` folds into
+    /// its uses and `dce` then removes, name and all.
+    pub fn compile_with_layout(
+        file_name: &str,
+        source: &str,
+        layout: ArrayLayout,
+    ) -> Result<Module, Error> {
         Compiler::with_options(CompileOptions {
             opt: false,
+            layout: LayoutOptions {
+                default: layout,
+                params: Vec::new(),
+            },
             ..CompileOptions::default()
         })
         .compile(file_name, source)
