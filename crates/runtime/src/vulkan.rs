@@ -49,9 +49,22 @@
 //! copied back (the failing threads stored nothing). Unchecked kernels have
 //! no such buffer.
 //!
+//! # Device-resident arrays
+//!
+//! A [`VulkanArray`] is a storage buffer kept across launches, with the
+//! dtype, shape, byte strides and layout of the host [`Array`] it mirrors
+//! (SoA: the same planar bytes). [`crate::Device::launch_async`] takes them
+//! as [`DeviceArg::Vulkan`] (the argument type of CUDA's device arrays
+//! too), checks the arguments exactly as host launches are checked, binds
+//! each array's buffer directly and copies nothing. Each launch is still
+//! submitted and waited for (a first step: one queue, a fence per launch);
+//! its command buffer starts with a shader-write → shader-read/write barrier
+//! (earlier launches' results are visible) and ends with the compute → host
+//! barrier (`to_host` sees them).
+//!
 //! Buffers use host-visible, host-coherent memory (device-local too when
 //! the device has such a type), mapped once. That is the simplest correct
-//! design; device-resident arrays and staging copies can come later.
+//! design; device-local memory with staging copies can come later.
 //! Launches on one device are serialised (one queue, one command pool).
 
 use crate::array::{Arg, Array, ArrayError};
