@@ -224,6 +224,17 @@ fn simd_arrays(f: &weft_ir::Function) -> (Vec<weft_ir::Value>, Vec<weft_ir::Valu
     (acc, st)
 }
 
+/// Whether `a` is a parameter of `f` that the `soa` pass made a 1-D SoA
+/// array (`array(S, 2)`: the user's axis, then the plane axis).
+fn soa_1d(f: &weft_ir::Function, a: weft_ir::Value) -> bool {
+    let params = &f.regions[f.body].params;
+    params.iter().position(|&p| p == a).is_some_and(|k| {
+        f.soa_params
+            .iter()
+            .any(|sp| sp.param as usize == k && sp.ndim == 1)
+    })
+}
+
 /// What a value of a body run in SIMD lanes is.
 #[derive(Copy, Clone)]
 enum Lane {
@@ -823,10 +834,18 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         // different base (a view shifted by some elements). Then the scalar
         // loops do the work.
         let (accessed, stored) = simd_arrays(self.f);
+        // The bytes an array spans: `n` 4-byte elements, and for a 1-D SoA
+        // parameter (leaves data, shape[2], strides[2]) as many planes.
         let extent = |tx: &mut Self, a: weft_ir::Value| -> Result<(cl::Value, cl::Value)> {
             let l = tx.get(a)?;
             let n = tx.b.ins().sextend(I64, l[1]);
-            let bytes = tx.b.ins().ishl_imm_u(n, 2);
+            let mut bytes = tx.b.ins().ishl_imm_u(n, 2);
+            if soa_1d(tx.f, a) && l.len() == 5 {
+                let planes = tx.b.ins().sextend(I64, l[2]);
+                let before_last = tx.b.ins().iadd_imm_s(planes, -1);
+                let skip = tx.b.ins().imul(before_last, l[4]);
+                bytes = tx.b.ins().iadd(bytes, skip);
+            }
             Ok((l[0], tx.b.ins().iadd(l[0], bytes)))
         };
         for &st in &stored {
@@ -1071,16 +1090,26 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 }
                 InstKind::Return(vs) if vs.is_empty() && r == f.body => return Ok(Walk::Return),
                 InstKind::Load(m) | InstKind::Store(m, _) => {
-                    let elem = match f.value_type(m.array) {
+                    let (elem, ndim) = match f.value_type(m.array) {
                         Type::Array(weft_ir::ArrayType {
                             elem: ElemType::Scalar(s @ (Scalar::F32 | Scalar::I32)),
-                            ndim: 1,
-                        }) => s,
+                            ndim,
+                        }) => (s, ndim),
+                        _ => return Ok(Walk::No),
+                    };
+                    // A 1-D array at `[tid]`, or a 1-D SoA parameter
+                    // (`array(S, 2)`, plane axis last) at `[tid, plane]`
+                    // with a constant plane.
+                    let plane = match (ndim, m.indices.get(1).map(|&k| lane_of(env, k))) {
+                        (1, None) => None,
+                        (2, Some(Some(Lane::Known(c)))) if c.ty.is_int() && soa_1d(f, m.array) => {
+                            Some(c.bits as i64)
+                        }
                         _ => return Ok(Walk::No),
                     };
                     if !matches!(lane_of(env, m.array), Some(Lane::Param))
                         || !m.path.is_empty()
-                        || m.indices.len() != 1
+                        || m.indices.len() != ndim as usize
                         || !matches!(lane_of(env, m.indices[0]), Some(Lane::Tid))
                     {
                         return Ok(Walk::No);
@@ -1105,7 +1134,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     };
                     let leaves = self.get(m.array)?;
                     let off = self.b.ins().ishl_imm_u(idx, 2);
-                    let addr = self.b.ins().iadd(leaves[0], off);
+                    let mut addr = self.b.ins().iadd(leaves[0], off);
+                    if let Some(k) = plane.filter(|&k| k != 0) {
+                        // Leaves: data, shape[2], strides[2]; the plane stride last.
+                        let po = self.b.ins().imul_imm_s(leaves[4], k);
+                        addr = self.b.ins().iadd(addr, po);
+                    }
                     match stored {
                         Some((l, x)) => {
                             let xv = self.simd_vector(l, x, vt(elem))?;
