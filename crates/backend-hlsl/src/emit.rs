@@ -54,7 +54,17 @@ pub(crate) fn emit_kernel(
         trap_buf: None,
         flags: MathFlags::NONE,
         fast_fn: opts.fast_math,
+        array_of: HashMap::new(),
     };
+    e.array_of = crate::arrays::resolve(f).map_err(|a| {
+        e.unsupported(
+            format!(
+                "an array variable (`{}`) that stands for different arrays depending on control flow (HLSL cannot select a buffer at run time)",
+                a.name
+            ),
+            a.loc,
+        )
+    })?;
     e.scan(f.body)?;
     e.emit_function(bindings)
 }
@@ -100,6 +110,8 @@ struct Emitter<'a> {
     /// Whether some instruction may be contracted: then only the values of
     /// float operations without `contract` are declared `precise`.
     fast_fn: bool,
+    /// The kernel parameter each array value stands for (`arrays::resolve`).
+    array_of: HashMap<Value, Value>,
 }
 
 fn scalar_base(s: Scalar) -> &'static str {
@@ -186,6 +198,16 @@ fn f64_lit(x: f64) -> String {
 /// Whether an operand is the literal +0.0 (as `f32_lit` / `f64_lit` write it).
 fn is_pos_zero_lit(s: &str) -> bool {
     s == "0.0" || s == "0.0L"
+}
+
+/// Whether an operand is a zero literal (as `f32_lit` / `f64_lit` write
+/// it): `Some(negative)`.
+fn zero_lit_sign(s: &str) -> Option<bool> {
+    match s {
+        "0.0" | "0.0L" => Some(false),
+        "(-0.0)" | "(-0.0L)" => Some(true),
+        _ => None,
+    }
 }
 
 fn const_lit(c: Const) -> String {
@@ -393,6 +415,11 @@ impl<'a> Emitter<'a> {
             .get(&v)
             .cloned()
             .ok_or_else(|| self.invalid(format!("value {v} used before its definition")))
+    }
+
+    /// The buffer of the kernel parameter array value `a` stands for.
+    fn array_info(&self, a: Value) -> Option<&ArrayInfo> {
+        self.arrays.get(self.array_of.get(&a)?)
     }
 
     fn vty(&self, v: Value) -> Type {
@@ -677,9 +704,9 @@ impl<'a> Emitter<'a> {
     fn array_uses(&self, r: Region, a: Value) -> (bool, bool) {
         let (mut shape, mut strides) = (false, false);
         self.walk(r, &mut |k| match k {
-            InstKind::ArrayShape(x, _) => shape |= *x == a,
+            InstKind::ArrayShape(x, _) => shape |= self.array_of.get(x) == Some(&a),
             InstKind::Load(m) | InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => {
-                strides |= m.array == a
+                strides |= self.array_of.get(&m.array) == Some(&a)
             }
             _ => {}
         });
@@ -824,8 +851,7 @@ impl<'a> Emitter<'a> {
             }
             InstKind::ArrayShape(a, axis) => {
                 let info = self
-                    .arrays
-                    .get(&a)
+                    .array_info(a)
                     .ok_or_else(|| self.invalid("shape of a non-parameter array"))?;
                 let e = format!("(int){}.{}", info.shape, XYZW[(axis & 3) as usize]);
                 self.def(need(self)?, e)?;
@@ -854,7 +880,9 @@ impl<'a> Emitter<'a> {
                 else_region,
             } => {
                 for &r in &res {
-                    self.decl(r)?;
+                    if !self.vty(r).is_array() {
+                        self.decl(r)?;
+                    }
                 }
                 let c = self.v(cond)?;
                 let then_empty = self.is_empty_yield(then_region);
@@ -883,11 +911,16 @@ impl<'a> Emitter<'a> {
                     return Err(self.invalid("loop params differ from its init values"));
                 }
                 for (&p, &x) in params.iter().zip(&init) {
+                    if self.vty(p).is_array() {
+                        continue;
+                    }
                     let e = self.v(x)?;
                     self.def(p, e)?;
                 }
                 for &r in &res {
-                    self.decl(r)?;
+                    if !self.vty(r).is_array() {
+                        self.decl(r)?;
+                    }
                 }
                 self.line("[loop] for (;;)");
                 self.loops.push(LoopVars {
@@ -1009,11 +1042,19 @@ impl<'a> Emitter<'a> {
         v
     }
 
-    /// `targets[i] = vs[i]` as one parallel assignment.
+    /// `targets[i] = vs[i]` as one parallel assignment. Arrays have no
+    /// variables (each stands for its kernel parameter, `array_of`).
     fn assign(&mut self, targets: &[Value], vs: &[Value]) -> R<()> {
         if targets.len() != vs.len() {
             return Err(self.invalid("wrong number of values for a region exit"));
         }
+        let (targets, vs): (Vec<Value>, Vec<Value>) = targets
+            .iter()
+            .zip(vs)
+            .filter(|(&t, _)| !self.vty(t).is_array())
+            .map(|(&t, &v)| (t, v))
+            .unzip();
+        let (targets, vs) = (&targets[..], &vs[..]);
         let conflict = vs.iter().enumerate().any(|(i, &v)| {
             let r = self.root(v);
             targets[..i].contains(&r)
@@ -1186,6 +1227,20 @@ impl<'a> Emitter<'a> {
                 Mul if is_pos_zero_lit(&b) => format!("(-({a} * (-{b})))"),
                 Mul if is_pos_zero_lit(&a) => format!("(-((-{a}) * {b}))"),
                 Mul => infix("*"),
+                // `x / ±0.0` is written `x * ±inf` (the same value for
+                // every x, NaN and zeros included): lavapipe drops a store
+                // of `x / 0.0` (float32) and gives NaN for it (float64)
+                // when the divisor is the constant zero (docs/hlsl.md).
+                Div if zero_lit_sign(&b).is_some() => {
+                    let neg = zero_lit_sign(&b) == Some(true);
+                    let inf = match (d, neg) {
+                        (false, false) => f32_lit(f32::INFINITY),
+                        (false, true) => f32_lit(f32::NEG_INFINITY),
+                        (true, false) => f64_lit(f64::INFINITY),
+                        (true, true) => f64_lit(f64::NEG_INFINITY),
+                    };
+                    format!("({a} * {inf})")
+                }
                 Div => infix("/"),
                 Rem => {
                     let n = if d { "weft_fmod64" } else { "weft_fmod32" };
@@ -1475,8 +1530,7 @@ impl<'a> Emitter<'a> {
             return Err(self.invalid("memory access on a non-array"));
         };
         let info = self
-            .arrays
-            .get(&mem.array)
+            .array_info(mem.array)
             .ok_or_else(|| self.invalid("memory access on a non-parameter array"))?;
         let (buf, strides) = (info.buf.clone(), info.strides.clone());
         if mem.indices.len() != at.ndim as usize {

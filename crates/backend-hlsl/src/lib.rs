@@ -25,6 +25,7 @@
 //! [`HlslError::Unsupported`] error with the source location, never
 //! approximate code.
 
+mod arrays;
 pub mod bindings;
 mod emit;
 mod helpers;

@@ -91,3 +91,27 @@ fn layout_and_entry_are_reported() {
     assert!(a.source.contains("RWByteAddressBuffer a : register(u0);"));
     assert!(a.source.contains("RWByteAddressBuffer b : register(u1);"));
 }
+
+/// An array chosen by control flow has no HLSL equivalent (buffers are
+/// not values); an array merely carried through a loop or an `if` is fine.
+#[test]
+fn arrays_chosen_by_control_flow_are_unsupported() {
+    let chosen = "file 0 \"k.py\"\n\nkernel @k(v0 \"x\": array1<f32>, v1 \"y\": array1<f32>, v2 \"c\": bool) {\n  v3: i32 = thread_id @0:2:5\n  v4 \"a\": array1<f32> = if v2 @0:3:5 {\n    yield v1 @0:4:5\n  } else {\n    yield v0 @0:6:5\n  }\n  v5: f32 = const 1.0\n  store v4[v3], v5 @0:7:5\n  return\n}\n";
+    let what = match emit(chosen, "k") {
+        Err(HlslError::Unsupported { what, loc, .. }) => {
+            assert!(matches!(loc.line, 4 | 6), "{loc:?}");
+            what
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    };
+    assert!(what.contains("array variable (`a`)"), "{what}");
+    // The same `if` yielding one array on both sides.
+    let same = chosen.replace("yield v1", "yield v0");
+    let src = emit(&same, "k").expect("one array through an if");
+    assert!(src.contains("x.Store("), "{src}");
+    // Carried through a loop (as the frontend does for `a[i] = x` in a
+    // loop body) and out of it.
+    let carried = "file 0 \"k.py\"\n\nkernel @k(v0 \"x\": array1<f32>, v1 \"m\": i32) {\n  v2: i32 = thread_id @0:2:5\n  v3: i32 = const 0\n  v4: i32 = const 1\n  v5: f32 = const 2.0\n  v6: array1<f32> = loop (v7: i32 = v3, v8: array1<f32> = v0) @0:3:5 {\n    v9: bool = lt v7, v1\n    if v9 {\n      yield\n    } else {\n      break v8\n    }\n    store v8[v2], v5 @0:4:5\n    v10: i32 = add v7, v4\n    continue v10, v8\n  }\n  store v6[v2], v5 @0:5:5\n  return\n}\n";
+    let src = emit(carried, "k").expect("an array carried through a loop");
+    assert_eq!(src.matches("x.Store(").count(), 2, "{src}");
+}
