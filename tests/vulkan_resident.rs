@@ -174,6 +174,9 @@ fn copies_in_and_out() -> Result<(), Error> {
             DeviceArg::of(2.0f32),
         ],
     )?;
+    // Launches have finished when they return; `synchronize` is for parity
+    // with CUDA and waits for nothing more.
+    vk.synchronize()?;
     let mut out = Array::zeros(host_x.dtype().clone(), &[n])?;
     y.copy_to_host(&mut out)?;
     let want: Vec<f32> = ramp(n).iter().map(|v| 2.0 * v + 1.0).collect();
@@ -190,6 +193,17 @@ fn copies_in_and_out() -> Result<(), Error> {
         ],
     )?;
     let want: Vec<f32> = ramp(n).iter().map(|v| 2.0 * v + v).collect();
+    assert_eq!(x.to_host()?.to_vec::<f32>()?, want);
+
+    // A host-array launch of the same kernel in between changes nothing
+    // on the device.
+    let hy = Array::from_slice(&vec![0.0f32; n], &[n])?;
+    dev.launch(
+        &k,
+        &[n],
+        &[Arg::array(&host_x), Arg::array(&hy), Arg::f32(1.0)],
+    )?;
+    assert_eq!(hy.to_vec::<f32>()?, ramp(n));
     assert_eq!(x.to_host()?.to_vec::<f32>()?, want);
 
     // A launch of zero threads does nothing.
