@@ -268,6 +268,87 @@ fn reported_store_in_a_dynamic_loop_and_relatives() {
     }
 }
 
+/// Constant zeros in float arithmetic, where lavapipe folds against IEEE
+/// rules in spite of `SignedZeroInfNanPreserve` (`x + 0.0` → `x`,
+/// `0.0 + x` after unrolling an accumulation from 0.0, `0.0 / x` → 0,
+/// `x * 0.0` → 0, and it drops a store of `x / 0.0`), as the generator found
+/// them; the HLSL backend reads float zeros from the constant buffer.
+const ZEROS: &str = r#"
+import warp as wp
+
+@wp.kernel
+def zeros32(a: wp.array(dtype=float), b: wp.array(dtype=wp.float64), c: wp.array(dtype=int), of: wp.array2d(dtype=float), od: wp.array2d(dtype=wp.float64), oi: wp.array2d(dtype=int), m: int):
+    i = wp.tid()
+    x = a[i]
+    of[i, 0] = x + 0.0
+    of[i, 1] = 0.0 + x
+    of[i, 2] = x - (-0.0)
+    of[i, 3] = x / 0.0
+    of[i, 4] = x / -0.0
+    of[i, 5] = 0.0 / x
+    of[i, 6] = x * 0.0
+    of[i, 7] = 0.0 - x
+    s = float(0.0)
+    for j in range(3):
+        s = s + x
+    of[i, 8] = s
+    t = float(0.0)
+    for j in range(m):
+        t = t + x
+    of[i, 9] = t
+
+@wp.kernel
+def zeros64(a: wp.array(dtype=float), b: wp.array(dtype=wp.float64), c: wp.array(dtype=int), of: wp.array2d(dtype=float), od: wp.array2d(dtype=wp.float64), oi: wp.array2d(dtype=int), m: int):
+    i = wp.tid()
+    x = b[i]
+    z = wp.float64(0.0)
+    od[i, 0] = x + z
+    od[i, 1] = z + x
+    od[i, 2] = x - (-z)
+    od[i, 3] = x / z
+    od[i, 4] = x / (-z)
+    od[i, 5] = z / x
+    od[i, 6] = x * z
+    od[i, 7] = z - x
+    s = wp.float64(0.0)
+    for j in range(3):
+        s = s + x
+    od[i, 8] = s
+"#;
+
+#[test]
+fn constant_zeros_keep_ieee_semantics() {
+    let m = Compiler::new()
+        .compile("zeros.py", ZEROS)
+        .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let vk = vulkan();
+    let specials = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.25,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-310,
+    ];
+    let a: Vec<f32> = specials.iter().map(|&x| x as f32).collect();
+    let ins = [
+        f32s(&[N], &a),
+        f64s(&[N], &specials),
+        i32s(&[N], &[0]),
+        out(Scalar::F32, &[N, 10]),
+        out(Scalar::F64, &[N, 10]),
+        out(Scalar::I32, &[N, 1]),
+        In::Int(3),
+    ];
+    let mut failures = Vec::new();
+    for k in ["zeros32", "zeros64"] {
+        failures.extend(check(vk.as_ref(), &m, k, &ins));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 // ---------------------------------------------------------------- generator
 
 /// A random kernel source: locals `f` (float32), `d` (float64) and `n`

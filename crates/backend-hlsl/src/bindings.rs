@@ -28,7 +28,7 @@
 //! | 0 | launch dims, 4 × `i32` (axes past the launch's dimensionality are 1) |
 //! | 16 | launch total: the product of the dims, `u32` |
 //! | 20 | dispatch base: the linear thread index of this dispatch's thread 0, `u32` |
-//! | 24 | reserved (8 bytes, write 0) |
+//! | 24 | zero: 8 bytes of 0, which shaders read as an opaque floating-point zero ([`CB_ZERO`]) |
 //! | 32 | per array parameter, in order: `shape: [u32; 4]` then `strides: [u32; 4]` (bytes; unused axes: shape 1, stride 0) — see [`CBufferArray`] |
 //! | … | every scalar leaf of every non-array parameter, in parameter order then path order — see [`CBufferField`] |
 //!
@@ -51,6 +51,11 @@ pub const CB_LAUNCH_DIM: u32 = 0;
 pub const CB_LAUNCH_TOTAL: u32 = 16;
 /// Byte offset of the dispatch base (`u32`).
 pub const CB_DISPATCH_BASE: u32 = 20;
+/// Byte offset of 8 zero bytes: the shader's float zero constants (`0.0`,
+/// `-0.0` in f16/f32/f64) read them from here, so that no compiler can
+/// fold `x + 0.0` to `x` (lavapipe does, in spite of
+/// `SignedZeroInfNanPreserve`; see docs/hlsl.md).
+pub const CB_ZERO: u32 = 24;
 /// Byte offset of the first array's shape.
 pub const CB_ARRAYS: u32 = 32;
 

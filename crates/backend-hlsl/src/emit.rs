@@ -13,7 +13,7 @@
 //! longer vectors, larger matrices and aggregates of 64-bit integers are
 //! generated structs.
 
-use crate::bindings::{BindingLayout, CB_DISPATCH_BASE, CB_LAUNCH_TOTAL};
+use crate::bindings::{BindingLayout, CB_DISPATCH_BASE, CB_LAUNCH_TOTAL, CB_ZERO};
 use crate::helpers::HelperSet;
 use crate::names::Names;
 use crate::{HlslError, HlslOptions};
@@ -55,6 +55,8 @@ pub(crate) fn emit_kernel(
         flags: MathFlags::NONE,
         fast_fn: opts.fast_math,
         array_of: HashMap::new(),
+        zero32: None,
+        zero64: None,
     };
     e.array_of = crate::arrays::resolve(f).map_err(|a| {
         e.unsupported(
@@ -112,6 +114,9 @@ struct Emitter<'a> {
     fast_fn: bool,
     /// The kernel parameter each array value stands for (`arrays::resolve`).
     array_of: HashMap<Value, Value>,
+    /// The locals holding the opaque float zeros (`CB_ZERO`), once used.
+    zero32: Option<String>,
+    zero64: Option<String>,
 }
 
 fn scalar_base(s: Scalar) -> &'static str {
@@ -192,21 +197,6 @@ fn f64_lit(x: f64) -> String {
         format!("({s})")
     } else {
         s
-    }
-}
-
-/// Whether an operand is the literal +0.0 (as `f32_lit` / `f64_lit` write it).
-fn is_pos_zero_lit(s: &str) -> bool {
-    s == "0.0" || s == "0.0L"
-}
-
-/// Whether an operand is a zero literal (as `f32_lit` / `f64_lit` write
-/// it): `Some(negative)`.
-fn zero_lit_sign(s: &str) -> Option<bool> {
-    match s {
-        "0.0" | "0.0L" => Some(false),
-        "(-0.0)" | "(-0.0L)" => Some(true),
-        _ => None,
     }
 }
 
@@ -621,7 +611,19 @@ impl<'a> Emitter<'a> {
             }
         }
         self.region(f.body, RegionKind::Body)?;
-        let body = std::mem::take(&mut self.out);
+        let mut body = String::new();
+        if let Some(z) = &self.zero32 {
+            let _ = writeln!(body, "    float {z} = asfloat({});", cb_word(CB_ZERO));
+        }
+        if let Some(z) = &self.zero64 {
+            let _ = writeln!(
+                body,
+                "    double {z} = asdouble({}, {});",
+                cb_word(CB_ZERO),
+                cb_word(CB_ZERO + 4)
+            );
+        }
+        body.push_str(&std::mem::take(&mut self.out));
         let mut s = String::new();
         let src = self.file_of(f.loc);
         let _ = writeln!(
@@ -670,6 +672,29 @@ impl<'a> Emitter<'a> {
         s.push_str(&body);
         s.push_str("}\n");
         Ok(s)
+    }
+
+    /// A float constant ±0.0 as the opaque zero of the constant buffer
+    /// (`CB_ZERO`): lavapipe folds `x + 0.0` to `x` and `0.0 + x` (also
+    /// after unrolling an accumulation from 0.0) in spite of
+    /// `SignedZeroInfNanPreserve`, which is wrong for `x = -0.0`; it also
+    /// folds `x * 0.0` to 0.0 and drops or miscomputes `x / 0.0`. A zero
+    /// the compilers cannot see has none of these problems.
+    fn float_zero(&mut self, c: Const) -> Option<String> {
+        if !c.ty.is_float() || f64::from_bits(c.bits) != 0.0 {
+            return None;
+        }
+        let neg = f64::from_bits(c.bits).is_sign_negative();
+        let name = if c.ty == Scalar::F64 {
+            self.zero64
+                .get_or_insert_with(|| self.names.fresh("weft_zero64"))
+                .clone()
+        } else {
+            self.zero32
+                .get_or_insert_with(|| self.names.fresh("weft_zero32"))
+                .clone()
+        };
+        Some(if neg { format!("(-{name})") } else { name })
     }
 
     fn cb_leaf(&mut self, s: Scalar, off: u32) -> String {
@@ -744,7 +769,8 @@ impl<'a> Emitter<'a> {
         match &k {
             InstKind::Const(c) => {
                 if let Some(v) = one {
-                    self.val.insert(v, const_lit(*c));
+                    let e = self.float_zero(*c).unwrap_or_else(|| const_lit(*c));
+                    self.val.insert(v, e);
                 }
                 return Ok(());
             }
@@ -1220,27 +1246,9 @@ impl<'a> Emitter<'a> {
             let e = match op {
                 Add => infix("+"),
                 Sub => infix("-"),
-                // `x * +0.0` is written `-(x * -0.0)` (the same value, NaN
-                // for infinite or NaN x): lavapipe's code generator folds a
-                // product with the constant +0.0 to +0.0 in spite of
-                // SignedZeroInfNanPreserve (docs/vulkan.md).
-                Mul if is_pos_zero_lit(&b) => format!("(-({a} * (-{b})))"),
-                Mul if is_pos_zero_lit(&a) => format!("(-((-{a}) * {b}))"),
+                // Float zero constants are opaque (`float_zero`), so no
+                // compiler folds `x * 0.0`, `x / 0.0` or `x + 0.0`.
                 Mul => infix("*"),
-                // `x / ±0.0` is written `x * ±inf` (the same value for
-                // every x, NaN and zeros included): lavapipe drops a store
-                // of `x / 0.0` (float32) and gives NaN for it (float64)
-                // when the divisor is the constant zero (docs/hlsl.md).
-                Div if zero_lit_sign(&b).is_some() => {
-                    let neg = zero_lit_sign(&b) == Some(true);
-                    let inf = match (d, neg) {
-                        (false, false) => f32_lit(f32::INFINITY),
-                        (false, true) => f32_lit(f32::NEG_INFINITY),
-                        (true, false) => f64_lit(f64::INFINITY),
-                        (true, true) => f64_lit(f64::NEG_INFINITY),
-                    };
-                    format!("({a} * {inf})")
-                }
                 Div => infix("/"),
                 Rem => {
                     let n = if d { "weft_fmod64" } else { "weft_fmod32" };

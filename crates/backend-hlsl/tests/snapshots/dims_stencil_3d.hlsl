@@ -42,6 +42,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -87,14 +88,14 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 14 "kernel.py"
         int t27 = (i - 1);
         precise float t28 = asfloat(u.Load((uint)t27 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
-        precise float acc_1 = (0.0 + t28);
+        precise float acc_1 = (weft_zero32_ + t28);
 #line 15 "kernel.py"
         acc = acc_1;
         cnt = 1;
     }
     else
     {
-        acc = 0.0;
+        acc = weft_zero32_;
         cnt = 0;
     }
 #line 16 "kernel.py"

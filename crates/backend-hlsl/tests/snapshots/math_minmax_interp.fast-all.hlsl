@@ -44,6 +44,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -87,8 +88,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float t25 = min(t24, 0.75);
     out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, asuint(t25));
 #line 13 "kernel.py"
-    bool t29 = (x < 0.0);
-    float t30 = (t29 ? 1.0 : 0.0);
+    bool t29 = (x < weft_zero32_);
+    float t30 = (t29 ? 1.0 : weft_zero32_);
     out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, asuint(t30));
 #line 14 "kernel.py"
     float t33 = (1.0 - s);
@@ -99,7 +100,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 532 "<prelude>"
     float t56 = (x - (-1.0));
     float t58 = (t56 / 2.0);
-    float t59 = max(0.0, t58);
+    float t59 = max(weft_zero32_, t58);
     float t_1 = min(t59, 1.0);
 #line 533 "<prelude>"
     float t62 = (t_1 * t_1);
@@ -109,9 +110,9 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 15 "kernel.py"
     out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, asuint(t67));
 #line 532 "<prelude>"
-    float t69 = (y - 0.0);
+    float t69 = (y - weft_zero32_);
     float t71 = (t69 / 2.0);
-    float t72 = max(0.0, t71);
+    float t72 = max(weft_zero32_, t71);
     float t_2 = min(t72, 1.0);
 #line 533 "<prelude>"
     float t75 = (t_2 * t_2);

@@ -53,6 +53,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -97,7 +98,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     int t24 = (t23 ? 1 : 0);
     flags.Store((uint)i * flags_strides.x + (uint)3 * flags_strides.y, asuint(t24));
 #line 12 "kernel.py"
-    bool t27 = (x > 0.0);
+    bool t27 = (x > weft_zero32_);
     int t28 = (t27 ? 1 : 0);
     flags.Store((uint)i * flags_strides.x + (uint)4 * flags_strides.y, asuint(t28));
 #line 13 "kernel.py"
@@ -116,7 +117,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float t41 = weft_fmax32(x, 1.0);
     out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, asuint(t41));
 #line 18 "kernel.py"
-    precise float t44 = (-(x * (-0.0)));
+    precise float t44 = (x * weft_zero32_);
     out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, asuint(t44));
 #line 19 "kernel.py"
     float t46 = exp(x);

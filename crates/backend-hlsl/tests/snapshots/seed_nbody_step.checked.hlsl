@@ -153,6 +153,7 @@ uint2 weft_i64_rem(uint2 a, uint2 b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -223,7 +224,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     precise float3 p = asfloat(pos.Load3((uint)i * pos_strides.x));
 #line 18 "kernel.py"
-    precise float3 acc = float3(0.0, 0.0, 0.0);
+    precise float3 acc = float3(weft_zero32_, weft_zero32_, weft_zero32_);
 #line 19 "kernel.py"
     int j = 0;
     precise float3 acc_1 = acc;

@@ -45,6 +45,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -79,7 +80,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 17 "kernel.py"
     float3 p = asfloat(pos.Load3((uint)i * pos_strides.x));
 #line 18 "kernel.py"
-    float3 acc = float3(0.0, 0.0, 0.0);
+    float3 acc = float3(weft_zero32_, weft_zero32_, weft_zero32_);
 #line 19 "kernel.py"
     int j = 0;
     float3 acc_1 = acc;
