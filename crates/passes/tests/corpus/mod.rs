@@ -292,11 +292,7 @@ type Planes = (Vec<u8>, [i32; 4], [i64; 4]);
 /// An AoS buffer of `elem`s as SoA planes, with the descriptor's shape and
 /// byte strides: the user's axes (C order over one plane), then the slot
 /// axis.
-fn to_planes(
-    buf: &Buffer,
-    elem: ElemType,
-    structs: &StructTable,
-) -> Result<Planes, String> {
+fn to_planes(buf: &Buffer, elem: ElemType, structs: &StructTable) -> Result<Planes, String> {
     let ty = Type::from(elem);
     let leaves = layout::leaves(ty, structs);
     let ssize = leaves
