@@ -323,6 +323,11 @@ pub struct Function {
     /// Parameters the `soa` pass lowered to structure of arrays (kernels
     /// only); empty when every array is in the default layout.
     pub soa_params: Vec<SoaParam>,
+    /// Fast math asked for in the source (`wp.set_module_options({"fast_math":
+    /// True})`, or a kernel's `module_options`): the `fast-math` pass flags
+    /// this function's float arithmetic even without the API option. Printed
+    /// as the `fast_math` function attribute.
+    pub fast_math: bool,
 }
 
 impl Function {
@@ -342,6 +347,7 @@ impl Function {
             body: Region::from_u32(0),
             layout_hints: Vec::new(),
             soa_params: Vec::new(),
+            fast_math: false,
         };
         let body = f.regions.push(RegionData::default());
         f.body = body;

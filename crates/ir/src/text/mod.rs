@@ -79,3 +79,31 @@ pub fn check_roundtrip(m: &crate::Module) -> Result<String, RoundTripError> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{check_roundtrip, parse_module, print_module};
+
+    #[test]
+    fn fast_math_attribute_round_trips() {
+        let src = "kernel @k(v0 \"a\": array1<f32>) fast_math @0:4:1 {
+  v1: i32 = thread_id
+  v2: f32 = load v0[v1]
+  store v0[v1], v2
+  return
+}
+
+func @g(v0: f32) -> f32 fast_math {
+  return v0
+}
+";
+        let m = parse_module(src).unwrap();
+        assert!(m.funcs.values().all(|f| f.fast_math));
+        assert_eq!(print_module(&m), src);
+        check_roundtrip(&m).unwrap();
+        // Without the attribute the field is off and nothing is printed.
+        let plain = parse_module(&src.replace(" fast_math", "")).unwrap();
+        assert!(plain.funcs.values().all(|f| !f.fast_math));
+        assert!(!print_module(&plain).contains("fast_math"));
+    }
+}

@@ -639,6 +639,10 @@ impl Parser {
                 returns.push(self.ty()?);
             }
         }
+        let fast_math = self.is_kw("fast_math");
+        if fast_math {
+            self.bump();
+        }
         let loc = self.opt_loc();
         let mut cx = FnCtx {
             f: Function::new(&name, kind, Vec::new(), returns),
@@ -649,6 +653,7 @@ impl Parser {
         cx.f.loc = loc;
         cx.f.layout_hints = hints;
         cx.f.soa_params = soa;
+        cx.f.fast_math = fast_math;
         let body = cx.f.body;
         for (i, (vpos, vname, pname, ty)) in params.into_iter().enumerate() {
             let v = self.define(&mut cx, vpos, ty, ValueDef::Param(body, i as u32), &vname)?;

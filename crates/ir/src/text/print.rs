@@ -353,6 +353,9 @@ impl<'a> Printer<'a> {
                 let _ = write!(out, " -> ({})", ts.join(", "));
             }
         }
+        if f.fast_math {
+            out.push_str(" fast_math");
+        }
         write_loc(out, f.loc);
         let mut seen = SecondaryMap::new();
         out.push_str(" {\n");
