@@ -8,7 +8,12 @@
 //!
 //! It sets its flags on every float `unary`, `binary` and `fma`
 //! ([`weft_ir::Function::accepts_math_flags`]) of the functions it is asked
-//! to: all of them, or the kernels named in [`FastMath::only`]. `nnan` and
+//! to: all of them ([`FastMath::all`], the API option), the kernels named in
+//! [`FastMath::only`] (the API's per-kernel list), and every function whose
+//! source asked for it ([`weft_ir::Function::fast_math`], set by the
+//! frontend from `wp.set_module_options({"fast_math": True})` or a kernel's
+//! `module_options`). The three are or-ed: the source cannot turn off what
+//! the API asks for, nor the reverse. `nnan` and
 //! `ninf` are never put on `isnan`/`isinf`/`isfinite` (a NaN test under a
 //! no-NaN assumption would fold to a constant). It runs last in a pipeline,
 //! after inlining, so that the instructions inlined from funcs into a kernel
@@ -23,20 +28,36 @@ use weft_ir::{InstKind, MathFlags, Module, UnaryOp};
 /// `isnan`; they are set only when asked for through [`FastMath::flags`].)
 pub const DEFAULT_FLAGS: MathFlags = MathFlags::CONTRACT.union(MathFlags::APPROX_FUNC);
 
+/// Whether a function of `m` asks for fast math in the source
+/// ([`weft_ir::Function::fast_math`]); [`crate::run_pipeline`] then runs the
+/// pass even without the API option.
+pub fn requested_in_source(m: &Module) -> bool {
+    m.funcs.values().any(|f| f.fast_math)
+}
+
 /// The `fast-math` pass (see the module docs).
 #[derive(Clone, Debug)]
 pub struct FastMath {
     /// The flags to add.
     pub flags: MathFlags,
-    /// When non-empty, only kernels with these names are flagged; when
-    /// empty, every function is.
+    /// Flag every function.
+    pub all: bool,
+    /// Also flag the kernels with these names.
     pub only: Vec<String>,
+}
+
+impl FastMath {
+    /// Whether `f` gets the flags.
+    fn wants(&self, f: &weft_ir::Function) -> bool {
+        self.all || f.fast_math || self.only.contains(&f.name)
+    }
 }
 
 impl Default for FastMath {
     fn default() -> Self {
         FastMath {
             flags: DEFAULT_FLAGS,
+            all: true,
             only: Vec::new(),
         }
     }
@@ -53,7 +74,7 @@ impl Pass for FastMath {
             self.flags.bits() & !(MathFlags::NO_NANS.bits() | MathFlags::NO_INFS.bits()),
         );
         for (_, f) in m.funcs.iter_mut() {
-            if !self.only.is_empty() && !self.only.contains(&f.name) {
+            if !self.wants(f) {
                 continue;
             }
             let insts: Vec<_> = f.insts.keys().collect();
@@ -112,6 +133,7 @@ kernel @b(v0: array1<f32>) {
         let mut m = parse_module(SRC).unwrap();
         let mut p = FastMath {
             flags: MathFlags::ALL,
+            all: false,
             only: vec!["a".into()],
         };
         assert!(p.run(&mut m).unwrap());
@@ -125,6 +147,37 @@ kernel @b(v0: array1<f32>) {
         assert!(flags_of(&m, "b").iter().all(|f| f.is_empty()));
         // A second run changes nothing.
         assert!(!p.run(&mut m).unwrap());
+    }
+
+    #[test]
+    fn source_request_flags_its_kernel_without_the_api_option() {
+        let src = SRC.replace(
+            "kernel @b(v0: array1<f32>)",
+            "kernel @b(v0: array1<f32>) fast_math",
+        );
+        let mut m = parse_module(&src).unwrap();
+        assert!(requested_in_source(&m));
+        crate::run_pipeline(&mut m, &PipelineOptions::default()).unwrap();
+        assert!(
+            flags_of(&m, "b").contains(&DEFAULT_FLAGS),
+            "{}",
+            print_module(&m)
+        );
+        assert!(flags_of(&m, "a").iter().all(|f| f.is_empty()));
+        // The API's per-kernel list adds to the source's request.
+        let mut m = parse_module(&src).unwrap();
+        let opts = PipelineOptions {
+            fast_math_kernels: vec!["a".into()],
+            ..PipelineOptions::default()
+        };
+        crate::run_pipeline(&mut m, &opts).unwrap();
+        assert!(flags_of(&m, "a").contains(&DEFAULT_FLAGS));
+        assert!(flags_of(&m, "b").contains(&DEFAULT_FLAGS));
+        // No request anywhere: no flags.
+        let mut m = parse_module(SRC).unwrap();
+        assert!(!requested_in_source(&m));
+        crate::run_pipeline(&mut m, &PipelineOptions::default()).unwrap();
+        assert!(!print_module(&m).contains("fast("));
     }
 
     #[test]

@@ -33,8 +33,9 @@
 //! * [`reduce::StrengthReduce`] — `rem` next to a `div` of the same
 //!   operands becomes a multiply and a subtract;
 //! * [`fastmath::FastMath`] — sets fast-math flags on float arithmetic
-//!   (last, only with [`PipelineOptions::fast_math`] or
-//!   [`PipelineOptions::fast_math_kernels`]);
+//!   (last, only with [`PipelineOptions::fast_math`],
+//!   [`PipelineOptions::fast_math_kernels`] or a function asking for it in
+//!   the source, [`weft_ir::Function::fast_math`]);
 //! * [`cse::Cse`] — common-subexpression elimination (scoped value
 //!   numbering, loads included when no write intervenes);
 //! * [`licm::Licm`] — loop-invariant code motion;
@@ -504,11 +505,19 @@ fn verify(m: &Module, pass: &str) -> Result<(), PassError> {
 /// source hints). It is not affected by `opts.disable`: the layout is set
 /// by `opts.layout` alone.
 pub fn pipeline(level: OptLevel, opts: &PipelineOptions) -> PassManager {
-    build_pipeline(level, opts, opts.layout.requests_soa())
+    build_pipeline(level, opts, opts.layout.requests_soa(), false)
 }
 
-/// [`pipeline`], with the `soa` pass first when `soa` is set.
-fn build_pipeline(level: OptLevel, opts: &PipelineOptions, soa: bool) -> PassManager {
+/// [`pipeline`], with the `soa` pass first when `soa` is set, and
+/// `fast-math` last when `source_fast_math` is set (a function of the
+/// module asks for it, [`fastmath::requested_in_source`]) even if `opts`
+/// does not.
+fn build_pipeline(
+    level: OptLevel,
+    opts: &PipelineOptions,
+    soa: bool,
+    source_fast_math: bool,
+) -> PassManager {
     let mut pm = PassManager::new()
         .with_verify(opts.verify)
         .with_dump_dir(opts.dump_dir.clone());
@@ -529,7 +538,7 @@ fn build_pipeline(level: OptLevel, opts: &PipelineOptions, soa: bool) -> PassMan
         pm.add(Box::new(inline::Inline::default()));
     }
     if level == OptLevel::O0 {
-        add_fast_math(&mut pm, opts);
+        add_fast_math(&mut pm, opts, source_fast_math);
         return pm;
     }
     let o1 = group(vec![Box::new(simplify::Simplify), Box::new(dce::Dce)]);
@@ -554,22 +563,20 @@ fn build_pipeline(level: OptLevel, opts: &PipelineOptions, soa: bool) -> PassMan
             pm.add_fixpoint(o2, 8);
         }
     }
-    add_fast_math(&mut pm, opts);
+    add_fast_math(&mut pm, opts, source_fast_math);
     pm
 }
 
-/// Appends `fast-math` when `opts` asks for it (at every level).
-fn add_fast_math(pm: &mut PassManager, opts: &PipelineOptions) {
-    if !opts.fast_math && opts.fast_math_kernels.is_empty() {
+/// Appends `fast-math` when `opts` or the source asks for it (at every
+/// level).
+fn add_fast_math(pm: &mut PassManager, opts: &PipelineOptions, source: bool) {
+    if !opts.fast_math && opts.fast_math_kernels.is_empty() && !source {
         return;
     }
     pm.add(Box::new(fastmath::FastMath {
         flags: opts.fast_math_flags,
-        only: if opts.fast_math {
-            Vec::new()
-        } else {
-            opts.fast_math_kernels.clone()
-        },
+        all: opts.fast_math,
+        only: opts.fast_math_kernels.clone(),
     }));
 }
 
@@ -587,8 +594,10 @@ pub fn describe_pipeline(level: OptLevel) -> String {
 
 /// Runs the pipeline of `opts.opt_level` ([`pipeline`]) on `m`; `soa`
 /// also runs first when a kernel of `m` has a `# weft: layout=soa` source
-/// hint (which [`pipeline`], not seeing the module, cannot know).
+/// hint, and `fast-math` last when a function of `m` asks for fast math in
+/// the source ([`weft_ir::Function::fast_math`]), which [`pipeline`], not
+/// seeing the module, cannot know.
 pub fn run_pipeline(m: &mut Module, opts: &PipelineOptions) -> Result<PassReport, PassError> {
     let soa = opts.layout.requests_soa() || soa::has_soa_hints(m);
-    build_pipeline(opts.opt_level, opts, soa).run(m)
+    build_pipeline(opts.opt_level, opts, soa, fastmath::requested_in_source(m)).run(m)
 }
