@@ -6,8 +6,10 @@
 //! 1. parse with `ruff_python_parser` (a syntax error is one diagnostic);
 //! 2. collect module-level declarations (`module.rs`): imports, constants
 //!    (evaluated at compile time by `consts.rs`), structs (added to the IR
-//!    module's struct table), func overloads and kernels; other module-level
-//!    code is host code and is not compiled;
+//!    module's struct table), func overloads and kernels, and Warp's module
+//!    options (`wp.set_module_options`, `@wp.kernel(module_options=...)`,
+//!    `options.rs`); other module-level code is host code and is not
+//!    compiled;
 //! 3. lower every kernel (`lower.rs`); funcs — the user's and the prelude's
 //!    (builtins written in the kernel language, split once per process and
 //!    parsed func by func on first call, `lazy_prelude.rs`) — are lowered on
@@ -24,6 +26,7 @@ pub mod diag;
 mod lazy_prelude;
 mod lower;
 mod module;
+mod options;
 mod typenames;
 
 pub use diag::{Diagnostic, Diagnostics, Span};

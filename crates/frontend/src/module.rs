@@ -105,6 +105,12 @@ pub(crate) struct ModInfo<'a> {
     /// Other module-level names (host code): where they are bound and what
     /// they are, for diagnostics when a kernel uses them.
     pub host: HashMap<String, (Span, HostKind)>,
+    /// The file's module options (`wp.set_module_options`, the last value
+    /// of each key).
+    pub options: crate::options::Options,
+    /// Kernels in a module of their own (`@wp.kernel(module="unique")`):
+    /// that module's options, which replace the file's.
+    pub kernel_options: HashMap<String, crate::options::Options>,
 }
 
 /// What a host-side module-level name is.
@@ -155,6 +161,12 @@ impl<'a> ModInfo<'a> {
     /// Makes the prelude's funcs come from its lazily parsed chunks.
     pub(crate) fn set_lazy(&mut self, index: &'static PreludeIndex) {
         self.lazy = Some(index);
+    }
+    /// Whether kernel `name` is compiled with fast math (its module's
+    /// `fast_math` option, see `options.rs`).
+    pub(crate) fn kernel_fast_math(&self, name: &str) -> bool {
+        let o = self.kernel_options.get(name).unwrap_or(&self.options);
+        o.fast_math.unwrap_or(false)
     }
     pub(crate) fn kernel(&self, name: &str) -> Option<&'a ast::StmtFunctionDef> {
         self.kernels
@@ -268,7 +280,10 @@ pub(crate) fn collect<'a>(
         py_classes: HashMap::new(),
         host: HashMap::new(),
         type_aliases: HashMap::new(),
+        options: crate::options::Options::default(),
+        kernel_options: HashMap::new(),
     };
+    let mut dicts = crate::options::Dicts::new();
     let mut func_count = 0usize;
     let mut funcs: HashMap<String, Vec<FuncDef<'a>>> = HashMap::new();
     for stmt in body {
@@ -300,6 +315,15 @@ pub(crate) fn collect<'a>(
                     // Host code (tuple targets, attributes, ...).
                     continue;
                 };
+                // A dict literal may be module options, passed by name.
+                match &*asg.value {
+                    Expr::Dict(d) => {
+                        dicts.insert(target.id.to_string(), d);
+                    }
+                    _ => {
+                        dicts.remove(target.id.as_str());
+                    }
+                }
                 if is_type_expr(&m, &asg.value) {
                     match resolve_type(&m, table, &asg.value) {
                         Ok(t) => {
@@ -351,6 +375,13 @@ pub(crate) fn collect<'a>(
                 Decor::Kernel => {
                     m.kernels.retain(|k| k.name.id != f.name.id);
                     m.kernels.push(f);
+                    let own = f.decorator_list.first().and_then(|d| {
+                        crate::options::kernel_options(&m, &dicts, &d.expression, diags)
+                    });
+                    match own {
+                        Some(o) => m.kernel_options.insert(f.name.id.to_string(), o),
+                        None => m.kernel_options.remove(f.name.id.as_str()),
+                    };
                 }
                 Decor::Func => {
                     let index = func_count;
@@ -399,6 +430,19 @@ pub(crate) fn collect<'a>(
                     m.py_classes.insert(c.name.id.to_string(), c.name.range());
                 }
             },
+            // `wp.set_module_options({...})`: the file's module options,
+            // read wherever the statement is (Warp reads them when it
+            // compiles the module).
+            Stmt::Expr(e) if file == 0 => {
+                if let Expr::Call(call) = &*e.value {
+                    if crate::options::is_set_module_options(&m, call) {
+                        let o = crate::options::set_module_options(&m, &dicts, call, diags);
+                        if o.fast_math.is_some() {
+                            m.options.fast_math = o.fast_math;
+                        }
+                    }
+                }
+            }
             // Everything else at module level is host code (launches,
             // allocations, `if __name__ == "__main__":`, ...), which the
             // compiler does not run.

@@ -1,0 +1,137 @@
+//! Warp's module options in the source: which kernels get
+//! `Function::fast_math`.
+
+use weft_frontend::compile;
+use weft_ir::Module;
+
+fn fast_kernels(src: &str) -> Vec<(String, bool)> {
+    let m: Module = compile("k.py", src).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let mut v: Vec<(String, bool)> = m
+        .kernels()
+        .map(|(_, f)| (f.name.clone(), f.fast_math))
+        .collect();
+    v.sort();
+    v
+}
+
+const KERNELS: &str = r#"
+@wp.kernel
+def a(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = wp.sin(x[i])
+
+
+@wp.kernel(module="unique")
+def b(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = wp.sin(x[i])
+
+
+@wp.kernel(module_options={"fast_math": True}, module="unique")
+def c(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = wp.sin(x[i])
+
+
+@wp.kernel(enable_backward=False)
+def d(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = wp.sin(x[i])
+"#;
+
+fn with(header: &str, footer: &str) -> Vec<(String, bool)> {
+    fast_kernels(&format!(
+        "import warp as wp\n\n{header}\n{KERNELS}\n{footer}\n"
+    ))
+}
+
+fn expect(v: &[(&str, bool)]) -> Vec<(String, bool)> {
+    v.iter().map(|(n, b)| (n.to_string(), *b)).collect()
+}
+
+#[test]
+fn no_options_no_fast_math_except_a_kernels_own() {
+    assert_eq!(
+        with("", ""),
+        expect(&[("a", false), ("b", false), ("c", true), ("d", false)])
+    );
+}
+
+#[test]
+fn set_module_options_covers_the_files_module() {
+    let want = expect(&[("a", true), ("b", false), ("c", true), ("d", true)]);
+    assert_eq!(
+        with(
+            r#"wp.set_module_options({"fast_math": True, "enable_backward": False})"#,
+            ""
+        ),
+        want
+    );
+    // Wherever the statement is (Warp reads options when it compiles the
+    // module), by name, as `dict(...)`, and with `module=__name__`.
+    assert_eq!(
+        with("", r#"wp.set_module_options({"fast_math": True})"#),
+        want
+    );
+    assert_eq!(
+        with(
+            "OPTS = {\"fuse_fp\": True, \"fast_math\": True, \"mode\": \"release\", \"block_dim\": 128}\nwp.set_module_options(OPTS)",
+            ""
+        ),
+        want
+    );
+    assert_eq!(
+        with(
+            "wp.set_module_options(dict(fast_math=True), module=__name__)",
+            ""
+        ),
+        want
+    );
+}
+
+#[test]
+fn the_last_value_wins_and_other_keys_leave_it() {
+    let off = expect(&[("a", false), ("b", false), ("c", true), ("d", false)]);
+    assert_eq!(
+        with(
+            r#"wp.set_module_options({"fast_math": True})"#,
+            r#"wp.set_module_options({"fast_math": False})"#
+        ),
+        off
+    );
+    assert_eq!(
+        with(
+            r#"wp.set_module_options({"fast_math": True})"#,
+            r#"wp.set_module_options({"enable_backward": True})"#
+        ),
+        expect(&[("a", true), ("b", false), ("c", true), ("d", true)])
+    );
+}
+
+#[test]
+fn options_in_host_code_are_not_read() {
+    assert_eq!(
+        with(
+            "",
+            "if __name__ == \"__main__\":\n    wp.set_module_options({\"fast_math\": True})"
+        ),
+        expect(&[("a", false), ("b", false), ("c", true), ("d", false)])
+    );
+}
+
+#[test]
+fn the_attribute_is_in_the_ir_text() {
+    let src =
+        format!("import warp as wp\nwp.set_module_options({{\"fast_math\": True}})\n{KERNELS}");
+    let m = compile("k.py", &src).unwrap();
+    let text = weft_ir::text::print_module(&m);
+    assert!(
+        text.contains("kernel @a(v0 \"x\": array1<f32>) fast_math @0:"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("kernel @b(v0 \"x\": array1<f32>) fast_math"),
+        "{text}"
+    );
+    weft_ir::text::check_roundtrip(&m).unwrap();
+}
