@@ -276,5 +276,100 @@ fn cli_prints_the_pipeline_and_builds_fast_ir() {
     assert!(!ir(&[]).contains("fast("));
     assert!(ir(&["--fast-math"]).contains("fast(contract,afn)"));
     assert!(ir(&["-O0", "--fast-math"]).contains("fast(contract,afn)"));
+    // Fast math asked for in the source shows in the built IR, no option.
+    std::fs::write(&file, source_fast()).unwrap();
+    let text = ir(&[]);
+    assert!(text.contains(") fast_math @"), "{text}");
+    assert!(text.contains("fast(contract,afn)"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`SOURCE`] with `wp.set_module_options({"fast_math": True})` after the
+/// import (same line): fast math asked for in the source, no API option.
+fn source_fast() -> String {
+    SOURCE.replacen(
+        "import warp as wp\n",
+        // On the import's line, so that the kernels' locations stay.
+        "import warp as wp; wp.set_module_options({\"fast_math\": True, \"enable_backward\": False})\n",
+        1,
+    )
+}
+
+#[test]
+fn set_module_options_makes_the_file_fast_without_the_api_option() {
+    let precise = module(false);
+    let fast = Compiler::new().compile("fm.py", &source_fast()).unwrap();
+    // The IR: the kernel attribute and the same flags as the API option.
+    let text = fast.ir_text();
+    assert!(
+        text.contains(
+            "kernel @transcendental(v0 \"x\": array1<f32>, v1 \"y\": array1<f32>) fast_math @"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("kernel @axpy("), "{text}");
+    assert_eq!(text.matches(") fast_math @").count(), 2, "{text}");
+    assert!(text.contains("fast(contract,afn)"), "{text}");
+    let api_flags: Vec<String> = module(true)
+        .ir_text()
+        .lines()
+        .map(|l| l.replace(" fast_math", ""))
+        .collect();
+    let src_flags: Vec<String> = text.lines().map(|l| l.replace(" fast_math", "")).collect();
+    assert_eq!(api_flags, src_flags, "source and API fast math flag alike");
+    // The CPU inlines the approximations (no call, f32x4 loop), LLVM too.
+    let clif = fast.clif_text().unwrap();
+    assert!(!clif.contains("call "), "{clif}");
+    assert!(clif.contains("f32x4"), "{clif}");
+    let ll = fast.llvm_ir(None).unwrap();
+    assert!(!ll.contains("weft_sin_f32"), "{ll}");
+    // And runs them: the results are the API option's, bit for bit, and
+    // differ from the precise ones.
+    let x: Vec<f32> = (0..1024)
+        .map(|i| -4.0 + i as f32 * (8.0 / 1024.0))
+        .collect();
+    let dev = Device::cpu();
+    let run = |m: &weft::Module| {
+        let k = dev.load(m, "transcendental").unwrap();
+        let xa = Array::from_slice(&x, &[x.len()]).unwrap();
+        let ya = Array::from_slice(&vec![0.0f32; x.len()], &[x.len()]).unwrap();
+        dev.launch(&k, &[x.len()], &[Arg::array(&xa), Arg::array(&ya)])
+            .unwrap();
+        ya.to_vec::<f32>().unwrap()
+    };
+    let (s, a, p) = (run(&fast), run(&module(true)), run(&precise));
+    assert_eq!(
+        s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        a.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    assert_ne!(s, p);
+    // Without the statement the file is precise.
+    assert!(!precise.ir_text().contains("fast"), "{}", precise.ir_text());
+    assert!(precise.clif_text().unwrap().contains("call fn"));
+    // `"fast_math": False` is precise too.
+    let off = Compiler::new()
+        .compile("fm.py", &source_fast().replace("True", "False"))
+        .unwrap();
+    assert!(!off.ir_text().contains("fast"), "{}", off.ir_text());
+}
+
+#[test]
+fn a_kernels_module_options_make_that_kernel_fast() {
+    let src = SOURCE.replacen(
+        "@wp.kernel\ndef transcendental",
+        "@wp.kernel(module_options={\"fast_math\": True}, module=\"unique\")\ndef transcendental",
+        1,
+    );
+    let m = Compiler::new().compile("fm.py", &src).unwrap();
+    let text = m.ir_text();
+    let kernel = |name: &str| {
+        let start = text.find(&format!("kernel @{name}(")).unwrap();
+        let end = text[start..].find("\n}\n").unwrap() + start;
+        text[start..end].to_string()
+    };
+    let t = kernel("transcendental");
+    assert!(t.lines().next().unwrap().contains(") fast_math @"), "{t}");
+    assert!(t.contains("fast(contract,afn)"), "{t}");
+    let a = kernel("axpy");
+    assert!(!a.contains("fast"), "{a}");
 }
