@@ -69,15 +69,23 @@ pub(crate) fn set_module_options(
     call: &ast::ExprCall,
     diags: &mut Vec<Diagnostic>,
 ) -> Options {
-    let mut dict = call.arguments.args.first();
-    let mut ok = call.arguments.args.len() <= 1;
-    for kw in call.arguments.keywords.iter() {
-        match kw.arg.as_ref().map(|a| a.id.as_str()) {
-            Some("options") if dict.is_none() => dict = Some(&kw.value),
-            Some("module") if is_own_module(&kw.value) => {}
+    let args = &call.arguments.args;
+    let mut dict = args.first();
+    let mut ok = args.len() <= 2;
+    // `module`: the second positional argument or a keyword.
+    let modules = args.get(1).into_iter().map(|a| (Some("module"), a));
+    let keywords = call
+        .arguments
+        .keywords
+        .iter()
+        .map(|kw| (kw.arg.as_ref().map(|a| a.id.as_str()), &kw.value));
+    for (arg, value) in modules.chain(keywords) {
+        match arg {
+            Some("options") if dict.is_none() => dict = Some(value),
+            Some("module") if is_own_module(value) => {}
             Some("module") => {
                 diags.push(
-                    Diagnostic::error(kw.value.range(), "options of another module")
+                    Diagnostic::error(value.range(), "options of another module")
                         .with_label("not this file's module")
                         .with_help(
                             "this compiler reads the options of the file's own module: \

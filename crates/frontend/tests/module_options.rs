@@ -135,3 +135,37 @@ fn the_attribute_is_in_the_ir_text() {
     );
     weft_ir::text::check_roundtrip(&m).unwrap();
 }
+
+#[test]
+fn unsupported_forms_are_diagnostics() {
+    for (stmt, message) in [
+        (
+            r#"wp.set_module_options({"fast_math": True}, module="other")"#,
+            "options of another module",
+        ),
+        (
+            r#"wp.set_module_options(make_options())"#,
+            "module options must be a dict literal",
+        ),
+        (
+            r#"wp.set_module_options({**BASE})"#,
+            "module option names must be string literals",
+        ),
+        (
+            r#"wp.set_module_options({"fast_math": True}, "other")"#,
+            "options of another module",
+        ),
+        (
+            r#"wp.set_module_options({"fast_math": True}, __name__, True)"#,
+            "unsupported `wp.set_module_options` call",
+        ),
+    ] {
+        let src = format!("import warp as wp\n{stmt}\n{KERNELS}");
+        let d = compile("k.py", &src).expect_err(stmt);
+        assert!(
+            d.items.iter().any(|i| i.message == message),
+            "{stmt}: {}",
+            d.render(false)
+        );
+    }
+}
