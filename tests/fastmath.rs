@@ -323,6 +323,10 @@ fn set_module_options_makes_the_file_fast_without_the_api_option() {
     assert!(clif.contains("f32x4"), "{clif}");
     let ll = fast.llvm_ir(None).unwrap();
     assert!(!ll.contains("weft_sin_f32"), "{ll}");
+    // The PTX is the API option's.
+    let ptx = |m: &weft::Module| m.ptx(&PtxOptions::default()).unwrap().ptx;
+    assert_eq!(ptx(&fast), ptx(&module(true)));
+    assert!(ptx(&fast).contains("sin.approx.f32"));
     // And runs them: the results are the API option's, bit for bit, and
     // differ from the precise ones.
     let x: Vec<f32> = (0..1024)
