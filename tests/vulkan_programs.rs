@@ -349,6 +349,77 @@ fn constant_zeros_keep_ieee_semantics() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A large float64 kernel: every float64 operation the backend writes with
+/// helpers (sqrt, rounding, fmod, min/max) and plain arithmetic and casts,
+/// one value into many outputs. It gave wrong values on lavapipe (and took
+/// minutes to compile) while `weft_bits64` scaled with loops; and
+/// `fmod(1e300, 1e-300)` stopped early while `weft_fmod64` was quadratic
+/// (docs/hlsl.md). `sqrt(x * x)`: float64 `sqrt` may be one ulp off, which
+/// the bit-exact comparison would flag, but not for exact squares.
+const BIG64: &str = r#"
+import warp as wp
+
+@wp.kernel
+def big64(a: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.float64), out: wp.array2d(dtype=wp.float64), outf: wp.array2d(dtype=float), outi: wp.array2d(dtype=int)):
+    i = wp.tid()
+    x = a[i]
+    y = b[i]
+    out[i, 0] = wp.sqrt(x * x)
+    out[i, 1] = wp.floor(x)
+    out[i, 2] = wp.ceil(x)
+    out[i, 3] = wp.trunc(x)
+    out[i, 4] = wp.round(x)
+    out[i, 5] = wp.rint(x)
+    out[i, 6] = x % y
+    out[i, 7] = wp.min(x, y)
+    out[i, 8] = x / y
+    out[i, 9] = wp.max(x, y)
+    out[i, 10] = x * y + wp.float64(1.0)
+    out[i, 11] = wp.abs(x - y)
+    outf[i, 0] = float(x)
+    outf[i, 1] = float(x / y)
+    outi[i, 0] = int(x)
+    outi[i, 1] = int(y)
+"#;
+
+#[test]
+fn large_float64_kernel() {
+    let m = Compiler::new()
+        .compile("big64.py", BIG64)
+        .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let vk = vulkan();
+    let x = [
+        2.5,
+        -2.5,
+        0.5,
+        -0.0,
+        0.0,
+        1e300,
+        -7.75,
+        3.0000000000000004,
+        f64::INFINITY,
+        f64::NAN,
+        4503599627370497.0,
+        -1e-310,
+        123456.789,
+        0.49999999999999994,
+        -1.5,
+        2.0,
+    ];
+    // (Not min/max of 0.0 and -0.0: the cpu device gives -0.0 where the
+    // interpreter and Vulkan give 0.0; the IR leaves it open.)
+    let y = [3.0, -0.75, 0.0, 2.0, -1e-300, 1e-300, 1.25, f64::NAN, 7.0];
+    let ins = [
+        f64s(&[N], &x),
+        f64s(&[N], &y),
+        out(Scalar::F64, &[N, 12]),
+        out(Scalar::F32, &[N, 2]),
+        out(Scalar::I32, &[N, 2]),
+    ];
+    let failures = check(vk.as_ref(), &m, "big64", &ins);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 // ---------------------------------------------------------------- generator
 
 /// A random kernel source: locals `f` (float32), `d` (float64) and `n`

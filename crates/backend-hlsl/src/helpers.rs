@@ -47,24 +47,30 @@ uint2 weft_bits64(double x)
         uint mh = (uint)(m * 2.3283064365386962890625e-10L);
         return uint2((uint)(m - (double)mh * 4294967296.0L), sign | mh);
     }
-    // Scale into [1, 2) by powers 2^512, 2^256, ..., 2 (exact).
+    // Scale into [1, 2) by powers 2^512, 2^256, ..., 2 (exact), written
+    // out with literal powers of two: lavapipe miscomputed the loop form
+    // (asdouble of the loop counter) in kernels with other loops.
     int e = 0;
-    [unroll] for (int p = 512; p >= 1; p /= 2)
-    {
-        if (a >= asdouble(0u, (uint)(1023 + p) << 20))
-        {
-            a *= asdouble(0u, (uint)(1023 - p) << 20);
-            e += p;
-        }
-    }
-    [unroll] for (int q = 512; q >= 1; q /= 2)
-    {
-        if (a < asdouble(0u, (uint)(1024 - q) << 20))
-        {
-            a *= asdouble(0u, (uint)(1023 + q) << 20);
-            e -= q;
-        }
-    }
+    if (a >= 1.3407807929942597e+154L) { a *= 7.458340731200207e-155L; e += 512; }
+    if (a >= 1.157920892373162e+77L) { a *= 8.636168555094445e-78L; e += 256; }
+    if (a >= 3.402823669209385e+38L) { a *= 2.938735877055719e-39L; e += 128; }
+    if (a >= 1.8446744073709552e+19L) { a *= 5.421010862427522e-20L; e += 64; }
+    if (a >= 4294967296.0L) { a *= 2.3283064365386963e-10L; e += 32; }
+    if (a >= 65536.0L) { a *= 1.52587890625e-05L; e += 16; }
+    if (a >= 256.0L) { a *= 0.00390625L; e += 8; }
+    if (a >= 16.0L) { a *= 0.0625L; e += 4; }
+    if (a >= 4.0L) { a *= 0.25L; e += 2; }
+    if (a >= 2.0L) { a *= 0.5L; e += 1; }
+    if (a < 1.4916681462400413e-154L) { a *= 1.3407807929942597e+154L; e -= 512; }
+    if (a < 1.727233711018889e-77L) { a *= 1.157920892373162e+77L; e -= 256; }
+    if (a < 5.877471754111438e-39L) { a *= 3.402823669209385e+38L; e -= 128; }
+    if (a < 1.0842021724855044e-19L) { a *= 1.8446744073709552e+19L; e -= 64; }
+    if (a < 4.656612873077393e-10L) { a *= 4294967296.0L; e -= 32; }
+    if (a < 3.0517578125e-05L) { a *= 65536.0L; e -= 16; }
+    if (a < 0.0078125L) { a *= 256.0L; e -= 8; }
+    if (a < 0.125L) { a *= 16.0L; e -= 4; }
+    if (a < 0.5L) { a *= 4.0L; e -= 2; }
+    if (a < 1.0L) { a *= 2.0L; e -= 1; }
     double f = (a - 1.0L) * 4503599627370496.0L;
     uint hi = (uint)(f * 2.3283064365386962890625e-10L);
     return uint2((uint)(f - (double)hi * 4294967296.0L), sign | ((uint)(e + 1023) << 20) | hi);
@@ -171,11 +177,17 @@ float weft_fmod32(float a, float b)
         return asdouble(0u, 0x7ff80000u);
     double r = abs(a);
     double d = abs(b);
+    // t: the largest d * 2^k <= r, halved as r shrinks (each r - t, with
+    // t <= r < 2t, is exact). At most ~2 * 2046 iterations in all: lavapipe
+    // ends a loop after 65 535 iterations, which the quadratic form (t
+    // doubled from d again for every subtraction) exceeded.
+    double t = d;
+    [loop] while (t * 2.0L <= r)
+        t *= 2.0L;
     [loop] while (r >= d)
     {
-        double t = d;
-        [loop] while (t * 2.0L <= r)
-            t *= 2.0L;
+        [loop] while (t > r)
+            t *= 0.5L;
         r -= t;
     }
     return weft_copysign64(r, a);
