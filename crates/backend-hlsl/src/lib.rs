@@ -21,7 +21,8 @@
 //! trap record ([`TrapBinding`]).
 //!
 //! What HLSL cannot express exactly — float64 transcendentals, float64
-//! atomics, 64-bit atomics whose old value is used — is an
+//! atomics, 64-bit atomics whose old value is used, an array variable that
+//! stands for different array parameters depending on control flow — is an
 //! [`HlslError::Unsupported`] error with the source location, never
 //! approximate code.
 
