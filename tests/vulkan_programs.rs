@@ -19,7 +19,7 @@
 //! runs are skipped (`SKIP:` says so).
 
 use weft::ir::{Scalar, Type};
-use weft::{Arg, Array, Compiler, Device, Dtype, Module};
+use weft::{Arg, Array, CompileOptions, Compiler, Device, Dtype, Module, OptLevel};
 use weft_backend_hlsl::{compile_spirv, emit_hlsl, find_glslang, find_spirv_val, HlslOptions};
 
 /// Threads per launch.
@@ -233,6 +233,66 @@ def k_atomic(x: wp.array2d(dtype=float), z: wp.array(dtype=wp.float64), m: int):
         if x[i, 0] > 4.0:
             break
 "#;
+
+/// The reported kernels compiled other ways: bounds-checked (the checks
+/// read the carried arrays' shapes) and -O1 run against the cpu device;
+/// fast math is only compiled (contraction may change the last bit).
+#[test]
+fn reported_kernels_checked_o1_and_fast() {
+    let vk = vulkan();
+    let x: Vec<f32> = (0..N).map(|i| i as f32 * 0.375 - 1.0).collect();
+    let z: Vec<f64> = (0..N).map(|i| i as f64 * 0.1).collect();
+    let variants = [
+        (
+            "checked",
+            CompileOptions {
+                checked: true,
+                ..Default::default()
+            },
+            true,
+        ),
+        (
+            "O1",
+            CompileOptions {
+                opt_level: OptLevel::O1,
+                ..Default::default()
+            },
+            true,
+        ),
+        (
+            "fast",
+            CompileOptions {
+                fast_math: true,
+                ..Default::default()
+            },
+            false,
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, opts, run) in variants {
+        let m = Compiler::with_options(opts)
+            .compile("reported.py", REPORTED)
+            .unwrap_or_else(|e| panic!("{what}: {}", e.render(false)));
+        let vk = if run { vk.as_ref() } else { None };
+        let one = [f32s(&[N], &x), f64s(&[N], &z), In::Int(3)];
+        let two = [f32s(&[N, 3], &x), f64s(&[N], &z), In::Int(3)];
+        for kernel in ["k", "k_if", "k_while"] {
+            failures.extend(
+                check(vk, &m, kernel, &one)
+                    .into_iter()
+                    .map(|f| format!("{what}: {f}")),
+            );
+        }
+        for kernel in ["k_nested", "k_view", "k_atomic"] {
+            failures.extend(
+                check(vk, &m, kernel, &two)
+                    .into_iter()
+                    .map(|f| format!("{what}: {f}")),
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
 
 #[test]
 fn reported_store_in_a_dynamic_loop_and_relatives() {
