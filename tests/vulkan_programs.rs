@@ -11,7 +11,8 @@
 //!   with `break`/`continue`, views, atomics).
 //! * `generated_programs`: `GENERATED` kernels from a fixed-seed generator
 //!   combining constant and dynamic `range` loops, `while` loops, `if`/
-//!   `else`, `break`/`continue`, casts between float32, float64 and int,
+//!   `else`, `break`/`continue`, casts between float32, float64 and int
+//!   (and through int64, uint32 and float16),
 //!   and stores inside loops. `WEFT_PROGRAMS_SEED=<n>` picks another seed
 //!   (`WEFT_PROGRAMS=<count>` another count), to hunt further.
 //!
@@ -531,11 +532,13 @@ impl Gen {
     fn float(&mut self, depth: u32) -> String {
         let leaf = depth == 0 || self.pick(3) == 0;
         if leaf {
-            return match self.pick(7) {
+            return match self.pick(9) {
                 0 => "f".into(),
                 1 => "a[i]".into(),
                 2 => "float(d)".into(),
                 3 => "float(n)".into(),
+                7 => "float(wp.int64(n) * wp.int64(1000003))".into(),
+                8 => "float(wp.float16(f) * wp.float16(3.0))".into(),
                 4 => match self.loop_var() {
                     Some(j) => format!("float({j})"),
                     None => "f".into(),
@@ -552,11 +555,13 @@ impl Gen {
     fn double(&mut self, depth: u32) -> String {
         let leaf = depth == 0 || self.pick(3) == 0;
         if leaf {
-            return match self.pick(7) {
+            return match self.pick(9) {
                 0 => "d".into(),
                 1 => "b[i]".into(),
                 2 => "wp.float64(f)".into(),
                 3 => "wp.float64(n)".into(),
+                7 => "wp.float64(wp.int64(d * wp.float64(1e10)))".into(),
+                8 => "wp.float64(wp.uint32(n))".into(),
                 4 => match self.loop_var() {
                     Some(j) => format!("wp.float64({j})"),
                     None => "d".into(),
@@ -578,11 +583,13 @@ impl Gen {
     fn int(&mut self, depth: u32) -> String {
         let leaf = depth == 0 || self.pick(3) == 0;
         if leaf {
-            return match self.pick(7) {
+            return match self.pick(9) {
                 0 => "n".into(),
                 1 => "c[i]".into(),
                 2 => "int(f)".into(),
                 3 => "int(d)".into(),
+                7 => "int(wp.uint32(n) / wp.uint32(3))".into(),
+                8 => "int(wp.int64(d) / wp.int64(7))".into(),
                 4 => self.loop_var().unwrap_or_else(|| "n".into()),
                 _ => self.pick_of(&["1", "2", "-3", "7"]).into(),
             };
