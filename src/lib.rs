@@ -65,9 +65,9 @@ pub use weft_backend_ptx::{PtxArtifact, PtxKernelInfo, PtxOptions};
 pub use weft_ir as ir;
 pub use weft_passes::{LayoutOptions, OptLevel};
 pub use weft_runtime::{
-    Arg, Array, ArrayError, ArrayLayout, BackendError, Cache, CacheError, CacheKey, CudaArg,
-    CudaArray, CudaDevice, CudaError, CudaEvent, DeviceArg, DeviceKind, Dtype, Element, Kernel,
-    KernelSig, LaunchError, RuntimeError, ScalarElem, Value, VulkanArray, VulkanDevice,
+    Arg, Array, ArrayError, ArrayLayout, ArrayMeta, BackendError, Cache, CacheError, CacheKey,
+    CudaArg, CudaArray, CudaDevice, CudaError, CudaEvent, DeviceArg, DeviceKind, Dtype, Element,
+    Kernel, KernelSig, LaunchError, RuntimeError, ScalarElem, Value, VulkanArray, VulkanDevice,
     VulkanError,
 };
 

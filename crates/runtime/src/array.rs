@@ -72,14 +72,134 @@ pub enum ArrayError {
 #[repr(C, align(16))]
 struct Chunk([u8; 16]);
 
-/// A typed array; see the module docs.
-pub struct Array {
-    dtype: Dtype,
-    layout: ArrayLayout,
-    shape: Vec<usize>,
+/// What a host or device array is, apart from where its storage lives: the
+/// element type, the storage layout, the shape and the byte strides.
+/// [`Array`], [`crate::CudaArray`] and [`crate::VulkanArray`] each hold one
+/// and expose it with `meta()` and the same accessors.
+#[derive(Debug, Clone)]
+pub struct ArrayMeta {
+    pub(crate) dtype: Dtype,
+    pub(crate) layout: ArrayLayout,
+    pub(crate) shape: Vec<usize>,
     /// Byte strides per axis: of the elements (AoS), or of the scalars
     /// within one plane (SoA).
-    strides: Vec<i64>,
+    pub(crate) strides: Vec<i64>,
+}
+
+impl ArrayMeta {
+    pub fn dtype(&self) -> &Dtype {
+        &self.dtype
+    }
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// The storage layout (module docs).
+    pub fn layout(&self) -> ArrayLayout {
+        self.layout
+    }
+    /// Byte strides of the storage, one per axis: between elements (AoS),
+    /// or between scalars of one plane (SoA).
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The check of a copy between a device array (`self`) and a host
+    /// array: the same type, shape, strides and layout, or the two
+    /// described (`(dst, src)`) for the device's mismatch error.
+    pub(crate) fn check_like(&self, host: &ArrayMeta) -> Result<(), (String, String)> {
+        if !self.dtype.same_as(&host.dtype)
+            || self.shape != host.shape
+            || self.strides != host.strides
+            || self.layout != host.layout
+        {
+            return Err((self.describe(), host.describe()));
+        }
+        Ok(())
+    }
+
+    /// Of an SoA array: the number of planes and the byte distance between
+    /// planes; `None` for AoS (as [`Array::soa_planes`]).
+    pub(crate) fn soa_planes(&self) -> Option<(usize, i64)> {
+        soa_planes(&self.dtype, self.layout, &self.shape)
+    }
+
+    /// The array as launch checks and packing see it, its data at `data`.
+    pub(crate) fn view(&self, data: u64) -> crate::device::ArgView<'_> {
+        crate::device::ArgView::Array {
+            dtype: &self.dtype,
+            shape: &self.shape,
+            strides: &self.strides,
+            data,
+            planes: self.soa_planes(),
+        }
+    }
+
+    /// A zero-filled host array of this type, shape and layout (a device
+    /// array's host copy).
+    pub(crate) fn host_zeros(&self) -> Result<Array, ArrayError> {
+        Array::zeros_with_layout(self.dtype.clone(), &self.shape, self.layout)
+    }
+
+    /// `vec3f[1024]`, with ` (SoA)` for an SoA array.
+    pub(crate) fn describe(&self) -> String {
+        let (dtype, shape) = (&self.dtype, &self.shape);
+        match self.layout {
+            ArrayLayout::Aos => format!("{dtype}{shape:?}"),
+            ArrayLayout::Soa => format!("{dtype}{shape:?} (SoA)"),
+        }
+    }
+}
+
+/// The accessors of an array type that holds an [`ArrayMeta`] in a field
+/// `meta`: `meta()` and, delegating to it, `dtype()`, `shape()`,
+/// `layout()`, `strides()`, `ndim()`, `len()`, `is_empty()`.
+macro_rules! meta_accessors {
+    () => {
+        /// The element type, layout, shape and strides.
+        pub fn meta(&self) -> &$crate::array::ArrayMeta {
+            &self.meta
+        }
+        pub fn dtype(&self) -> &$crate::Dtype {
+            self.meta.dtype()
+        }
+        pub fn shape(&self) -> &[usize] {
+            self.meta.shape()
+        }
+        /// The storage layout (as [`ArrayMeta::layout`](crate::array::ArrayMeta::layout)).
+        pub fn layout(&self) -> $crate::ArrayLayout {
+            self.meta.layout()
+        }
+        /// Byte strides, one per axis (as [`ArrayMeta::strides`](crate::array::ArrayMeta::strides)).
+        pub fn strides(&self) -> &[i64] {
+            self.meta.strides()
+        }
+        pub fn ndim(&self) -> usize {
+            self.meta.ndim()
+        }
+        /// Number of elements.
+        pub fn len(&self) -> usize {
+            self.meta.len()
+        }
+        pub fn is_empty(&self) -> bool {
+            self.meta.is_empty()
+        }
+    };
+}
+pub(crate) use meta_accessors;
+
+/// A typed array; see the module docs.
+pub struct Array {
+    meta: ArrayMeta,
     storage: Vec<UnsafeCell<Chunk>>,
     /// Bytes of element data in `storage`.
     len_bytes: usize,
@@ -88,10 +208,10 @@ pub struct Array {
 impl std::fmt::Debug for Array {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Array")
-            .field("dtype", &self.dtype.to_string())
-            .field("layout", &self.layout)
-            .field("shape", &self.shape)
-            .field("strides", &self.strides)
+            .field("dtype", &self.meta.dtype.to_string())
+            .field("layout", &self.meta.layout)
+            .field("shape", &self.meta.shape)
+            .field("strides", &self.meta.strides)
             .finish()
     }
 }
@@ -99,12 +219,12 @@ impl std::fmt::Debug for Array {
 impl Clone for Array {
     fn clone(&self) -> Array {
         let mut a = Array::alloc(
-            self.dtype.clone(),
-            self.layout,
-            self.shape.clone(),
+            self.meta.dtype.clone(),
+            self.meta.layout,
+            self.meta.shape.clone(),
             self.len_bytes,
         );
-        a.strides = self.strides.clone();
+        a.meta.strides = self.meta.strides.clone();
         a.write_raw(self.raw());
         a
     }
@@ -307,10 +427,12 @@ impl Array {
             .map(|_| UnsafeCell::new(Chunk::default()))
             .collect();
         Array {
-            dtype,
-            layout,
-            shape,
-            strides,
+            meta: ArrayMeta {
+                dtype,
+                layout,
+                shape,
+                strides,
+            },
             storage,
             len_bytes,
         }
@@ -340,10 +462,10 @@ impl Array {
     /// A copy of the array in `layout` (the same elements; a plain clone
     /// when it already is in that layout).
     pub fn to_layout(&self, layout: ArrayLayout) -> Result<Array, ArrayError> {
-        if layout == self.layout {
+        if layout == self.meta.layout {
             return Ok(self.clone());
         }
-        let mut a = Array::zeros_with_layout(self.dtype.clone(), &self.shape, layout)?;
+        let mut a = Array::zeros_with_layout(self.meta.dtype.clone(), &self.meta.shape, layout)?;
         a.copy_from_bytes(&self.to_bytes())?;
         Ok(a)
     }
@@ -406,46 +528,23 @@ impl Array {
         Array::from_bytes(dtype, &bytes, shape)
     }
 
-    pub fn dtype(&self) -> &Dtype {
-        &self.dtype
-    }
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    /// The storage layout (module docs).
-    pub fn layout(&self) -> ArrayLayout {
-        self.layout
-    }
-    /// Byte strides of the storage, one per axis: between elements (AoS),
-    /// or between scalars of one plane (SoA).
-    pub fn strides(&self) -> &[i64] {
-        &self.strides
-    }
+    meta_accessors!();
+
     /// Of an SoA array: the number of planes (the element's scalar slots)
     /// and the byte distance between planes; `None` for AoS.
     pub fn soa_planes(&self) -> Option<(usize, i64)> {
-        soa_planes(&self.dtype, self.layout, &self.shape)
+        self.meta.soa_planes()
     }
     /// The shape and byte strides of the array descriptor a kernel receives:
     /// the array's own for AoS; for SoA one more axis, the plane
     /// (`[shape..., k]`, `[strides..., plane stride]`).
     pub fn desc_shape_strides(&self) -> (Vec<usize>, Vec<i64>) {
-        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        let (mut shape, mut strides) = (self.meta.shape.clone(), self.meta.strides.clone());
         if let Some((k, stride)) = self.soa_planes() {
             shape.push(k);
             strides.push(stride);
         }
         (shape, strides)
-    }
-    pub fn ndim(&self) -> usize {
-        self.shape.len()
-    }
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.shape.iter().product()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Base pointer of the storage, for the kernel ABI. Writes through it
@@ -478,20 +577,20 @@ impl Array {
 
     /// Overwrites the contents from C-order, C-layout bytes.
     pub fn copy_from_bytes(&mut self, bytes: &[u8]) -> Result<(), ArrayError> {
-        if bytes.len() != self.len() * self.dtype.size() {
+        if bytes.len() != self.len() * self.meta.dtype.size() {
             return Err(ArrayError::Length {
-                shape: self.shape.clone(),
-                expected: self.len() * self.dtype.size(),
+                shape: self.meta.shape.clone(),
+                expected: self.len() * self.meta.dtype.size(),
                 got: bytes.len(),
                 unit: "bytes",
             });
         }
-        let esize = self.dtype.size();
+        let esize = self.meta.dtype.size();
         if esize == 0 {
             return Ok(());
         }
-        if self.layout == ArrayLayout::Soa {
-            let p = planes_of(&self.dtype, &self.shape)?;
+        if self.meta.layout == ArrayLayout::Soa {
+            let p = planes_of(&self.meta.dtype, &self.meta.shape)?;
             let planar = aos_to_soa(bytes, esize, &p);
             self.write_raw(&planar);
             return Ok(());
@@ -515,10 +614,10 @@ impl Array {
         let n = self.len();
         (0..n).map(move |mut i| {
             let mut off = 0i64;
-            for k in (0..self.shape.len()).rev() {
-                let idx = i % self.shape[k];
-                i /= self.shape[k];
-                off += idx as i64 * self.strides[k];
+            for k in (0..self.meta.shape.len()).rev() {
+                let idx = i % self.meta.shape[k];
+                i /= self.meta.shape[k];
+                off += idx as i64 * self.meta.strides[k];
             }
             off as usize
         })
@@ -526,9 +625,9 @@ impl Array {
 
     /// The elements' bytes, in C order and C layout (in either layout).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let esize = self.dtype.size();
-        if self.layout == ArrayLayout::Soa {
-            if let Ok(p) = planes_of(&self.dtype, &self.shape) {
+        let esize = self.meta.dtype.size();
+        if self.meta.layout == ArrayLayout::Soa {
+            if let Ok(p) = planes_of(&self.meta.dtype, &self.meta.shape) {
                 return soa_to_aos(self.raw(), esize, &p);
             }
         }
@@ -547,22 +646,22 @@ impl Array {
     /// The elements as `T` (which must be the element type).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, ArrayError> {
         let want = Dtype::new(T::elem_type());
-        if !self.dtype.same_as(&want) {
+        if !self.meta.dtype.same_as(&want) {
             return Err(ArrayError::Type {
-                array: self.dtype.to_string(),
+                array: self.meta.dtype.to_string(),
                 asked: want.to_string(),
             });
         }
         let bytes = self.to_bytes();
         Ok(bytes
-            .chunks_exact(self.dtype.size().max(1))
+            .chunks_exact(self.meta.dtype.size().max(1))
             .map(T::get)
             .collect())
     }
 
     /// All scalars of a non-struct array, in order.
     pub fn to_scalars<T: ScalarElem>(&self) -> Result<Vec<T>, ArrayError> {
-        check_scalar_of::<T>(&self.dtype)?;
+        check_scalar_of::<T>(&self.meta.dtype)?;
         let w = std::mem::size_of::<T>();
         Ok(self.to_bytes().chunks_exact(w).map(T::get).collect())
     }

@@ -37,7 +37,7 @@
 //! Without a CUDA driver, [`CudaDevice::open`] returns
 //! [`CudaError::NoDriver`] ("no CUDA driver found"); nothing panics.
 
-use crate::array::{Arg, Array, ArrayError};
+use crate::array::{meta_accessors, Arg, Array, ArrayError, ArrayMeta};
 use crate::cache;
 use crate::device::{check_dim, device_views, pack_views, ArgView, Device};
 use crate::dtype::Dtype;
@@ -224,10 +224,12 @@ impl CudaDevice {
         }
         Ok(CudaArray {
             buf: self.alloc(bytes)?,
-            dtype,
-            layout,
-            shape: shape.to_vec(),
-            strides,
+            meta: ArrayMeta {
+                dtype,
+                layout,
+                shape: shape.to_vec(),
+                strides,
+            },
             len_bytes: bytes,
             dev: self.clone(),
         })
@@ -241,10 +243,12 @@ impl CudaDevice {
             self.stream.memcpy_htod(host_bytes(a), &mut buf)?;
         }
         Ok(CudaArray {
-            dtype: a.dtype().clone(),
-            layout: a.layout(),
-            shape: a.shape().to_vec(),
-            strides: a.strides().to_vec(),
+            meta: ArrayMeta {
+                dtype: a.dtype().clone(),
+                layout: a.layout(),
+                shape: a.shape().to_vec(),
+                strides: a.strides().to_vec(),
+            },
             len_bytes: n,
             buf,
             dev: self.clone(),
@@ -305,10 +309,7 @@ impl CudaEvent {
 
 /// A device-resident array; see the module docs.
 pub struct CudaArray {
-    dtype: Dtype,
-    layout: ArrayLayout,
-    shape: Vec<usize>,
-    strides: Vec<i64>,
+    meta: ArrayMeta,
     len_bytes: usize,
     buf: cu::CudaSlice<u8>,
     dev: Arc<CudaDevice>,
@@ -317,53 +318,23 @@ pub struct CudaArray {
 impl std::fmt::Debug for CudaArray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CudaArray")
-            .field("dtype", &self.dtype.to_string())
-            .field("shape", &self.shape)
+            .field("dtype", &self.meta.dtype.to_string())
+            .field("shape", &self.meta.shape)
             .field("device", &self.dev.ordinal)
             .finish()
     }
 }
 
 impl CudaArray {
-    pub fn dtype(&self) -> &Dtype {
-        &self.dtype
-    }
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    /// The storage layout (as [`Array::layout`]).
-    pub fn layout(&self) -> ArrayLayout {
-        self.layout
-    }
-    /// Byte strides, one per axis (as [`Array::strides`]).
-    pub fn strides(&self) -> &[i64] {
-        &self.strides
-    }
-    pub fn ndim(&self) -> usize {
-        self.shape.len()
-    }
-    pub fn len(&self) -> usize {
-        self.shape.iter().product()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    meta_accessors!();
     pub fn device(&self) -> &Arc<CudaDevice> {
         &self.dev
     }
 
     fn check_like(&self, a: &Array) -> Result<(), CudaError> {
-        if !self.dtype.same_as(a.dtype())
-            || self.shape != a.shape()
-            || self.strides != a.strides()
-            || self.layout != a.layout()
-        {
-            return Err(CudaError::Mismatch {
-                dst: format!("{}{:?}", self.dtype, self.shape),
-                src: format!("{}{:?}", a.dtype(), a.shape()),
-            });
-        }
-        Ok(())
+        self.meta
+            .check_like(a.meta())
+            .map_err(|(dst, src)| CudaError::Mismatch { dst, src })
     }
 
     /// Copies a host array of the same type and shape in (queued on the
@@ -403,7 +374,7 @@ impl CudaArray {
 
     /// A host copy (waits for the work queued so far).
     pub fn to_host(&self) -> Result<Array, CudaError> {
-        let a = Array::zeros_with_layout(self.dtype.clone(), &self.shape, self.layout)?;
+        let a = self.meta.host_zeros()?;
         self.download_into(&a)?;
         Ok(a)
     }
@@ -588,13 +559,7 @@ impl CudaKernel {
 }
 
 pub(crate) fn device_view(a: &CudaArray) -> ArgView<'_> {
-    ArgView::Array {
-        dtype: &a.dtype,
-        shape: &a.shape,
-        strides: &a.strides,
-        data: a.device_ptr(),
-        planes: crate::array::soa_planes(&a.dtype, a.layout, &a.shape),
-    }
+    a.meta.view(a.device_ptr())
 }
 
 impl Device {

@@ -540,13 +540,7 @@ pub(crate) enum ArgView<'a> {
 impl<'a> ArgView<'a> {
     pub(crate) fn of(a: &'a Arg<'_>) -> ArgView<'a> {
         match a {
-            Arg::Array(arr) => ArgView::Array {
-                dtype: arr.dtype(),
-                shape: arr.shape(),
-                strides: arr.strides(),
-                data: arr.data_ptr() as usize as u64,
-                planes: arr.soa_planes(),
-            },
+            Arg::Array(arr) => arr.meta().view(arr.data_ptr() as usize as u64),
             Arg::Value(v) => ArgView::Value(v),
         }
     }

@@ -48,7 +48,7 @@ mod llvm_cpu;
 pub mod sig;
 pub mod vulkan;
 
-pub use array::{Arg, Array, ArrayError, Value};
+pub use array::{Arg, Array, ArrayError, ArrayMeta, Value};
 pub use cache::{Cache, CacheError, CacheKey, KindInfo};
 pub use cuda::{CudaArg, CudaArray, CudaDevice, CudaError, CudaEvent};
 pub use device::{check_args, Device, DeviceArg, DeviceKind, Kernel, Program};

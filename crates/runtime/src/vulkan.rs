@@ -67,7 +67,7 @@
 //! design; device-local memory with staging copies can come later.
 //! Launches on one device are serialised (one queue, one command pool).
 
-use crate::array::{Arg, Array, ArrayError};
+use crate::array::{meta_accessors, Arg, Array, ArrayError, ArrayMeta};
 use crate::device::{pack_bytes, ArgView, DeviceArg};
 use crate::dtype::Dtype;
 use crate::error::LaunchError;
@@ -599,10 +599,12 @@ impl VulkanDevice {
         let mut buf = self.array_buffer(len_bytes, what)?;
         buf.write(0, &vec![0u8; buf.size as usize]);
         Ok(VulkanArray {
-            dtype,
-            layout,
-            shape: shape.to_vec(),
-            strides,
+            meta: ArrayMeta {
+                dtype,
+                layout,
+                shape: shape.to_vec(),
+                strides,
+            },
             len_bytes,
             buf,
         })
@@ -615,10 +617,12 @@ impl VulkanDevice {
         let what = || format!("a device array {}{:?}", a.dtype(), a.shape());
         let buf = self.array_buffer(len_bytes, what)?;
         let mut arr = VulkanArray {
-            dtype: a.dtype().clone(),
-            layout: a.layout(),
-            shape: a.shape().to_vec(),
-            strides: a.strides().to_vec(),
+            meta: ArrayMeta {
+                dtype: a.dtype().clone(),
+                layout: a.layout(),
+                shape: a.shape().to_vec(),
+                strides: a.strides().to_vec(),
+            },
             len_bytes,
             buf,
         };
@@ -756,10 +760,7 @@ impl<D: Deref<Target = VulkanDevice>> Drop for Buffer<D> {
 /// read back with [`VulkanArray::to_host`] or
 /// [`VulkanArray::copy_to_host`].
 pub struct VulkanArray {
-    dtype: Dtype,
-    layout: ArrayLayout,
-    shape: Vec<usize>,
-    strides: Vec<i64>,
+    meta: ArrayMeta,
     /// Bytes of the elements (the buffer is rounded up to 16).
     len_bytes: usize,
     buf: Buffer<Arc<VulkanDevice>>,
@@ -775,38 +776,16 @@ unsafe impl Send for VulkanArray {}
 impl std::fmt::Debug for VulkanArray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("VulkanArray")
-            .field("dtype", &self.dtype.to_string())
-            .field("shape", &self.shape)
-            .field("layout", &self.layout)
+            .field("dtype", &self.meta.dtype.to_string())
+            .field("shape", &self.meta.shape)
+            .field("layout", &self.meta.layout)
             .field("device", &self.buf.dev.name)
             .finish()
     }
 }
 
 impl VulkanArray {
-    pub fn dtype(&self) -> &Dtype {
-        &self.dtype
-    }
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    /// The storage layout (as [`Array::layout`]).
-    pub fn layout(&self) -> ArrayLayout {
-        self.layout
-    }
-    /// Byte strides, one per axis (as [`Array::strides`]).
-    pub fn strides(&self) -> &[i64] {
-        &self.strides
-    }
-    pub fn ndim(&self) -> usize {
-        self.shape.len()
-    }
-    pub fn len(&self) -> usize {
-        self.shape.iter().product()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    meta_accessors!();
     pub fn device(&self) -> &Arc<VulkanDevice> {
         &self.buf.dev
     }
@@ -814,27 +793,13 @@ impl VulkanArray {
     /// The array as launch checks and packing see it (the data address is
     /// unused: shaders reach arrays through their bindings).
     pub(crate) fn view(&self) -> ArgView<'_> {
-        ArgView::Array {
-            dtype: &self.dtype,
-            shape: &self.shape,
-            strides: &self.strides,
-            data: 0,
-            planes: crate::array::soa_planes(&self.dtype, self.layout, &self.shape),
-        }
+        self.meta.view(0)
     }
 
     fn check_like(&self, a: &Array) -> Result<(), VulkanError> {
-        if !self.dtype.same_as(a.dtype())
-            || self.shape != a.shape()
-            || self.strides != a.strides()
-            || self.layout != a.layout()
-        {
-            return Err(VulkanError::Mismatch {
-                dst: describe(&self.dtype, &self.shape, self.layout),
-                src: describe(a.dtype(), a.shape(), a.layout()),
-            });
-        }
-        Ok(())
+        self.meta
+            .check_like(a.meta())
+            .map_err(|(dst, src)| VulkanError::Mismatch { dst, src })
     }
 
     /// Host → device, same layout (checked by the caller).
@@ -873,17 +838,9 @@ impl VulkanArray {
 
     /// A host copy, in the array's layout.
     pub fn to_host(&self) -> Result<Array, VulkanError> {
-        let a = Array::zeros_with_layout(self.dtype.clone(), &self.shape, self.layout)?;
+        let a = self.meta.host_zeros()?;
         self.read_into(&a);
         Ok(a)
-    }
-}
-
-/// `vec3f[1024] (SoA)`, for copy mismatches.
-fn describe(dtype: &Dtype, shape: &[usize], layout: ArrayLayout) -> String {
-    match layout {
-        ArrayLayout::Aos => format!("{dtype}{shape:?}"),
-        ArrayLayout::Soa => format!("{dtype}{shape:?} (SoA)"),
     }
 }
 
