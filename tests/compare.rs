@@ -6,25 +6,14 @@
 //! `<workspace>/../shared/conformance`; when it is missing the test prints
 //! `SKIP:` and returns.
 
-use std::path::PathBuf;
+mod common;
+
 use weft::compare::{compare_case, open_backends, Status, BACKENDS};
 use weft::{conform, Compiler};
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("SKIP: conformance corpus not found at {}", dir.display());
-        None
-    }
-}
-
 #[test]
 fn every_case_agrees_on_every_available_backend() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus() else { return };
     let devices = open_backends(&BACKENDS);
     for (name, d) in &devices {
         if let Err(why) = d {
@@ -80,7 +69,7 @@ fn every_case_agrees_on_every_available_backend() {
 
 #[test]
 fn table_reports_differences_and_skips() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus() else { return };
     let devices = open_backends(&["interp", "cpu", "no-such-backend"]);
     let cmp = compare_case(
         &dir.join("cases/seed_double_kernel"),

@@ -4,24 +4,13 @@
 //! `<workspace>/../shared/conformance`; when it is missing the test says so
 //! and returns.
 
-use std::path::PathBuf;
+mod common;
+
 use weft::conform;
 use weft::{Compiler, Device};
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("SKIP: conformance corpus not found at {}", dir.display());
-        None
-    }
-}
-
 fn run_on(device: Device) {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus() else { return };
     let mut failures = Vec::new();
     let summary = conform::run_dir(&dir, &device, &Compiler::new(), |r| {
         if let Some(line) = r.line() {

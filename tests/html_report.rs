@@ -4,16 +4,10 @@
 //! and, for the line selected by the URL fragment, highlighted lines in
 //! every column. Prints `SKIP:` when chromium or the corpus is missing.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn corpus_case(name: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    let c = dir.join("cases").join(name);
-    c.is_dir().then_some(c)
-}
 
 fn chromium() -> Option<PathBuf> {
     ["chromium", "chromium-browser", "google-chrome"]
@@ -87,7 +81,7 @@ fn highlighted(section: &str, n: u32) -> (usize, usize, usize) {
 
 #[test]
 fn page_renders_offline_with_linked_columns() {
-    let Some(case) = corpus_case("vec_geometry") else {
+    let Some(case) = common::corpus_case("vec_geometry") else {
         println!("SKIP: conformance corpus not found");
         return;
     };

@@ -14,25 +14,12 @@
 //! Every failing case is listed with its stage and first differing line;
 //! the test prints `N/M cases round-trip` and fails unless all do.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use weft_ir::text::{check_roundtrip, parse_module};
 use weft_ir::verify::verify_module;
 use weft_passes::{run_pipeline, OptLevel, PipelineOptions, VerifyMode};
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.join("cases").is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIP: conformance corpus not found at {} (set WEFT_CONFORMANCE_DIR)",
-            dir.display()
-        );
-        None
-    }
-}
 
 /// The case directories holding a `kernel.py`, sorted by name.
 fn case_dirs(corpus: &Path) -> Vec<PathBuf> {
@@ -83,7 +70,9 @@ fn check_case(dir: &Path) -> Result<(), String> {
 
 #[test]
 fn every_conformance_kernel_round_trips_and_verifies() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
     let dirs = case_dirs(&corpus);
     assert!(!dirs.is_empty(), "no case under {}", corpus.display());
     let mut failures = Vec::new();

@@ -1,7 +1,8 @@
 //! SoA layout end to end: arrays in either layout, the descriptor an SoA
 //! kernel parameter receives, the launch checks, on every device present.
 
-use std::path::PathBuf;
+mod common;
+
 use weft::conform::{self, Case};
 use weft::ir::types::ArrayType;
 use weft::ir::{
@@ -217,27 +218,6 @@ fn length_rules_are_on_the_user_axes() -> Result<(), Error> {
     Ok(())
 }
 
-/// The particle update of `weft bench`, `x` hinted SoA in the source.
-const PARTICLES: &str = r#"
-import warp as wp
-
-@wp.kernel
-def particles(
-    x: wp.array(dtype=wp.vec3),  # weft: layout=soa
-    v: wp.array(dtype=wp.vec3),
-    gravity: float,
-    dt: float,
-):
-    i = wp.tid()
-    vi = v[i] + wp.vec3(0.0, -gravity, 0.0) * dt
-    xi = x[i] + vi * dt
-    if xi[1] < 0.0:
-        xi = wp.vec3(xi[0], -xi[1], xi[2])
-        vi = wp.vec3(vi[0], -0.5 * vi[1], vi[2])
-    v[i] = vi
-    x[i] = xi
-"#;
-
 fn compiler(default: ArrayLayout) -> Compiler {
     Compiler::with_options(CompileOptions {
         layout: LayoutOptions {
@@ -280,8 +260,8 @@ fn run_particles(dev: &Device, module: &Module, n: usize) -> Result<Particles, E
 #[test]
 fn source_hint_and_options_choose_the_layout() -> Result<(), Error> {
     let n = 5000;
-    let aos = compiler(ArrayLayout::Aos).compile("p.py", PARTICLES)?;
-    let all_soa = compiler(ArrayLayout::Soa).compile("p.py", PARTICLES)?;
+    let aos = compiler(ArrayLayout::Aos).compile("p.py", common::PARTICLES_SOA_HINT)?;
+    let all_soa = compiler(ArrayLayout::Soa).compile("p.py", common::PARTICLES_SOA_HINT)?;
     let forced_aos = Compiler::with_options(CompileOptions {
         layout: LayoutOptions {
             default: ArrayLayout::Aos,
@@ -289,7 +269,7 @@ fn source_hint_and_options_choose_the_layout() -> Result<(), Error> {
         },
         ..CompileOptions::default()
     })
-    .compile("p.py", PARTICLES)?;
+    .compile("p.py", common::PARTICLES_SOA_HINT)?;
     for dev in devices() {
         let layouts = |m: &Module| -> Result<Vec<ArrayLayout>, Error> {
             let k = dev.load(m, "particles")?;
@@ -314,15 +294,18 @@ fn the_layout_is_part_of_the_ir_cache_key() -> Result<(), Error> {
     let cache = weft::Cache::open(&dir).map_err(|e| Error::Backend(Box::new(e)))?;
     let aos = compiler(ArrayLayout::Aos).with_cache(cache.clone());
     let soa = compiler(ArrayLayout::Soa).with_cache(cache.clone());
-    assert_ne!(aos.ir_key("p.py", PARTICLES), soa.ir_key("p.py", PARTICLES));
-    let (_, hit) = soa.compile_cached("p.py", PARTICLES)?;
+    assert_ne!(
+        aos.ir_key("p.py", common::PARTICLES_SOA_HINT),
+        soa.ir_key("p.py", common::PARTICLES_SOA_HINT)
+    );
+    let (_, hit) = soa.compile_cached("p.py", common::PARTICLES_SOA_HINT)?;
     assert!(!hit);
     // A hit reads the SoA parameters back from the IR text.
-    let (m, hit) = soa.compile_cached("p.py", PARTICLES)?;
+    let (m, hit) = soa.compile_cached("p.py", common::PARTICLES_SOA_HINT)?;
     assert!(hit);
     let f = m.ir().kernels().next().expect("a kernel").1;
     assert_eq!(f.soa_params.len(), 2);
-    let (m, hit) = aos.compile_cached("p.py", PARTICLES)?;
+    let (m, hit) = aos.compile_cached("p.py", common::PARTICLES_SOA_HINT)?;
     assert!(!hit);
     assert_eq!(
         m.ir()
@@ -336,18 +319,6 @@ fn the_layout_is_part_of_the_ir_cache_key() -> Result<(), Error> {
     );
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
-}
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("SKIP: conformance corpus not found at {}", dir.display());
-        None
-    }
 }
 
 /// Cases whose arrays cover the SoA forms: vec3 1-D/2-D/3-D, atomics on
@@ -371,7 +342,7 @@ const SOA_CASES: &[&str] = &[
 /// interp, cpu and llvm-cpu).
 #[test]
 fn conformance_subset_in_soa_on_every_device() -> Result<(), Error> {
-    let Some(dir) = corpus() else {
+    let Some(dir) = common::corpus() else {
         return Ok(());
     };
     let soa = compiler(ArrayLayout::Soa);
@@ -399,7 +370,7 @@ fn conformance_subset_in_soa_on_every_device() -> Result<(), Error> {
 
 #[test]
 fn cli_takes_the_layout() {
-    let Some(dir) = corpus() else {
+    let Some(dir) = common::corpus() else {
         return;
     };
     let weft = |args: &[&str]| {

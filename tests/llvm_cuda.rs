@@ -2,6 +2,8 @@
 //! runs kernels like `cpu`; `cuda` without a driver is a clean error; PTX
 //! and LLVM IR come out of `weft build`; the PTX cache hits and rebuilds.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use weft::{Arg, Array, Compiler, Device, PtxOptions};
@@ -21,14 +23,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn corpus_case(name: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    let case = dir.join("cases").join(name);
-    case.is_dir().then_some(case)
 }
 
 #[test]
@@ -82,7 +76,7 @@ fn cuda_without_a_driver_is_an_error() {
         .unwrap_err();
     assert!(err.to_string().contains("no CUDA driver found"), "{err}");
 
-    let Some(case) = corpus_case("seed_double_kernel") else {
+    let Some(case) = common::corpus_case("seed_double_kernel") else {
         eprintln!("SKIP (CLI part): conformance corpus not found");
         return;
     };
@@ -179,7 +173,7 @@ fn ptx_cache_hits_and_rebuilds_corrupt_entries() {
 
 #[test]
 fn conformance_corpus_on_llvm_cpu() {
-    let Some(case) = corpus_case("seed_double_kernel") else {
+    let Some(case) = common::corpus_case("seed_double_kernel") else {
         eprintln!("SKIP: conformance corpus not found");
         return;
     };

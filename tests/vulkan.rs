@@ -8,7 +8,8 @@
 //! `SKIP: no Vulkan device: <reason>` and returns (the `spirv-val` test needs
 //! the tools only, and says `SKIP:` without them).
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 use weft::conform::{self, Case};
 use weft::{Arg, Array, Compiler, Device, Error, RuntimeError, VulkanError};
@@ -400,18 +401,6 @@ fn a_kernel_of_another_device_is_refused() {
     assert!(e.to_string().contains("loaded for the `cpu` device"), "{e}");
 }
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("SKIP: conformance corpus not found at {}", dir.display());
-        None
-    }
-}
-
 /// Whether `e` is a kernel the HLSL backend or the device cannot run.
 fn unsupported(e: &Error) -> bool {
     match e {
@@ -425,7 +414,7 @@ fn unsupported(e: &Error) -> bool {
 #[test]
 fn conformance_vulkan() {
     let Some(dev) = vulkan() else { return };
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus() else { return };
     let only = std::env::var("WEFT_CASE").ok();
     let compiler = Compiler::new();
     let (mut passed, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
@@ -476,7 +465,7 @@ fn multi_kernel_cases_spirv_validates() {
         compile_spirv, emit_hlsl, find_glslang, find_spirv_val, validate_spirv, HlslError,
         HlslOptions,
     };
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus() else { return };
     if find_glslang().is_none() || find_spirv_val().is_none() {
         println!("SKIP: glslangValidator or spirv-val not found");
         return;
@@ -510,7 +499,7 @@ fn multi_kernel_cases_spirv_validates() {
 
 #[test]
 fn no_vulkan_device_is_an_error_not_a_panic() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus() else { return };
     let case = dir.join("cases/atomic_histogram_int");
     if !case.is_dir() {
         println!("SKIP: no case {}", case.display());

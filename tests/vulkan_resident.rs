@@ -7,6 +7,8 @@
 //! Without a Vulkan device or `glslangValidator` each test prints
 //! `SKIP: no Vulkan device: <reason>` and returns.
 
+mod common;
+
 use std::sync::Arc;
 use weft::{
     Arg, Array, ArrayLayout, CompileOptions, Compiler, Device, DeviceArg, Error, LaunchError,
@@ -56,21 +58,6 @@ def shift_left(x: wp.array(dtype=float), y: wp.array(dtype=float)):
 def grid(out: wp.array2d(dtype=int)):
     i, j = wp.tid()
     out[i, j] = i * 1000 + j
-"#;
-
-const PARTICLES: &str = r#"
-import warp as wp
-
-@wp.kernel
-def particles(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), gravity: float, dt: float):
-    i = wp.tid()
-    vi = v[i] + wp.vec3(0.0, -gravity, 0.0) * dt
-    xi = x[i] + vi * dt
-    if xi[1] < 0.0:
-        xi = wp.vec3(xi[0], -xi[1], xi[2])
-        vi = wp.vec3(vi[0], -0.5 * vi[1], vi[2])
-    v[i] = vi
-    x[i] = xi
 "#;
 
 fn module(checked: bool) -> weft::Module {
@@ -259,7 +246,7 @@ fn soa_resident_arrays_match_the_cpu() -> Result<(), Error> {
         },
         ..CompileOptions::default()
     })
-    .compile("p.py", PARTICLES)?;
+    .compile("p.py", common::PARTICLES)?;
     // 5000 vec3s: planes of 20 000 bytes, skewed apart (see the runtime's
     // array docs), so the plane stride is not the plane size.
     let n = 5000;
