@@ -12,7 +12,7 @@
 
 mod corpus;
 
-use corpus::{corpus_dir, run_case};
+use corpus::{corpus_dir, run_and_compare, run_case, RunDiff};
 use serde_json::Value as Json;
 use std::path::PathBuf;
 use weft_passes::{run_pipeline, OptLevel, PipelineOptions, VerifyMode};
@@ -152,19 +152,13 @@ fn conformance_kernels_run_the_same_after_the_pipeline() {
         .into_iter()
         .chain(levels.iter().map(|(w, lm)| (*w, lm)))
         {
-            match run_case(module, &dir, &case) {
-                Ok(after) if after == before => {}
-                Ok(after) => {
-                    let diff: Vec<&str> = before
-                        .iter()
-                        .zip(&after)
-                        .filter(|(b, a)| b != a)
-                        .map(|(b, _)| b.0.as_str())
-                        .collect();
+            match run_and_compare(module, &dir, &case, &before) {
+                Ok(()) => {}
+                Err(RunDiff::Differ(diff)) => {
                     failures.push(format!("{name}: arrays differ after the {what}: {diff:?}"));
                     ok = false;
                 }
-                Err(e) => {
+                Err(RunDiff::Run(e)) => {
                     failures.push(format!("{name}: run after the {what}: {e}"));
                     ok = false;
                 }

@@ -9,7 +9,7 @@
 
 mod corpus;
 
-use corpus::{corpus_dir, run_case};
+use corpus::{corpus_dir, run_and_compare, run_case, RunDiff};
 use serde_json::Value as Json;
 use std::path::PathBuf;
 use weft_ir::ArrayLayout;
@@ -152,19 +152,13 @@ fn soa_builds_compute_what_aos_builds_compute() {
                 failures.push(format!("{name}: SoA {what}: {e}"));
                 ok = false;
             }
-            match run_case(&sm, &dir, &case) {
-                Ok(got) if got == reference => {}
-                Ok(got) => {
-                    let diff: Vec<&str> = reference
-                        .iter()
-                        .zip(&got)
-                        .filter(|(r, g)| r != g)
-                        .map(|(r, _)| r.0.as_str())
-                        .collect();
+            match run_and_compare(&sm, &dir, &case, &reference) {
+                Ok(()) => {}
+                Err(RunDiff::Differ(diff)) => {
                     failures.push(format!("{name}: SoA {what}: arrays differ: {diff:?}"));
                     ok = false;
                 }
-                Err(e) => {
+                Err(RunDiff::Run(e)) => {
                     failures.push(format!("{name}: SoA {what} run: {e}"));
                     ok = false;
                 }

@@ -348,3 +348,34 @@ fn from_planes(buf: &mut Buffer, planes: &[u8], elem: ElemType, structs: &Struct
         }
     }
 }
+
+/// Why a run of a case did not reproduce the reference buffers.
+#[derive(Debug)]
+pub enum RunDiff {
+    /// The names of the arrays whose final bytes differ.
+    Differ(Vec<String>),
+    /// The run failed.
+    Run(String),
+}
+
+/// Runs a case on `m` ([`run_case`]) and compares the final buffers with
+/// `reference` (those of another run of the same case).
+pub fn run_and_compare(
+    m: &Module,
+    dir: &Path,
+    case: &Json,
+    reference: &[(String, Vec<u8>)],
+) -> Result<(), RunDiff> {
+    let got = run_case(m, dir, case).map_err(RunDiff::Run)?;
+    if got == reference {
+        return Ok(());
+    }
+    Err(RunDiff::Differ(
+        reference
+            .iter()
+            .zip(&got)
+            .filter(|(r, g)| r != g)
+            .map(|(r, _)| r.0.clone())
+            .collect(),
+    ))
+}
