@@ -9,6 +9,29 @@
 //! from operations every D3D12 double-precision device has, and race-free
 //! stores of 8- and 16-bit values.
 
+/// The NaN, zero and infinity cases of float `atan2(y, x)`, exact (the
+/// body's start in `weft_atan2_32` and `weft_atan2_32_afn`).
+macro_rules! atan2_32_special_cases {
+    () => {
+        "    if (weft_isnan32(x) || weft_isnan32(y))
+        return x + y;
+    bool xneg = (asuint(x) & 0x80000000u) != 0u;
+    if (y == 0.0)
+        return xneg ? weft_copysign32(3.14159265358979, y) : y;
+    if (x == 0.0)
+        return weft_copysign32(1.5707963267948966, y);
+    if (weft_isinf32(x))
+    {
+        if (weft_isinf32(y))
+            return weft_copysign32(xneg ? 2.356194490192345 : 0.7853981633974483, y);
+        return weft_copysign32(xneg ? 3.14159265358979 : 0.0, y);
+    }
+    if (weft_isinf32(y))
+        return weft_copysign32(1.5707963267948966, y);
+"
+    };
+}
+
 /// A helper: its name, the helpers it calls, and its HLSL text.
 struct Helper {
     name: &'static str,
@@ -381,7 +404,8 @@ float weft_pow32_fast(float a, float b)
     Helper {
         name: "weft_atan32",
         deps: &["weft_isnan32", "weft_isinf32", "weft_copysign32"],
-        text: "// Inverse trigonometry to float precision (Cephes' polynomials): the
+        text: concat!(
+            "// Inverse trigonometry to float precision (Cephes' polynomials): the
 // intrinsics' precision is implementation-defined and often far coarser.
 float weft_atan32(float x)
 {
@@ -403,22 +427,9 @@ float weft_atan32(float x)
 }
 float weft_atan2_32(float y, float x)
 {
-    if (weft_isnan32(x) || weft_isnan32(y))
-        return x + y;
-    bool xneg = (asuint(x) & 0x80000000u) != 0u;
-    if (y == 0.0)
-        return xneg ? weft_copysign32(3.14159265358979, y) : y;
-    if (x == 0.0)
-        return weft_copysign32(1.5707963267948966, y);
-    if (weft_isinf32(x))
-    {
-        if (weft_isinf32(y))
-            return weft_copysign32(xneg ? 2.356194490192345 : 0.7853981633974483, y);
-        return weft_copysign32(xneg ? 3.14159265358979 : 0.0, y);
-    }
-    if (weft_isinf32(y))
-        return weft_copysign32(1.5707963267948966, y);
-    float z = weft_atan32(abs(y / x));
+",
+            atan2_32_special_cases!(),
+            "    float z = weft_atan32(abs(y / x));
     if (xneg)
         z = 3.14159265358979 - z;
     return weft_copysign32(z, y);
@@ -448,32 +459,22 @@ float weft_acos32(float x)
     if (x > 0.5)
         return 2.0 * weft_asin32(sqrt(0.5 * (1.0 - x)));
     return 1.5707963267948966 - weft_asin32(x);
-}",
+}"
+        ),
     },
     Helper {
         name: "weft_atan2_32_afn",
         deps: &["weft_isnan32", "weft_isinf32", "weft_copysign32"],
-        text: "// atan2 under `afn`: the intrinsic, with the NaN, zero and infinity cases
+        text: concat!(
+            "// atan2 under `afn`: the intrinsic, with the NaN, zero and infinity cases
 // kept exact (GLSL leaves atan(0, 0) undefined; lavapipe gives 3pi/4).
 float weft_atan2_32_afn(float y, float x)
 {
-    if (weft_isnan32(x) || weft_isnan32(y))
-        return x + y;
-    bool xneg = (asuint(x) & 0x80000000u) != 0u;
-    if (y == 0.0)
-        return xneg ? weft_copysign32(3.14159265358979, y) : y;
-    if (x == 0.0)
-        return weft_copysign32(1.5707963267948966, y);
-    if (weft_isinf32(x))
-    {
-        if (weft_isinf32(y))
-            return weft_copysign32(xneg ? 2.356194490192345 : 0.7853981633974483, y);
-        return weft_copysign32(xneg ? 3.14159265358979 : 0.0, y);
-    }
-    if (weft_isinf32(y))
-        return weft_copysign32(1.5707963267948966, y);
-    return atan2(y, x);
-}",
+",
+            atan2_32_special_cases!(),
+            "    return atan2(y, x);
+}"
+        ),
     },
     Helper {
         name: "weft_asin32_afn",
