@@ -37,7 +37,7 @@
 //! Without a CUDA driver, [`CudaDevice::open`] returns
 //! [`CudaError::NoDriver`] ("no CUDA driver found"); nothing panics.
 
-use crate::array::{meta_accessors, Arg, Array, ArrayError, ArrayMeta};
+use crate::array::{meta_accessors, storage_of, Arg, Array, ArrayError, ArrayMeta};
 use crate::cache;
 use crate::device::{check_dim, device_views, pack_views, ArgView, Device};
 use crate::dtype::Dtype;
@@ -216,12 +216,7 @@ impl CudaDevice {
         shape: &[usize],
         layout: ArrayLayout,
     ) -> Result<CudaArray, CudaError> {
-        let (mut strides, mut bytes) = c_layout(&dtype, shape)?;
-        if layout == ArrayLayout::Soa {
-            bytes = crate::array::soa_bytes(&dtype, shape)?;
-            let s = dtype.soa_scalar().map_or(1, |s| s.size() as usize);
-            strides = crate::array::c_strides(shape, s);
-        }
+        let (strides, bytes) = storage_of(&dtype, shape, layout)?;
         Ok(CudaArray {
             buf: self.alloc(bytes)?,
             meta: ArrayMeta {
@@ -254,36 +249,6 @@ impl CudaDevice {
             dev: self.clone(),
         })
     }
-}
-
-/// C-order byte strides and byte size of an array, with the checks of
-/// [`Array::zeros`].
-fn c_layout(dtype: &Dtype, shape: &[usize]) -> Result<(Vec<i64>, usize), ArrayError> {
-    if shape.is_empty() || shape.len() > weft_ir::types::MAX_DIMS {
-        return Err(ArrayError::Rank(shape.len()));
-    }
-    if let Some((axis, &len)) = shape
-        .iter()
-        .enumerate()
-        .find(|(_, &n)| n > i32::MAX as usize)
-    {
-        return Err(ArrayError::AxisTooLong { axis, len });
-    }
-    let bytes = shape
-        .iter()
-        .try_fold(dtype.size(), |acc, &n| acc.checked_mul(n))
-        .filter(|&b| b <= isize::MAX as usize / 2)
-        .ok_or_else(|| ArrayError::TooLarge {
-            shape: shape.to_vec(),
-            dtype: dtype.to_string(),
-        })?;
-    let mut strides = vec![0i64; shape.len()];
-    let mut s = dtype.size() as i64;
-    for k in (0..shape.len()).rev() {
-        strides[k] = s;
-        s *= shape[k] as i64;
-    }
-    Ok((strides, bytes))
 }
 
 /// The storage bytes of a host array.
@@ -680,8 +645,8 @@ mod tests {
     fn device_arrays_pack_device_pointers() {
         let sig = saxpy_sig();
         let f32t = Dtype::scalar(weft_ir::Scalar::F32);
-        let (s1, _) = c_layout(&f32t, &[8]).unwrap();
-        let (s2, _) = c_layout(&f32t, &[2, 4]).unwrap();
+        let (s1, _) = storage_of(&f32t, &[8], ArrayLayout::Aos).unwrap();
+        let (s2, _) = storage_of(&f32t, &[2, 4], ArrayLayout::Aos).unwrap();
         assert_eq!(s2, vec![16, 4]);
         let a = Value::new(3.0f32);
         let views = [
@@ -733,7 +698,7 @@ mod tests {
         let sig = saxpy_sig();
         let f64t = Dtype::scalar(weft_ir::Scalar::F64);
         let f32t = Dtype::scalar(weft_ir::Scalar::F32);
-        let (s, _) = c_layout(&f64t, &[8]).unwrap();
+        let (s, _) = storage_of(&f64t, &[8], ArrayLayout::Aos).unwrap();
         let a = Value::new(3.0f32);
         let host_x = Array::zeros(f64t.clone(), &[8]).unwrap();
         let host_y = Array::zeros(f32t.clone(), &[2, 4]).unwrap();
@@ -743,7 +708,7 @@ mod tests {
             Arg::value(a.clone()),
         ];
         let host_err = crate::device::check_args(&sig, &host, &[8, 1, 1, 1]).unwrap_err();
-        let (s2, _) = c_layout(&f32t, &[2, 4]).unwrap();
+        let (s2, _) = storage_of(&f32t, &[2, 4], ArrayLayout::Aos).unwrap();
         let dev = [
             ArgView::Array {
                 dtype: &f64t,
@@ -764,7 +729,7 @@ mod tests {
         let dev_err = check_views(&sig, &dev, &[8, 1, 1, 1]).unwrap_err();
         assert_eq!(dev_err.to_string(), host_err.to_string());
         assert_eq!(dev_err.param(), Some("x"));
-        let (s1, _) = c_layout(&f32t, &[8]).unwrap();
+        let (s1, _) = storage_of(&f32t, &[8], ArrayLayout::Aos).unwrap();
         let two = [
             ArgView::Array {
                 dtype: &f32t,
@@ -781,8 +746,8 @@ mod tests {
                 .contains("missing argument for parameter `a`"),
             "{err}"
         );
-        assert!(c_layout(&f32t, &[]).is_err());
-        assert!(c_layout(&f32t, &[1 << 31]).is_err());
+        assert!(storage_of(&f32t, &[], ArrayLayout::Aos).is_err());
+        assert!(storage_of(&f32t, &[1 << 31], ArrayLayout::Aos).is_err());
     }
 
     #[test]
