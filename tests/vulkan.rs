@@ -14,19 +14,7 @@ use std::process::Command;
 use weft::conform::{self, Case};
 use weft::{Arg, Array, Compiler, Device, Error, RuntimeError, VulkanError};
 
-fn vulkan() -> Option<Device> {
-    if let Err(why) = weft_runtime::vulkan::availability() {
-        println!("SKIP: no Vulkan device: {why}");
-        return None;
-    }
-    match Device::vulkan() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            println!("SKIP: no Vulkan device: {e}");
-            None
-        }
-    }
-}
+use common::vulkan;
 
 const SRC: &str = r#"
 import warp as wp

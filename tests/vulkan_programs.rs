@@ -19,6 +19,8 @@
 //! Without the tools the HLSL is only emitted; without a Vulkan device the
 //! runs are skipped (`SKIP:` says so).
 
+mod common;
+
 use weft::ir::{Scalar, Type};
 use weft::{Arg, Array, CompileOptions, Compiler, Device, Dtype, Module, OptLevel};
 use weft_backend_hlsl::{compile_spirv, emit_hlsl, find_glslang, find_spirv_val, HlslOptions};
@@ -30,19 +32,7 @@ const SLOTS: usize = 4;
 /// Generated kernels per run.
 const GENERATED: usize = 48;
 
-fn vulkan() -> Option<Device> {
-    if let Err(why) = weft_runtime::vulkan::availability() {
-        println!("SKIP: no Vulkan device: {why}");
-        return None;
-    }
-    match Device::vulkan() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            println!("SKIP: no Vulkan device: {e}");
-            None
-        }
-    }
-}
+use common::vulkan;
 
 /// One argument of a launch: an array (element scalar, shape, bytes) or an
 /// `int`.

@@ -16,20 +16,9 @@ use weft::{
 };
 
 fn vulkan() -> Option<(Device, Arc<VulkanDevice>)> {
-    if let Err(why) = weft_runtime::vulkan::availability() {
-        println!("SKIP: no Vulkan device: {why}");
-        return None;
-    }
-    match Device::vulkan() {
-        Ok(d) => {
-            let vk = d.vulkan_device()?.clone();
-            Some((d, vk))
-        }
-        Err(e) => {
-            println!("SKIP: no Vulkan device: {e}");
-            None
-        }
-    }
+    let d = common::vulkan()?;
+    let vk = d.vulkan_device()?.clone();
+    Some((d, vk))
 }
 
 const SRC: &str = r#"

@@ -69,3 +69,19 @@ pub const PARTICLES: &str = particles_source!("");
 
 /// The particle update of `weft bench`, `x` hinted SoA in the source.
 pub const PARTICLES_SOA_HINT: &str = particles_source!("  # weft: layout=soa");
+
+/// The Vulkan device, or `None` after printing why it is skipped (no
+/// loader, no device).
+pub fn vulkan() -> Option<weft::Device> {
+    if let Err(why) = weft_runtime::vulkan::availability() {
+        println!("SKIP: no Vulkan device: {why}");
+        return None;
+    }
+    match weft::Device::vulkan() {
+        Ok(d) => Some(d),
+        Err(e) => {
+            println!("SKIP: no Vulkan device: {e}");
+            None
+        }
+    }
+}
