@@ -130,16 +130,16 @@
 pub mod debug;
 pub mod fastmath;
 pub mod gdbjit;
+mod lower;
 pub mod shims;
-mod translate;
 pub mod trap;
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _};
+use lower::{FnTx, ModCtx};
 use std::collections::HashMap;
-use translate::{FnTx, ModCtx};
 use weft_ir::{FuncId, FuncKind, Loc};
 
 /// Cranelift optimization level.
@@ -400,11 +400,8 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
     for &fid in &funcs {
         let f = &m.funcs[fid];
         let (sig, linkage) = match f.kind {
-            FuncKind::Kernel => (translate::kernel_signature(&module), Linkage::Export),
-            FuncKind::Func => (
-                translate::func_signature(&mut cx, &module, f),
-                Linkage::Local,
-            ),
+            FuncKind::Kernel => (lower::kernel_signature(&module), Linkage::Export),
+            FuncKind::Func => (lower::func_signature(&mut cx, &module, f), Linkage::Local),
         };
         let name = format!("weft_{}_{}", fid.as_u32(), f.name);
         let id = module.declare_function(&name, linkage, &sig).map_err(cg)?;
