@@ -28,8 +28,8 @@
 
 mod arrays;
 pub mod bindings;
-mod emit;
 mod helpers;
+mod lower;
 mod names;
 mod tools;
 
@@ -137,7 +137,7 @@ pub fn emit_hlsl(m: &Module, kernel: &str, opts: &HlslOptions) -> Result<HlslArt
         .ok_or_else(|| HlslError::NoKernel(kernel.to_string()))?;
     let f = &m.funcs[fid];
     let bindings = BindingLayout::new(f, &m.structs);
-    let source = emit::emit_kernel(m, f, &bindings, opts)?;
+    let source = lower::emit_kernel(m, f, &bindings, opts)?;
     Ok(HlslArtifact {
         kernel: kernel.to_string(),
         source,
