@@ -1,0 +1,642 @@
+//! IR → LLVM IR, shared by the NVPTX and host targets.
+//!
+//! Every IR value is the flat list of its *slots* (scalar leaves in
+//! [`layout::leaves`] order; an array handle is `data, shape[ndim],
+//! strides[ndim]`), one LLVM value each. `bool` is `i1` in registers and a
+//! byte in memory; `f16` is a `float` holding an `f16` value (loads and
+//! stores convert, rounding operations round back to `f16`), as in the
+//! Cranelift backend. Regions become basic blocks: `if`/`loop` results and
+//! loop-carried values become phis.
+//!
+//! The lowering is one state struct, [`Lx`], whose methods are spread over
+//! the files of this module (the same file names as the Cranelift CPU and
+//! HLSL backends, so one operation can be read side by side):
+//!
+//! - `mod.rs`: the entry [`lower`], the target choices, the per-function
+//!   state and the small shared helpers (errors, types, the value map,
+//!   intrinsic and host calls, the `f16` conversions);
+//! - `frame.rs`: kernel and func signatures, the argument block, the
+//!   thread loop (grid-stride on NVPTX, `start..end` on the host);
+//! - `instructions.rs`: the per-instruction dispatch, regions and
+//!   structured control flow, aggregates, constants, `print`;
+//! - `memory.rs`: array addresses, loads and stores, atomics;
+//! - `arithmetic.rs`: unary, binary, compare, cast and bitcast, and the
+//!   fast-math flags set on arithmetic;
+//! - `math.rs`: transcendentals (libdevice, host shims, approximate
+//!   instructions, the host's inlined `f32` approximations);
+//! - `debug.rs`: line info and the bounds-checked mode's `Trap`.
+
+use crate::PtxError;
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::debug_info::{
+    DICompileUnit, DIFile, DIScope, DWARFEmissionKind, DWARFSourceLanguage, DebugInfoBuilder,
+};
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicType, BasicTypeEnum};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue, PhiValue, PointerValue,
+};
+use inkwell::AddressSpace;
+use std::collections::HashMap;
+use weft_ir::{layout, FuncId, FuncKind, Loc, MathFlags, MathFn, Scalar, Type};
+
+mod arithmetic;
+mod debug;
+mod frame;
+mod instructions;
+mod math;
+mod memory;
+
+type Result<T> = std::result::Result<T, PtxError>;
+
+/// Which target the lowering is for.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum TargetKind {
+    Host,
+    Nvptx,
+}
+
+/// Target-dependent choices of the lowering.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct TargetCfg {
+    pub kind: TargetKind,
+    /// Every float operation gets `contract` and `afn` on top of its own
+    /// [`MathFlags`] (`PtxOptions::fast_math`: the whole module fast).
+    pub fast_math: bool,
+    /// NVPTX: libdevice will be linked, so `__nv_*` calls may be emitted.
+    pub libdevice: bool,
+    /// Emit DWARF line info.
+    pub debug: bool,
+}
+
+/// Host helper functions the generated code calls (see `host.rs`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum HostFn {
+    Math(MathFn, bool),
+    RoundF16,
+    F64ToF16,
+    F32ToF16Bits,
+    F16BitsToF32,
+    Print,
+    /// The bounds-checked mode's report (`weft_backend_cpu::trap`).
+    Trap,
+}
+
+impl HostFn {
+    /// The symbol the module declares, which is also the name of the
+    /// `weft_backend_cpu::shims` function the host JIT maps it to.
+    pub fn symbol(self) -> String {
+        match self {
+            HostFn::Math(f, d) => {
+                format!("weft_{}_{}", f.name(), if d { "f64" } else { "f32" })
+            }
+            HostFn::RoundF16 => "weft_round_f16".into(),
+            HostFn::F64ToF16 => "weft_f64_to_f16".into(),
+            HostFn::F32ToF16Bits => "weft_f32_to_f16_bits".into(),
+            HostFn::F16BitsToF32 => "weft_f16_bits_to_f32".into(),
+            HostFn::Print => "weft_print".into(),
+            HostFn::Trap => "weft_trap".into(),
+        }
+    }
+}
+
+pub(crate) use weft_ir::layout::{Slot, SlotKind};
+
+/// A lowered kernel: IR name, LLVM symbol, argument block size.
+#[derive(Clone, Debug)]
+pub(crate) struct LoweredKernel {
+    pub name: String,
+    pub symbol: String,
+    pub func: FuncId,
+    pub param_size: u32,
+}
+
+/// The result of [`lower`].
+pub(crate) struct Lowered {
+    pub kernels: Vec<LoweredKernel>,
+    /// Host helpers referenced by the module.
+    pub host_fns: Vec<HostFn>,
+    /// Whether any `__nv_*` function is called.
+    pub uses_libdevice: bool,
+}
+
+/// Makes an LLVM symbol from an IR name.
+pub(crate) fn sanitize(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("__nv") {
+        s.insert_str(0, "k_");
+    }
+    s
+}
+
+/// Debug-info state of a module.
+struct Di<'ctx> {
+    dib: DebugInfoBuilder<'ctx>,
+    cu: DICompileUnit<'ctx>,
+    files: Vec<DIFile<'ctx>>,
+}
+
+/// Lowers every kernel of `m` (and the funcs they call) into `module`.
+pub(crate) fn lower<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    m: &weft_ir::Module,
+    cfg: TargetCfg,
+) -> Result<Lowered> {
+    let di = if cfg.debug && !m.files.is_empty() {
+        let (dir, file) = split_path(&m.files[0]);
+        let (dib, cu) = module.create_debug_info_builder(
+            true,
+            DWARFSourceLanguage::Python,
+            &file,
+            &dir,
+            "weft",
+            true,
+            "",
+            0,
+            "",
+            DWARFEmissionKind::LineTablesOnly,
+            0,
+            false,
+            false,
+            "",
+            "",
+        );
+        let files = m
+            .files
+            .iter()
+            .map(|f| {
+                let (d, n) = split_path(f);
+                dib.create_file(&n, &d)
+            })
+            .collect();
+        let ver = ctx
+            .i32_type()
+            .const_int(inkwell::debug_info::debug_metadata_version() as u64, false);
+        module.add_basic_value_flag(
+            "Debug Info Version",
+            inkwell::module::FlagBehavior::Warning,
+            ver,
+        );
+        module.add_basic_value_flag(
+            "Dwarf Version",
+            inkwell::module::FlagBehavior::Warning,
+            ctx.i32_type().const_int(2, false),
+        );
+        Some(Di { dib, cu, files })
+    } else {
+        None
+    };
+
+    let mut lx = Lx {
+        ctx,
+        module,
+        m,
+        cfg,
+        b: ctx.create_builder(),
+        flat_cache: HashMap::new(),
+        funcs: HashMap::new(),
+        host_fns: Vec::new(),
+        uses_libdevice: false,
+        di,
+        st: FnState::default(),
+        cur_id: FuncId::from_u32(0),
+    };
+    let order = m.reachable_funcs();
+    let mut kernels = Vec::new();
+    // Declare everything first so calls can refer to any func.
+    for &fid in &order {
+        let f = &m.funcs[fid];
+        let fv = match f.kind {
+            FuncKind::Kernel => {
+                let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
+                let al = layout::arg_layout(&types, &m.structs);
+                let sym = sanitize(&f.name);
+                let fv = lx.declare_kernel(&sym, al.size)?;
+                kernels.push(LoweredKernel {
+                    name: f.name.clone(),
+                    symbol: sym,
+                    func: fid,
+                    param_size: al.size,
+                });
+                fv
+            }
+            FuncKind::Func => lx.declare_func(fid, f)?,
+        };
+        lx.funcs.insert(fid, fv);
+    }
+    for &fid in &order {
+        lx.lower_function(fid)?;
+    }
+    if let Some(di) = &lx.di {
+        di.dib.finalize();
+    }
+    Ok(Lowered {
+        kernels,
+        host_fns: lx.host_fns,
+        uses_libdevice: lx.uses_libdevice,
+    })
+}
+
+fn split_path(p: &str) -> (String, String) {
+    let path = std::path::Path::new(p);
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.to_string());
+    let dir = path
+        .parent()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (dir, file)
+}
+
+/// Where `return` goes.
+#[derive(Copy, Clone)]
+enum Ret<'ctx> {
+    NextThread(BasicBlock<'ctx>),
+    Func,
+}
+
+/// A join point: a block and one phi per flattened value.
+struct Join<'ctx> {
+    block: BasicBlock<'ctx>,
+    phis: Vec<PhiValue<'ctx>>,
+}
+
+/// Per-function state.
+struct FnState<'ctx> {
+    map: Vec<(u32, u32)>,
+    pool: Vec<BasicValueEnum<'ctx>>,
+    loops: Vec<(Join<'ctx>, Join<'ctx>)>,
+    ret: Option<Ret<'ctx>>,
+    func: Option<FunctionValue<'ctx>>,
+    args: Option<PointerValue<'ctx>>,
+    tid: Option<IntValue<'ctx>>,
+    filled: bool,
+    loc: Loc,
+    scope: Option<DIScope<'ctx>>,
+    file_scopes: HashMap<u32, DIScope<'ctx>>,
+    /// Values defined as `sqrt(x)`, for `1/sqrt(x)` → `rsqrt.approx`.
+    sqrt_of: HashMap<weft_ir::Value, weft_ir::Value>,
+    /// The fast-math flags of the instruction being lowered (its own,
+    /// plus `contract`/`afn` when [`TargetCfg::fast_math`] is set).
+    flags: MathFlags,
+}
+
+impl Default for FnState<'_> {
+    fn default() -> Self {
+        FnState {
+            map: Vec::new(),
+            pool: Vec::new(),
+            loops: Vec::new(),
+            ret: None,
+            func: None,
+            args: None,
+            tid: None,
+            filled: false,
+            loc: Loc::NONE,
+            scope: None,
+            file_scopes: HashMap::new(),
+            sqrt_of: HashMap::new(),
+            flags: MathFlags::NONE,
+        }
+    }
+}
+
+const UNSET: (u32, u32) = (u32::MAX, 0);
+
+struct Lx<'a, 'ctx, 'm> {
+    ctx: &'ctx Context,
+    module: &'a Module<'ctx>,
+    m: &'m weft_ir::Module,
+    cfg: TargetCfg,
+    b: Builder<'ctx>,
+    flat_cache: HashMap<Type, std::rc::Rc<[Slot]>>,
+    funcs: HashMap<FuncId, FunctionValue<'ctx>>,
+    host_fns: Vec<HostFn>,
+    uses_libdevice: bool,
+    di: Option<Di<'ctx>>,
+    st: FnState<'ctx>,
+    cur_id: FuncId,
+}
+
+impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
+    // ---- errors ----
+
+    fn unsupported<T>(&self, what: impl Into<String>) -> Result<T> {
+        Err(PtxError::Unsupported {
+            what: what.into(),
+            loc: self.st.loc,
+        })
+    }
+
+    fn invalid<T>(&self, what: impl Into<String>) -> Result<T> {
+        Err(PtxError::Invalid {
+            what: what.into(),
+            loc: self.st.loc,
+        })
+    }
+
+    // ---- types ----
+
+    fn flat(&mut self, ty: Type) -> std::rc::Rc<[Slot]> {
+        if let Some(s) = self.flat_cache.get(&ty) {
+            return s.clone();
+        }
+        let rc: std::rc::Rc<[Slot]> = layout::slots(ty, &self.m.structs).into();
+        self.flat_cache.insert(ty, rc.clone());
+        rc
+    }
+
+    fn data_space(&self) -> AddressSpace {
+        match self.cfg.kind {
+            TargetKind::Host => AddressSpace::default(),
+            TargetKind::Nvptx => AddressSpace::from(1u16),
+        }
+    }
+
+    fn scalar_ty(&self, s: Scalar) -> BasicTypeEnum<'ctx> {
+        let c = self.ctx;
+        match s {
+            Scalar::Bool => c.bool_type().into(),
+            Scalar::I8 | Scalar::U8 => c.i8_type().into(),
+            Scalar::I16 | Scalar::U16 => c.i16_type().into(),
+            Scalar::I32 | Scalar::U32 => c.i32_type().into(),
+            Scalar::I64 | Scalar::U64 => c.i64_type().into(),
+            Scalar::F16 | Scalar::F32 => c.f32_type().into(),
+            Scalar::F64 => c.f64_type().into(),
+        }
+    }
+
+    fn slot_ty(&self, s: Slot) -> BasicTypeEnum<'ctx> {
+        match s.kind {
+            SlotKind::Scalar(sc) => self.scalar_ty(sc),
+            SlotKind::Data => self.ctx.ptr_type(self.data_space()).into(),
+            SlotKind::Shape(_) => self.ctx.i32_type().into(),
+            SlotKind::Stride(_) => self.ctx.i64_type().into(),
+        }
+    }
+
+    fn types_of(&mut self, ty: Type) -> Vec<BasicTypeEnum<'ctx>> {
+        let slots = self.flat(ty);
+        slots.iter().map(|&s| self.slot_ty(s)).collect()
+    }
+
+    // ---- value map ----
+
+    fn def(&mut self, v: weft_ir::Value, leaves: &[BasicValueEnum<'ctx>]) {
+        let start = self.st.pool.len() as u32;
+        self.st.pool.extend_from_slice(leaves);
+        if let Some(e) = self.st.map.get_mut(v.as_u32() as usize) {
+            *e = (start, leaves.len() as u32);
+        }
+    }
+
+    fn get(&self, v: weft_ir::Value) -> Result<Vec<BasicValueEnum<'ctx>>> {
+        match self.st.map.get(v.as_u32() as usize) {
+            Some(&(s, n)) if (s, n) != UNSET => {
+                Ok(self.st.pool[s as usize..(s + n) as usize].to_vec())
+            }
+            _ => self.invalid(format!("use of undefined value {v}")),
+        }
+    }
+
+    fn get1(&self, v: weft_ir::Value) -> Result<BasicValueEnum<'ctx>> {
+        match self.st.map.get(v.as_u32() as usize) {
+            Some(&(s, 1)) => Ok(self.st.pool[s as usize]),
+            _ => self.invalid(format!("{v} is not a defined scalar")),
+        }
+    }
+
+    /// A `bool` operand (a condition).
+    fn cond(&self, v: weft_ir::Value) -> Result<IntValue<'ctx>> {
+        if self.scalar_of(v)? != Scalar::Bool {
+            return self.invalid(format!("condition {v} is not a bool"));
+        }
+        Ok(self.get1(v)?.into_int_value())
+    }
+
+    fn scalar_of(&self, v: weft_ir::Value) -> Result<Scalar> {
+        match self.cur().values.get(v).map(|d| d.ty) {
+            Some(Type::Scalar(s)) => Ok(s),
+            _ => self.invalid(format!("{v} is not a scalar")),
+        }
+    }
+
+    fn cur(&self) -> &'m weft_ir::Function {
+        // `lower_function` sets the function before any use.
+        &self.m.funcs[self.cur_id]
+    }
+
+    fn bind(&mut self, vals: &[weft_ir::Value], leaves: &[BasicValueEnum<'ctx>]) -> Result<()> {
+        let mut i = 0;
+        for &v in vals {
+            let n = self.flat(self.cur().value_type(v)).len();
+            let Some(part) = leaves.get(i..i + n) else {
+                return self.invalid("value count mismatch");
+            };
+            let part = part.to_vec();
+            self.def(v, &part);
+            i += n;
+        }
+        if i != leaves.len() {
+            return self.invalid("value count mismatch");
+        }
+        Ok(())
+    }
+
+    fn gather(&self, vs: &[weft_ir::Value]) -> Result<Vec<BasicValueEnum<'ctx>>> {
+        let mut out = Vec::new();
+        for &v in vs {
+            out.extend(self.get(v)?);
+        }
+        Ok(out)
+    }
+
+    fn func(&self) -> Result<FunctionValue<'ctx>> {
+        self.st
+            .func
+            .ok_or_else(|| PtxError::Llvm("no current function".into()))
+    }
+
+    fn new_block(&self, name: &str) -> Result<BasicBlock<'ctx>> {
+        Ok(self.ctx.append_basic_block(self.func()?, name))
+    }
+
+    fn switch_to(&mut self, bb: BasicBlock<'ctx>) {
+        self.b.position_at_end(bb);
+        self.st.filled = false;
+    }
+
+    // ---- intrinsics and calls ----
+
+    fn intrinsic(&self, name: &str, tys: &[BasicTypeEnum<'ctx>]) -> Result<FunctionValue<'ctx>> {
+        let Some(i) = Intrinsic::find(name) else {
+            return Err(PtxError::Llvm(format!("no intrinsic {name}")));
+        };
+        i.get_declaration(self.module, tys)
+            .ok_or_else(|| PtxError::Llvm(format!("cannot declare {name}")))
+    }
+
+    fn call(
+        &self,
+        f: FunctionValue<'ctx>,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<BasicValueEnum<'ctx>> {
+        let a: Vec<BasicMetadataValueEnum> = args.iter().map(|&v| v.into()).collect();
+        let cs = self.b.build_call(f, &a, "")?;
+        cs.try_as_basic_value()
+            .basic()
+            .ok_or_else(|| PtxError::Llvm(format!("{:?} returns nothing", f.get_name())))
+    }
+
+    fn call_intr(
+        &self,
+        name: &str,
+        tys: &[BasicTypeEnum<'ctx>],
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<BasicValueEnum<'ctx>> {
+        let f = self.intrinsic(name, tys)?;
+        self.call(f, args)
+    }
+
+    fn fintr(&self, name: &str, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        self.call_intr(name, &[x.get_type()], &[x])
+    }
+
+    /// Declares (once) an external function.
+    fn extern_fn(
+        &self,
+        name: &str,
+        ret: Option<BasicTypeEnum<'ctx>>,
+        params: &[BasicTypeEnum<'ctx>],
+    ) -> FunctionValue<'ctx> {
+        if let Some(f) = self.module.get_function(name) {
+            return f;
+        }
+        let ps: Vec<inkwell::types::BasicMetadataTypeEnum> =
+            params.iter().map(|&t| t.into()).collect();
+        let fty = match ret {
+            Some(r) => r.fn_type(&ps, false),
+            None => self.ctx.void_type().fn_type(&ps, false),
+        };
+        self.module.add_function(name, fty, Some(Linkage::External))
+    }
+
+    fn host_fn(
+        &mut self,
+        h: HostFn,
+        ret: Option<BasicTypeEnum<'ctx>>,
+        params: &[BasicTypeEnum<'ctx>],
+    ) -> FunctionValue<'ctx> {
+        if !self.host_fns.contains(&h) {
+            self.host_fns.push(h);
+        }
+        let f = self.extern_fn(&h.symbol(), ret, params);
+        self.add_fn_attr(f, "nounwind");
+        f
+    }
+
+    // ---- f16 helpers (target-specific) ----
+
+    fn f16_round(&mut self, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let f32t: BasicTypeEnum = self.ctx.f32_type().into();
+        match self.cfg.kind {
+            TargetKind::Host => {
+                let f = self.host_fn(HostFn::RoundF16, Some(f32t), &[f32t]);
+                self.call(f, &[x])
+            }
+            TargetKind::Nvptx => {
+                let h = self
+                    .b
+                    .build_float_trunc(x.into_float_value(), self.ctx.f16_type(), "")?;
+                Ok(self.b.build_float_ext(h, self.ctx.f32_type(), "")?.into())
+            }
+        }
+    }
+
+    fn f64_to_f16(&mut self, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let f32t: BasicTypeEnum = self.ctx.f32_type().into();
+        match self.cfg.kind {
+            TargetKind::Host => {
+                let f = self.host_fn(HostFn::F64ToF16, Some(f32t), &[self.ctx.f64_type().into()]);
+                self.call(f, &[x])
+            }
+            TargetKind::Nvptx => {
+                let h = self
+                    .b
+                    .build_float_trunc(x.into_float_value(), self.ctx.f16_type(), "")?;
+                Ok(self.b.build_float_ext(h, self.ctx.f32_type(), "")?.into())
+            }
+        }
+    }
+
+    /// `f32` (holding an f16 value) → `i16` bits.
+    fn f16_to_bits(&mut self, x: BasicValueEnum<'ctx>) -> Result<IntValue<'ctx>> {
+        match self.cfg.kind {
+            TargetKind::Host => {
+                let i32t: BasicTypeEnum = self.ctx.i32_type().into();
+                let f = self.host_fn(
+                    HostFn::F32ToF16Bits,
+                    Some(i32t),
+                    &[self.ctx.f32_type().into()],
+                );
+                let b = self.call(f, &[x])?.into_int_value();
+                Ok(self.b.build_int_truncate(b, self.ctx.i16_type(), "")?)
+            }
+            TargetKind::Nvptx => {
+                let h = self
+                    .b
+                    .build_float_trunc(x.into_float_value(), self.ctx.f16_type(), "")?;
+                Ok(self
+                    .b
+                    .build_bit_cast(h, self.ctx.i16_type(), "")?
+                    .into_int_value())
+            }
+        }
+    }
+
+    /// `i16` bits → `f32`.
+    fn bits_to_f16(&mut self, x: IntValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        match self.cfg.kind {
+            TargetKind::Host => {
+                let w = self.b.build_int_z_extend(x, self.ctx.i32_type(), "")?;
+                let f32t: BasicTypeEnum = self.ctx.f32_type().into();
+                let f = self.host_fn(
+                    HostFn::F16BitsToF32,
+                    Some(f32t),
+                    &[self.ctx.i32_type().into()],
+                );
+                self.call(f, &[w.into()])
+            }
+            TargetKind::Nvptx => {
+                let h = self
+                    .b
+                    .build_bit_cast(x, self.ctx.f16_type(), "")?
+                    .into_float_value();
+                Ok(self.b.build_float_ext(h, self.ctx.f32_type(), "")?.into())
+            }
+        }
+    }
+
+    fn r16(&mut self, s: Scalar, v: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        if s == Scalar::F16 {
+            self.f16_round(v)
+        } else {
+            Ok(v)
+        }
+    }
+}
