@@ -26,8 +26,8 @@
 use criterion::{criterion_group, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use weft::reference::{bodies, nbody_step, saxpy as saxpy_rayon, V3};
 use weft::{Arg, Array, Compiler, Device, Kernel};
+use weft_cli::reference::{bodies, nbody_step, saxpy as saxpy_rayon, V3};
 
 const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
 
@@ -172,8 +172,7 @@ fn bench_compile(c: &mut Criterion) {
     // The optimized IR from a (private, pre-warmed) disk cache, then
     // Cranelift: what a second process pays.
     let dir = std::env::temp_dir().join(format!("weft-bench-kernels-{}", std::process::id()));
-    let cache = weft::Cache::open(&dir).expect("cache");
-    let cached = Compiler::new().with_cache(cache);
+    let cached = Compiler::new().with_cache(weft::CacheLocation::Dir(dir.clone()));
     cached
         .compile("examples/nbody.py", NBODY_SOURCE)
         .expect("warm the cache");

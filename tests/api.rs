@@ -97,8 +97,18 @@ fn errors_are_typed_and_rendered() {
     let m = Compiler::new().compile("saxpy.py", SAXPY).unwrap();
     let e = Device::cpu().load(&m, "nope").unwrap_err();
     assert!(e.to_string().contains("saxpy"), "{e}");
-    assert!(Device::from_name("gpu").is_none());
-    assert_eq!(Device::from_name("interp"), Some(Device::interp()));
+    let e = Device::open("gpu").unwrap_err();
+    assert!(
+        e.to_string().contains("unknown device `gpu`") && e.to_string().contains("cpu, "),
+        "{e}"
+    );
+    assert_eq!(Device::open("interp").unwrap(), Device::interp());
+    assert_eq!(Device::open("cpu").unwrap(), Device::cpu());
+    // A device this build lacks says which feature enables it.
+    if !cfg!(feature = "llvm") {
+        let e = Device::open("llvm-cpu").unwrap_err();
+        assert!(e.to_string().contains("cargo feature `llvm`"), "{e}");
+    }
 }
 
 #[test]

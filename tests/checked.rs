@@ -6,27 +6,19 @@
 //! device and glslang are present (lavapipe here), and on `cuda` where a
 //! GPU is; a missing device prints `SKIP` with the reason.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use weft::ir::TrapKind;
 use weft::{Arg, Array, CompileOptions, Compiler, Device, Error, LaunchError};
 
-/// The devices checked mode runs on here: the CPU ones, `vulkan` where a
-/// Vulkan device and glslang are present, and `cuda` where a GPU is (each
-/// failure below is a single thread's, or several with the same message,
-/// so a GPU's report is deterministic too).
-fn devices() -> Vec<&'static str> {
-    let mut v = vec!["cpu", "llvm-cpu", "interp"];
-    match weft_runtime::vulkan::availability() {
-        Ok(_) => v.push("vulkan"),
-        Err(why) => eprintln!("SKIP (vulkan part): no Vulkan device: {why}"),
-    }
-    if Device::open("cuda").is_ok() {
-        v.push("cuda");
-    } else {
-        eprintln!("SKIP (cuda part): no CUDA device");
-    }
-    v
+/// The devices checked mode runs on here: every device of the registry
+/// that opens (a missing one prints `SKIP`). Each failure below is a single
+/// thread's, or several with the same message, so a GPU's report is
+/// deterministic too.
+fn devices() -> Vec<Device> {
+    common::devices(&weft::device_names())
 }
 
 fn checked() -> Compiler {
@@ -106,8 +98,8 @@ fn floats(n: usize) -> Vec<f32> {
 fn read_past_the_end_is_reported_and_the_rest_runs() {
     let m = checked().compile("shift.py", SOURCE).expect("compiles");
     let n = 1024;
-    for dev in devices() {
-        let d = Device::open(dev).expect("device");
+    for d in devices() {
+        let dev = d.name();
         let k = d.load(&m, "shift_left").expect("loads");
         let x = Array::from_slice(&floats(n), &[n]).unwrap();
         let y = Array::from_slice(&vec![-1.0f32; n], &[n]).unwrap();
@@ -156,8 +148,8 @@ fn read_past_the_end_is_reported_and_the_rest_runs() {
 #[test]
 fn row_overrun_leaves_the_next_row_alone() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
-    for dev in devices() {
-        let d = Device::open(dev).unwrap();
+    for d in devices() {
+        let dev = d.name();
         let k = d.load(&m, "row_shift").unwrap();
         let y = Array::from_slice(&[-1.0f32; 12], &[3, 4]).unwrap();
         let err = d.launch(&k, &[3, 4], &[Arg::array(&y)]).unwrap_err();
@@ -188,8 +180,8 @@ fn row_overrun_leaves_the_next_row_alone() {
 fn write_past_the_end_touches_nothing() {
     let m = checked().compile("shift.py", SOURCE).expect("compiles");
     let n = 64;
-    for dev in devices() {
-        let d = Device::open(dev).unwrap();
+    for d in devices() {
+        let dev = d.name();
         let k = d.load(&m, "shift_right").unwrap();
         let x = Array::from_slice(&floats(n), &[n]).unwrap();
         let y = Array::from_slice(&vec![-1.0f32; n], &[n]).unwrap();
@@ -217,8 +209,8 @@ fn write_past_the_end_touches_nothing() {
 fn negative_index_is_reported() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
     let n = 16;
-    for dev in devices() {
-        let d = Device::open(dev).unwrap();
+    for d in devices() {
+        let dev = d.name();
         let k = d.load(&m, "back").unwrap();
         let x = Array::from_slice(&floats(n), &[n]).unwrap();
         let y = Array::from_slice(&vec![-1.0f32; n], &[n]).unwrap();
@@ -244,8 +236,8 @@ fn negative_index_is_reported() {
 fn integer_division_by_zero_is_reported() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
     let n = 8;
-    for dev in devices() {
-        let d = Device::open(dev).unwrap();
+    for d in devices() {
+        let dev = d.name();
         let k = d.load(&m, "ratio").unwrap();
         let a = Array::from_slice(&[10i32; 8], &[n]).unwrap();
         let b = Array::from_slice(&[1i32, 2, 3, 4, 5, 0, 7, 8], &[n]).unwrap();
@@ -269,8 +261,8 @@ fn integer_division_by_zero_is_reported() {
 #[test]
 fn second_axis_is_named() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
-    for dev in devices() {
-        let d = Device::open(dev).unwrap();
+    for d in devices() {
+        let dev = d.name();
         let k = d.load(&m, "grid").unwrap();
         let g = Array::from_slice(&[0.0f32; 12], &[3, 4]).unwrap();
         let y = Array::from_slice(&[0.0f32; 12], &[3, 4]).unwrap();
@@ -296,8 +288,8 @@ fn off_by_default_and_in_bounds_launches_pass() {
     assert!(checked_ir.contains("trap oob 0") && checked_ir.contains("trap divzero"));
     // An in-bounds launch of checked code runs normally.
     let m = checked().compile("shift.py", SOURCE).unwrap();
-    for dev in devices() {
-        let d = Device::open(dev).unwrap();
+    for d in devices() {
+        let dev = d.name();
         let k = d.load(&m, "shift_left").unwrap();
         let x = Array::from_slice(&floats(9), &[9]).unwrap();
         let y = Array::from_slice(&[0.0f32; 8], &[8]).unwrap();
@@ -313,12 +305,13 @@ fn cli_run_checked_reports_and_fails() {
     let out = std::env::temp_dir().join(format!("weft-checked-{}", std::process::id()));
     for dev in devices() {
         let r = Command::new(env!("CARGO_BIN_EXE_weft"))
-            .args(["run", "--checked", "--backend", dev, "--out"])
+            .args(["run", "--checked", "--backend", dev.name(), "--out"])
             .arg(&out)
             .arg(&case)
             .output()
             .expect("runs weft");
         let stderr = String::from_utf8_lossy(&r.stderr);
+        let dev = dev.name();
         assert!(!r.status.success(), "{dev}: exits non-zero");
         assert!(
             stderr.contains("kernel.py:7:12: kernel `shift_left`: index 1024 out of bounds for axis 0 of size 1024"),

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use weft::conform::{data, npy::Npy};
 use weft::Array;
+use weft_cli::conform::{data, npy::Npy};
 
 const KERNEL: &str = r#"import warp as wp
 

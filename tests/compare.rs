@@ -8,13 +8,14 @@
 
 mod common;
 
-use weft::compare::{compare_case, open_backends, Status, BACKENDS};
-use weft::{conform, Compiler};
+use weft::Compiler;
+use weft_cli::compare::{backends, compare_case, open_backends, Status};
+use weft_cli::conform;
 
 #[test]
 fn every_case_agrees_on_every_available_backend() {
     let Some(dir) = common::corpus() else { return };
-    let devices = open_backends(&BACKENDS);
+    let devices = open_backends(&backends());
     for (name, d) in &devices {
         if let Err(why) = d {
             println!("SKIP: backend {name}: {why}");

@@ -6,8 +6,8 @@
 
 mod common;
 
-use weft::conform;
 use weft::{Compiler, Device};
+use weft_cli::conform;
 
 fn run_on(device: Device) {
     let Some(dir) = common::corpus() else { return };

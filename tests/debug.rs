@@ -209,16 +209,16 @@ fn every_case_runs_in_the_debug_build() {
     let dir = std::env::var("WEFT_CONFORMANCE_DIR")
         .unwrap_or_else(|_| "../shared/conformance".to_string());
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let Ok(cases) = weft::conform::find_cases(&root) else {
+    let Ok(cases) = weft_cli::conform::find_cases(&root) else {
         println!("SKIP: no conformance corpus at {}", root.display());
         return;
     };
     let mut failures = Vec::new();
     for path in &cases {
-        let case = weft::conform::Case::load(path).expect("case loads");
+        let case = weft_cli::conform::Case::load(path).expect("case loads");
         let mut out = Vec::new();
         let script = "step\nlocals\ncontinue\n";
-        if let Err(e) = weft::debug::cli::run_session(&case, &[0], script.as_bytes(), &mut out) {
+        if let Err(e) = weft_cli::debug::run_session(&case, &[0], script.as_bytes(), &mut out) {
             failures.push(format!("{}: {e}", case.name));
             continue;
         }

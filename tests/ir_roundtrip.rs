@@ -38,7 +38,9 @@ fn check_stage(stage: &str, m: &weft_ir::Module) -> Result<(), String> {
     verify_module(m).map_err(|e| format!("{stage}: verifier rejects the IR: {e}"))?;
     let text = check_roundtrip(m).map_err(|e| format!("{stage}: {e}"))?;
     let parsed = parse_module(&text).map_err(|e| format!("{stage}: {e}"))?;
-    verify_module(&parsed).map_err(|e| format!("{stage}: verifier rejects the parsed-back IR: {e}"))
+    verify_module(&parsed)
+        .map(drop)
+        .map_err(|e| format!("{stage}: verifier rejects the parsed-back IR: {e}"))
 }
 
 fn check_case(dir: &Path) -> Result<(), String> {

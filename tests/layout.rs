@@ -3,7 +3,6 @@
 
 mod common;
 
-use weft::conform::{self, Case};
 use weft::ir::types::ArrayType;
 use weft::ir::{
     BinaryOp, ElemType, FuncBuilder, FuncKind, Function, MemAccess, Module as IrModule, Param,
@@ -13,6 +12,7 @@ use weft::{
     Arg, Array, ArrayLayout, CompileOptions, Compiler, Device, Dtype, Error, LaunchError,
     LayoutOptions, Module,
 };
+use weft_cli::conform::{self, Case};
 
 fn arr(elem: ElemType, ndim: u8) -> Type {
     Type::Array(ArrayType { elem, ndim })
@@ -75,13 +75,9 @@ fn step_module() -> IrModule {
     m
 }
 
-/// The devices of this machine: cpu, interp, llvm-cpu, and vulkan / cuda
-/// where they open.
+/// The devices of this machine: every device of the registry that opens.
 fn devices() -> Vec<Device> {
-    let mut out = vec![Device::cpu(), Device::interp(), Device::llvm_cpu()];
-    out.extend(Device::vulkan().ok());
-    out.extend(Device::cuda(0).ok());
-    out
+    common::devices(&weft::device_names())
 }
 
 fn vec3s(n: usize, f: impl Fn(usize) -> [f32; 3]) -> Vec<[f32; 3]> {
@@ -291,7 +287,7 @@ fn source_hint_and_options_choose_the_layout() -> Result<(), Error> {
 #[test]
 fn the_layout_is_part_of_the_ir_cache_key() -> Result<(), Error> {
     let dir = std::env::temp_dir().join(format!("weft-layout-cache-{}", std::process::id()));
-    let cache = weft::Cache::open(&dir).map_err(|e| Error::Backend(Box::new(e)))?;
+    let cache = weft::CacheLocation::Dir(dir.clone());
     let aos = compiler(ArrayLayout::Aos).with_cache(cache.clone());
     let soa = compiler(ArrayLayout::Soa).with_cache(cache.clone());
     assert_ne!(
@@ -341,7 +337,7 @@ const SOA_CASES: &[&str] = &[
 /// present (the whole corpus runs through the CLI in scripts/test.sh on
 /// interp, cpu and llvm-cpu).
 #[test]
-fn conformance_subset_in_soa_on_every_device() -> Result<(), Error> {
+fn conformance_subset_in_soa_on_every_device() -> Result<(), weft_cli::Error> {
     let Some(dir) = common::corpus() else {
         return Ok(());
     };

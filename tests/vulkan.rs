@@ -11,8 +11,8 @@
 mod common;
 
 use std::process::Command;
-use weft::conform::{self, Case};
-use weft::{Arg, Array, Compiler, Device, Error, RuntimeError, VulkanError};
+use weft::{Arg, Array, Compiler, Device, Error};
+use weft_cli::conform::{self, Case};
 
 use common::vulkan;
 
@@ -389,16 +389,6 @@ fn a_kernel_of_another_device_is_refused() {
     assert!(e.to_string().contains("loaded for the `cpu` device"), "{e}");
 }
 
-/// Whether `e` is a kernel the HLSL backend or the device cannot run.
-fn unsupported(e: &Error) -> bool {
-    match e {
-        Error::Runtime(RuntimeError::Compile { source, .. }) => source
-            .downcast_ref::<VulkanError>()
-            .is_some_and(VulkanError::is_unsupported),
-        _ => false,
-    }
-}
-
 #[test]
 fn conformance_vulkan() {
     let Some(dev) = vulkan() else { return };
@@ -424,7 +414,7 @@ fn conformance_vulkan() {
                 )),
                 Err(e) => failures.push(format!("{name}: {e}")),
             },
-            Err(e) if unsupported(&e) => skipped.push(format!("{name}: {e}")),
+            Err(e) if e.is_unsupported() => skipped.push(format!("{name}: {e}")),
             Err(e) => failures.push(format!("{name}: {}", conform::one_line(&e))),
         }
     }
@@ -436,7 +426,7 @@ fn conformance_vulkan() {
     }
     println!(
         "vulkan ({}): {passed} passed, {} unsupported, {} failed",
-        dev.vulkan_device().map_or("?", |d| d.name()),
+        dev.describe().description,
         skipped.len(),
         failures.len()
     );
@@ -449,10 +439,7 @@ fn conformance_vulkan() {
 /// each case's first kernel; this covers the ones launched after it.)
 #[test]
 fn multi_kernel_cases_spirv_validates() {
-    use weft_backend_hlsl::{
-        compile_spirv, emit_hlsl, find_glslang, find_spirv_val, validate_spirv, HlslError,
-        HlslOptions,
-    };
+    use weft_backend_hlsl::{compile_spirv, find_glslang, find_spirv_val, validate_spirv};
     let Some(dir) = common::corpus() else { return };
     if find_glslang().is_none() || find_spirv_val().is_none() {
         println!("SKIP: glslangValidator or spirv-val not found");
@@ -471,11 +458,14 @@ fn multi_kernel_cases_spirv_validates() {
         let src = std::fs::read_to_string(case.dir.join("kernel.py")).expect("kernel.py");
         let m = compiler.compile("kernel.py", &src).expect("compiles");
         for k in kernels {
-            let spv =
-                emit_hlsl(m.ir(), k, &HlslOptions::default()).and_then(|art| compile_spirv(&art));
-            match spv.and_then(|spv| validate_spirv(&spv)) {
+            let spv = m
+                .hlsl(k, &Default::default())
+                .and_then(|art| compile_spirv(&art).map_err(|e| Error::Backend(Box::new(e))));
+            let valid_spv =
+                spv.and_then(|spv| validate_spirv(&spv).map_err(|e| Error::Backend(Box::new(e))));
+            match valid_spv {
                 Ok(()) => valid += 1,
-                Err(HlslError::Unsupported { .. }) => unsupported += 1,
+                Err(e) if e.is_unsupported() => unsupported += 1,
                 Err(e) => failures.push(format!("{} `{k}`: {e}", case.name)),
             }
         }

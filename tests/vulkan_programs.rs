@@ -23,7 +23,7 @@ mod common;
 
 use weft::ir::{Scalar, Type};
 use weft::{Arg, Array, CompileOptions, Compiler, Device, Dtype, Module, OptLevel};
-use weft_backend_hlsl::{compile_spirv, emit_hlsl, find_glslang, find_spirv_val, HlslOptions};
+use weft_backend_hlsl::{compile_spirv, find_glslang, find_spirv_val};
 
 /// Threads per launch.
 const N: usize = 16;
@@ -129,7 +129,7 @@ fn differences(ins: &[In], got: &[Vec<u8>], want: &[Vec<u8>]) -> Vec<String> {
 /// its SPIR-V; on Vulkan, runs `kernel` against the cpu device.
 /// Returns the failures (with the kernel's source when given).
 fn check(vk: Option<&Device>, m: &Module, kernel: &str, ins: &[In]) -> Vec<String> {
-    let art = match emit_hlsl(m.ir(), kernel, &HlslOptions::default()) {
+    let art = match m.hlsl(kernel, &Default::default()) {
         Ok(a) => a,
         Err(e) => return vec![format!("{kernel}: emit: {e}")],
     };

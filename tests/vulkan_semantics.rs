@@ -8,6 +8,8 @@
 //! Without a Vulkan device or `glslangValidator` each test prints
 //! `SKIP: no Vulkan device: <reason>` and returns.
 
+mod common;
+
 use weft::ir::{Scalar, Type};
 use weft::{Arg, Array, Compiler, Device, Dtype, Module};
 
@@ -53,20 +55,9 @@ fn module() -> Module {
 }
 
 fn vulkan() -> Option<Device> {
-    if let Err(why) = weft_runtime::vulkan::availability() {
-        println!("SKIP: no Vulkan device: {why}");
-        return None;
-    }
-    match Device::vulkan() {
-        Ok(d) => {
-            println!("device: {}", d.vulkan_device().map_or("?", |v| v.name()));
-            Some(d)
-        }
-        Err(e) => {
-            println!("SKIP: no Vulkan device: {e}");
-            None
-        }
-    }
+    let d = common::vulkan()?;
+    println!("device: {}", d.describe().description);
+    Some(d)
 }
 
 /// The element types of `kernel`'s array parameters, in order.

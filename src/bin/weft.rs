@@ -5,14 +5,10 @@ use clap::{value_parser, Arg as CArg, ArgAction, ArgMatches, Command};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use weft::conform::{self, Case};
 use weft::ir::{FuncKind, InstKind, Module as IrModule};
-use weft::{CompileOptions, Compiler, Device, Error, PtxOptions};
-
-#[path = "../cli/bench.rs"]
-mod bench;
-#[path = "../cli/gpu_bench.rs"]
-mod gpu_bench;
+use weft::{CompileOptions, Compiler, Device, DeviceOptions, OptLevel};
+use weft_cli::conform::{self, Case};
+use weft_cli::{bench, gpu_bench, Error};
 
 /// `println!` that ignores a closed stdout (`weft conform DIR | head`).
 macro_rules! say {
@@ -21,14 +17,31 @@ macro_rules! say {
     }};
 }
 
+/// Every device name of the registry (compiled in or not: asking for one
+/// this build lacks says which feature enables it).
+fn device_names() -> Vec<&'static str> {
+    weft::devices().iter().map(|d| d.name).collect()
+}
+
+/// `--backend`'s help: the devices, and which of them this build has.
+fn backend_help() -> String {
+    let mut parts = Vec::new();
+    for d in weft::devices() {
+        match (d.compiled_in(), d.feature) {
+            (false, Some(f)) => parts.push(format!("{} (needs the `{f}` feature)", d.name)),
+            _ => parts.push(d.name.to_string()),
+        }
+    }
+    format!("Device to run on: {} (cuda:N for GPU N)", parts.join(", "))
+}
+
 fn cli() -> Command {
     let backend = || {
         CArg::new("backend")
             .long("backend")
             .value_name("B")
-            .value_parser(["cpu", "interp", "llvm-cpu", "cuda", "vulkan"])
             .default_value("cpu")
-            .help("Device to run on")
+            .help(backend_help())
     };
     let opt_level = || {
         CArg::new("opt-level")
@@ -247,7 +260,7 @@ fn cli() -> Command {
                         .long("backend")
                         .value_name("B")
                         .action(ArgAction::Append)
-                        .value_parser(["cpu", "llvm-cpu", "cuda", "vulkan"])
+                        .value_parser(device_names())
                         .help("Compare only these backends (repeatable; default: all)"),
                 ),
         )
@@ -273,7 +286,7 @@ fn cli() -> Command {
                         .long("backend")
                         .value_name("B")
                         .action(ArgAction::Append)
-                        .value_parser(["cpu", "interp", "llvm-cpu", "cuda", "vulkan"])
+                        .value_parser(device_names())
                         .help("Only these backends (repeatable; default: all)"),
                 )
                 .arg(
@@ -346,16 +359,28 @@ fn str_arg<'a>(a: &'a ArgMatches, name: &str) -> &'a str {
     a.get_one::<String>(name).map_or("", String::as_str)
 }
 
-/// The `--backend` device, opened (a GPU that cannot be opened is an error).
+/// The `--backend` device, opened (a GPU that cannot be opened, or a device
+/// this build lacks, is an error); with `-g` (or `WEFT_GDB=1`) the `cpu`
+/// backend compiles with debug info for gdb, unoptimized so that no code
+/// moves across source lines (docs/debugging.md).
 fn device(a: &ArgMatches) -> Result<Device, Error> {
-    Device::open(str_arg(a, "backend"))
+    let gdb = a
+        .try_get_one::<bool>("gdb")
+        .ok()
+        .flatten()
+        .copied()
+        .unwrap_or(false)
+        || std::env::var_os("WEFT_GDB").is_some_and(|v| v == "1");
+    let opts = DeviceOptions {
+        debug_info: gdb,
+        opt_level: if gdb { OptLevel::O0 } else { OptLevel::O2 },
+        ..DeviceOptions::default()
+    };
+    Ok(Device::open_with(str_arg(a, "backend"), &opts)?)
 }
 
 fn read(path: &Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    std::fs::read_to_string(path).map_err(|source| Error::io(path, source))
 }
 
 fn check(a: &ArgMatches) -> Result<ExitCode, Error> {
@@ -428,39 +453,11 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
     let module = weft::Module::from_ir(ir);
     let text = match emit {
         "clif" => module.clif_text()?,
-        "ptx" | "llvm" => {
-            let opts = PtxOptions {
-                arch: match a.get_one::<String>("arch") {
-                    Some(s) => s.clone(),
-                    // The GPU's architecture when there is one.
-                    None => Device::cuda(0)
-                        .ok()
-                        .and_then(|d| d.cuda_device().map(|g| g.arch().to_string()))
-                        .unwrap_or_else(|| PtxOptions::default().arch),
-                },
-                fast_math: a.get_flag("fast-math"),
-                ..Default::default()
-            };
-            if emit == "llvm" {
-                let host = str_arg(a, "llvm-target") == "host";
-                module.llvm_ir((!host).then_some(&opts))?
-            } else {
-                let art = module.ptx(&opts)?;
-                if a.get_flag("ptxas-info") {
-                    let info = weft_backend_ptx::ptxas_info(&art.ptx, &opts.arch)
-                        .map_err(|e| Error::Backend(Box::new(e)))?;
-                    let _ = std::io::stderr().lock().write_all(info.as_bytes());
-                }
-                art.ptx
-            }
-        }
+        "ptx" | "llvm" => emit_llvm(a, &module, emit)?,
         _ => module.ir_text(),
     };
     match a.get_one::<PathBuf>("output") {
-        Some(p) => std::fs::write(p, text).map_err(|source| Error::Io {
-            path: p.clone(),
-            source,
-        })?,
+        Some(p) => std::fs::write(p, text).map_err(|source| Error::io(p, source))?,
         None => {
             let mut out = std::io::stdout().lock();
             // A closed pipe (`weft build ... | head`) is not an error.
@@ -468,6 +465,45 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--emit ptx|llvm`: PTX (with ptxas's report on stderr with
+/// `--ptxas-info`) or LLVM IR, for the GPU's architecture when there is one.
+#[cfg(feature = "llvm")]
+fn emit_llvm(a: &ArgMatches, module: &weft::Module, emit: &str) -> Result<String, Error> {
+    let opts = weft::PtxOptions {
+        arch: match a.get_one::<String>("arch") {
+            Some(s) => s.clone(),
+            // The GPU's architecture when there is one.
+            None => Device::open("cuda")
+                .ok()
+                .and_then(|d| d.describe().target)
+                .unwrap_or_else(|| weft::PtxOptions::default().arch),
+        },
+        ..Default::default()
+    };
+    if emit == "llvm" {
+        let host = str_arg(a, "llvm-target") == "host";
+        return Ok(module.llvm_ir((!host).then_some(&opts))?);
+    }
+    let art = module.ptx(&opts)?;
+    if a.get_flag("ptxas-info") {
+        let info = weft_backend_ptx::ptxas_info(&art.ptx, &opts.arch)
+            .map_err(|e| weft::Error::Backend(Box::new(e)))?;
+        let _ = std::io::stderr().lock().write_all(info.as_bytes());
+    }
+    Ok(art.ptx)
+}
+
+/// `--emit ptx|llvm` in a build without the LLVM backend: an error naming
+/// the feature.
+#[cfg(not(feature = "llvm"))]
+fn emit_llvm(_: &ArgMatches, _: &weft::Module, emit: &str) -> Result<String, Error> {
+    Err(weft::Error::NotCompiled {
+        what: format!("--emit {emit}"),
+        feature: "llvm",
+    }
+    .into())
 }
 
 /// `-O`, `--fast-math` and `--layout`.
@@ -500,18 +536,7 @@ fn checked_compiler(a: &ArgMatches) -> Compiler {
     })
 }
 
-/// `-g`: the CPU backend compiles with debug info for gdb. The runtime
-/// reads this switch from `WEFT_GDB` when it compiles a module for the
-/// `cpu` device, so it is set here, before anything is compiled (the
-/// process has no other thread yet).
-fn gdb_switch(a: &ArgMatches) {
-    if a.get_flag("gdb") {
-        std::env::set_var("WEFT_GDB", "1");
-    }
-}
-
 fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
-    gdb_switch(a);
     let case = Case::load(&path_arg(a, "case"))?;
     let dev = device(a)?;
     let run = conform::run_case(&case, &dev, &checked_compiler(a))?;
@@ -549,7 +574,6 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
 }
 
 fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
-    gdb_switch(a);
     let dir = path_arg(a, "dir");
     let dev = device(a)?;
     let summary = conform::run_dir(&dir, &dev, &checked_compiler(a), |r| {
@@ -594,11 +618,8 @@ fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     let mut out = std::io::stdout().lock();
     match a.get_one::<PathBuf>("script") {
         Some(p) => {
-            let f = std::fs::File::open(p).map_err(|e| Error::Io {
-                path: p.clone(),
-                source: e,
-            })?;
-            weft::debug::cli::run_session_with_layout(
+            let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+            weft_cli::debug::run_session_with_layout(
                 &case,
                 &tids,
                 layout,
@@ -606,7 +627,7 @@ fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
                 &mut out,
             )?
         }
-        None => weft::debug::cli::run_session_with_layout(
+        None => weft_cli::debug::run_session_with_layout(
             &case,
             &tids,
             layout,
@@ -622,20 +643,17 @@ fn compare_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         .get_many::<String>("only")
         .map(|v| v.map(String::as_str).collect())
         .unwrap_or_default();
-    let names: Vec<&str> = weft::compare::BACKENDS
+    let names: Vec<&str> = weft_cli::compare::backends()
         .into_iter()
         .filter(|b| *b == "interp" || only.is_empty() || only.contains(b))
         .collect();
-    let devices = weft::compare::open_backends(&names);
+    let devices = weft_cli::compare::open_backends(&names);
     let compiler = Compiler::with_options(compile_options(a)).with_default_cache();
-    let cmp = weft::compare::compare_case(&path_arg(a, "case"), &devices, &compiler)?;
+    let cmp = weft_cli::compare::compare_case(&path_arg(a, "case"), &devices, &compiler)?;
     say!("{}", cmp.table());
     if let Some(p) = a.get_one::<PathBuf>("html") {
-        let page = weft::report::render(&cmp, &cmp.artifacts());
-        std::fs::write(p, page).map_err(|source| Error::Io {
-            path: p.clone(),
-            source,
-        })?;
+        let page = weft_cli::report::render(&cmp, &cmp.artifacts());
+        std::fs::write(p, page).map_err(|source| Error::io(p, source))?;
         say!("wrote {}", p.display());
     }
     Ok(if cmp.agree() {
@@ -645,16 +663,16 @@ fn compare_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     })
 }
 
-fn cache_err(e: weft::CacheError) -> Error {
-    Error::Backend(Box::new(e))
+fn cache_err(e: weft_cache::CacheError) -> Error {
+    weft::Error::Backend(Box::new(e)).into()
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    weft::CacheKey::of_kind("sha", &[bytes]).hex()
+    weft_cache::CacheKey::of_kind("sha", &[bytes]).hex()
 }
 
 fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
-    let cache = weft::Cache::open_default().map_err(cache_err)?;
+    let cache = weft_cache::Cache::open_default().map_err(cache_err)?;
     match a.subcommand() {
         Some(("info", _)) => {
             say!("location: {}", cache.dir().display());
@@ -681,7 +699,7 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             let source = read(Path::new(file))?;
             let t = std::time::Instant::now();
             let (m, hit) = Compiler::new()
-                .with_cache(cache.clone())
+                .with_cache(weft::CacheLocation::Dir(cache.dir().to_path_buf()))
                 .compile_cached(file, &source)?;
             let ir = m.ir_text();
             let hm = |h: bool| if h { "hit" } else { "miss" };
@@ -691,9 +709,16 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
                 t.elapsed().as_secs_f64() * 1e3,
                 sha256_hex(ir.as_bytes())
             );
+            #[cfg(feature = "llvm")]
             if weft_backend_ptx::find_libdevice(None).is_some() {
                 let t = std::time::Instant::now();
-                match weft_runtime::cache::ptx_cached_in(&cache, m.ir(), &PtxOptions::default()) {
+                let opts = weft::PtxOptions::default();
+                let info = weft::ir::verify::verify_module(m.ir());
+                let r = info.map_err(|e| e.to_string()).and_then(|info| {
+                    weft_runtime::cached::ptx(Some(&cache), m.ir(), &info, &opts)
+                        .map_err(|e| e.to_string())
+                });
+                match r {
                     Ok((art, hit)) => say!(
                         "ptx {} {:.3} ms {}",
                         hm(hit),
@@ -706,8 +731,10 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             if weft_backend_hlsl::find_glslang().is_some() {
                 for k in m.kernel_names() {
                     let t = std::time::Instant::now();
-                    let r = weft_backend_hlsl::emit_hlsl(m.ir(), &k, &Default::default())
-                        .and_then(|art| weft_runtime::cache::spirv_cached_in(&cache, &art));
+                    let r = m.hlsl(&k, &Default::default()).and_then(|art| {
+                        weft_runtime::cached::spirv(Some(&cache), &art)
+                            .map_err(|e| weft::Error::Backend(Box::new(e)))
+                    });
                     match r {
                         Ok((words, hit)) => {
                             let bytes: Vec<u8> =
@@ -735,9 +762,7 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
     let backends = if only.is_empty() {
-        ["interp", "cpu", "llvm-cpu", "vulkan", "cuda"]
-            .map(String::from)
-            .to_vec()
+        device_names().into_iter().map(String::from).collect()
     } else {
         only
     };

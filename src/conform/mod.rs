@@ -22,10 +22,11 @@ pub mod npy;
 
 pub use case::{ArgSpec, BufferSpec, Case, CaseError, LaunchSpec};
 
-use crate::{Arg, Array, Compiler, Device, Error, Value};
+use crate::Error;
 use npy::Npy;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use weft::{Arg, Array, Compiler, Device, Value};
 use weft_ir::layout::Leaf;
 use weft_ir::{Scalar, StructTable, Type};
 
@@ -102,10 +103,10 @@ pub struct RunTimes {
 pub fn run_module(
     case: &Case,
     device: &Device,
-    module: &crate::Module,
+    module: &weft::Module,
 ) -> Result<(CaseRun, RunTimes), Error> {
     let t = std::time::Instant::now();
-    let mut kernels: Vec<(&str, crate::Kernel)> = Vec::new();
+    let mut kernels: Vec<(&str, weft::Kernel)> = Vec::new();
     for l in &case.launches {
         if !kernels.iter().any(|(n, _)| *n == l.kernel) {
             kernels.push((&l.kernel, device.load(module, &l.kernel)?));
@@ -535,7 +536,7 @@ pub fn one_line(e: &Error) -> String {
     let text = e.render(false);
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let mut s = lines.next().unwrap_or("").to_string();
-    if let Error::Frontend(_) = e {
+    if let Error::Weft(weft::Error::Frontend(_)) = e {
         let loc = text
             .lines()
             .map(str::trim)

@@ -70,18 +70,24 @@ pub const PARTICLES: &str = particles_source!("");
 /// The particle update of `weft bench`, `x` hinted SoA in the source.
 pub const PARTICLES_SOA_HINT: &str = particles_source!("  # weft: layout=soa");
 
-/// The Vulkan device, or `None` after printing why it is skipped (no
-/// loader, no device).
-pub fn vulkan() -> Option<weft::Device> {
-    if let Err(why) = weft_runtime::vulkan::availability() {
-        println!("SKIP: no Vulkan device: {why}");
-        return None;
-    }
-    match weft::Device::vulkan() {
+/// The device `name`, or `None` after printing why it is skipped (a build
+/// without its feature, no driver, no device, no glslang).
+pub fn device(name: &str) -> Option<weft::Device> {
+    match weft::Device::open(name) {
         Ok(d) => Some(d),
         Err(e) => {
-            println!("SKIP: no Vulkan device: {e}");
+            println!("SKIP ({name}): {e}");
             None
         }
     }
+}
+
+/// The devices of `names` that open here (the others print `SKIP`).
+pub fn devices(names: &[&str]) -> Vec<weft::Device> {
+    names.iter().filter_map(|n| device(n)).collect()
+}
+
+/// The Vulkan device, or `None` after printing why it is skipped.
+pub fn vulkan() -> Option<weft::Device> {
+    device("vulkan")
 }

@@ -8,7 +8,7 @@
 //! `cargo run --release -p weft-backend-cpu --example fastmath_functions`
 
 use std::time::Instant;
-use weft_backend_cpu::{compile, CpuOptions};
+use weft_backend_cpu::{compile, Options};
 use weft_ir::layout::{ArrayDesc, ARRAY_DESC_SIZE};
 
 /// A kernel `y = f(x)` over 1-D (`simd`) or 2-D `[n, 1]` arrays.
@@ -38,7 +38,11 @@ fn time(f: &str, simd: bool, x: &mut [f32]) -> Result<[f64; 2], Box<dyn std::err
     let mut arts = Vec::new();
     for flags in ["", "fast(afn)"] {
         let m = weft_ir::text::parse_module(&source(f, flags, simd))?;
-        arts.push(compile(&m, &CpuOptions::default())?);
+        arts.push(compile(
+            &m,
+            &weft_ir::verify::verify_module(&m).expect("verifies"),
+            &Options::default(),
+        )?);
     }
     let mut y = vec![0.0f32; n];
     let desc = |v: &mut [f32]| ArrayDesc {

@@ -6,7 +6,7 @@
 mod nbody;
 
 use std::time::Instant;
-use weft_backend_cpu::{compile, CpuOptions};
+use weft_backend_cpu::{compile, Options};
 use weft_ir::layout::{arg_layout, ArrayDesc};
 
 fn desc<T>(v: &mut [T]) -> ArrayDesc {
@@ -27,11 +27,16 @@ fn put<T: Copy>(buf: &mut [u64], off: u32, v: T) {
 
 fn main() {
     let m = nbody::nbody_module();
-    let opts = CpuOptions::default();
+    let opts = Options::default();
     let mut times = Vec::new();
     for _ in 0..21 {
         let t = Instant::now();
-        let art = compile(&m, &opts).expect("compile");
+        let art = compile(
+            &m,
+            &weft_ir::verify::verify_module(&m).expect("verifies"),
+            &opts,
+        )
+        .expect("compile");
         times.push(t.elapsed().as_secs_f64() * 1e3);
         drop(art);
     }
@@ -50,7 +55,12 @@ fn main() {
     let mut np = vec![[0f32; 3]; n];
     let mut nv = vec![[0f32; 3]; n];
     let (dt, grav, eps2) = (0.01f32, 1.0f32, 0.01f32);
-    let art = compile(&m, &opts).expect("compile");
+    let art = compile(
+        &m,
+        &weft_ir::verify::verify_module(&m).expect("verifies"),
+        &opts,
+    )
+    .expect("compile");
     let k = art.kernel("nbody_step").expect("kernel");
     let f = &m.funcs[k.func];
     let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
@@ -91,7 +101,12 @@ fn main() {
     );
 
     let m = saxpy_module();
-    let art = compile(&m, &opts).expect("compile");
+    let art = compile(
+        &m,
+        &weft_ir::verify::verify_module(&m).expect("verifies"),
+        &opts,
+    )
+    .expect("compile");
     let k = art.kernel("saxpy").expect("kernel");
     let n = 1usize << 24;
     let mut x: Vec<f32> = (0..n).map(|i| i as f32).collect();

@@ -1,6 +1,6 @@
 //! Debug info for gdb: the GDB JIT interface.
 //!
-//! With [`crate::CpuOptions::debug_info`] set, [`crate::compile`] describes
+//! With [`crate::Options::debug_info`] set, [`crate::compile`] describes
 //! the code it generated in a small in-memory ELF object and registers it
 //! with the debugger through the JIT compilation interface of the gdb manual
 //! ("JIT Compilation Interface"): a linked list of [`JitCodeEntry`]s hung off
@@ -21,7 +21,7 @@
 //!   `DW_AT_comp_dir` the working directory, `DW_AT_ranges` its functions),
 //!   a `DW_TAG_subprogram` per function (`low_pc`/`high_pc`, `decl_line`),
 //!   and a line program whose rows map machine-code offsets to the IR
-//!   instructions' [`Loc`]s: translate.rs tags each instruction it emits
+//!   instructions' [`Loc`]s: the lowering (`lower/debug.rs`) tags each instruction it emits
 //!   with a Cranelift [`SourceLoc`](cranelift_codegen::ir::SourceLoc) that
 //!   indexes the module's table of locations, and Cranelift reports the
 //!   code ranges of each after register allocation. The prologue is on the
@@ -32,7 +32,7 @@
 //!   `i32`, …), arrays for `vec`/`mat`/`quat`/`transform`, structure
 //!   types for `@wp.struct`s and for array handles (`data` a pointer to the
 //!   element type, `shape`, `strides`); `f16` values are left out.
-//!   translate.rs gives each leaf of each named IR value a Cranelift value
+//!   the lowering (`lower/debug.rs`) gives each leaf of each named IR value a Cranelift value
 //!   label; Cranelift reports where (register or stack slot) each label
 //!   lives over which code ranges, and the location lists say so, with a
 //!   `DW_OP_piece` per leaf of an aggregate. Where several values of one
@@ -40,7 +40,7 @@
 //! * `.debug_frame`: Cranelift's System V unwind info of each function, so
 //!   that `bt` walks from kernel code into the runtime's frames.
 
-use crate::CpuError;
+use crate::Error;
 use cranelift_codegen::gimli;
 use gimli::write::{
     Address, AttributeValue, CommonInformationEntry, DebugFrame, Dwarf, EndianVec, Expression,
@@ -114,8 +114,8 @@ fn host_machine() -> Option<(u16, object::Endianness)> {
     None
 }
 
-fn dwarf_err(e: gimli::write::Error) -> CpuError {
-    CpuError::Codegen(format!("debug info: {e}"))
+fn dwarf_err(e: gimli::write::Error) -> Error {
+    Error::Codegen(format!("debug info: {e}"))
 }
 
 /// A non-empty string without NUL bytes (gimli's requirement for names).
@@ -136,7 +136,7 @@ fn dwarf_sections(
     comp_dir: &str,
     funcs: &[FuncInfo],
     cie: Option<CommonInformationEntry>,
-) -> Result<Vec<(&'static str, Vec<u8>)>, CpuError> {
+) -> Result<Vec<(&'static str, Vec<u8>)>, Error> {
     let encoding = gimli::Encoding {
         format: gimli::Format::Dwarf32,
         version: 4,
@@ -544,12 +544,12 @@ pub(crate) fn build_image(
     comp_dir: &str,
     funcs: &[FuncInfo],
     cie: Option<CommonInformationEntry>,
-) -> Result<Vec<u8>, CpuError> {
+) -> Result<Vec<u8>, Error> {
     let (machine, endian) =
-        host_machine().ok_or_else(|| CpuError::Host("no ELF debug info for this host".into()))?;
+        host_machine().ok_or_else(|| Error::Host("no ELF debug info for this host".into()))?;
     if endian != object::Endianness::default() {
         // gimli's `RunTimeEndian::default()` is the host's, as is object's.
-        return Err(CpuError::Host("mismatched byte order".into()));
+        return Err(Error::Host("mismatched byte order".into()));
     }
     let sections = dwarf_sections(files, structs, comp_dir, funcs, cie)?;
     let lo = funcs.iter().map(|f| f.addr).min().unwrap_or(0);
@@ -596,7 +596,7 @@ pub(crate) fn build_image(
         e_entry: 0,
         e_flags: 0,
     })
-    .map_err(|e| CpuError::Codegen(format!("debug info: {e}")))?;
+    .map_err(|e| Error::Codegen(format!("debug info: {e}")))?;
     for (_, _, data) in &debug {
         w.write(data);
     }
@@ -786,7 +786,7 @@ impl Drop for Registration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{compile, CpuOptions};
+    use crate::{compile, Options};
     use object::read::elf::ElfFile64;
     use object::{Object, ObjectSection, ObjectSymbol};
     use weft_ir::ir::{BinaryOp, MemAccess};
@@ -855,7 +855,12 @@ mod tests {
 
     #[test]
     fn off_by_default() {
-        let art = compile(&module(), &CpuOptions::default()).unwrap();
+        let art = compile(
+            &module(),
+            &weft_ir::verify::verify_module(&module()).expect("verifies"),
+            &Options::default(),
+        )
+        .unwrap();
         assert!(art.gdb_image().is_none());
     }
 
@@ -863,11 +868,16 @@ mod tests {
     fn image_has_symbols_and_line_rows() {
         let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
         let m = module();
-        let opts = CpuOptions {
+        let opts = Options {
             debug_info: true,
-            ..CpuOptions::default()
+            ..Options::default()
         };
-        let art = compile(&m, &opts).unwrap();
+        let art = compile(
+            &m,
+            &weft_ir::verify::verify_module(&m).expect("verifies"),
+            &opts,
+        )
+        .unwrap();
         let entry = art.kernel("double").unwrap().entry as usize as u64;
         let image = art.gdb_image().unwrap();
         let elf = ElfFile64::<object::Endianness>::parse(image).unwrap();
@@ -981,11 +991,16 @@ mod tests {
     #[test]
     fn registered_while_the_artifact_lives() {
         let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-        let opts = CpuOptions {
+        let opts = Options {
             debug_info: true,
-            ..CpuOptions::default()
+            ..Options::default()
         };
-        let art = compile(&module(), &opts).unwrap();
+        let art = compile(
+            &module(),
+            &weft_ir::verify::verify_module(&module()).expect("verifies"),
+            &opts,
+        )
+        .unwrap();
         let image = art.gdb_image().unwrap().to_vec();
         let (ptr, len) = (art.gdb_image().unwrap().as_ptr(), image.len());
         assert!(registered(art.gdb_image().unwrap()));

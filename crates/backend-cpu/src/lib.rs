@@ -1,8 +1,10 @@
 //! # weft-backend-cpu — the CPU backend (Cranelift JIT)
 //!
-//! [`compile`] turns every kernel of a [`weft_ir::Module`] into native code
-//! for the host, JIT-compiled by Cranelift; [`CpuArtifact::kernel`] hands out
-//! the entry points. [`emit_clif`] shows the Cranelift IR instead.
+//! [`compile`] turns every kernel of a verified [`weft_ir::Module`] into
+//! native code for the host, JIT-compiled by Cranelift; [`Artifact::kernel`]
+//! hands out the entry points. [`emit_text`] shows the Cranelift IR
+//! instead. The same shape as every backend: [`Options`], [`Error`],
+//! [`Artifact`], `compile(module, info, options)`, `emit_text(...)`.
 //!
 //! ```
 //! use weft_ir::ir::{BinaryOp, MemAccess};
@@ -25,7 +27,8 @@
 //! }
 //! m.funcs.push(f);
 //!
-//! let art = weft_backend_cpu::compile(&m, &Default::default()).unwrap();
+//! let info = weft_ir::verify::verify_module(&m).unwrap();
+//! let art = weft_backend_cpu::compile(&m, &info, &Default::default()).unwrap();
 //! let k = art.kernel("double").unwrap();
 //! let mut data = vec![1.0f32, 2.0, 3.0];
 //! let layout = arg_layout(&[arr], &m.structs);
@@ -114,7 +117,7 @@
 //!   contracted: only `Fma` becomes `fma`.
 //! * **Shims.** Transcendentals, `pow`, `atan2`, float `%` (fmod), `f16`
 //!   conversions and `Print` call `extern "C"` functions of this crate
-//!   ([`shims`], also mapped by the LLVM host JIT) that use the same Rust functions as the interpreter
+//!   ([`weft_abi::shims`], also mapped by the LLVM host JIT) that use the same Rust functions as the interpreter
 //!   (`std`, `weft_ir::interp::{erf, erfc, erfinv, format_printf}`,
 //!   `weft_ir::f16`); the tests compare every operation with the
 //!   interpreter bit for bit.
@@ -127,12 +130,14 @@
 //!   as Cranelift functions taking hidden `(args, thread index)` then the
 //!   flattened params, returning the flattened results.
 
-pub mod debug;
-pub mod fastmath;
+mod fastmath;
 pub mod gdbjit;
 mod lower;
-pub mod shims;
-pub mod trap;
+mod shims;
+
+pub use weft_abi::KernelEntry;
+/// The one optimization level (`weft_ir::OptLevel`).
+pub use weft_ir::OptLevel;
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -140,39 +145,33 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _};
 use lower::{FnTx, ModCtx};
 use std::collections::HashMap;
-use weft_ir::{FuncId, FuncKind, Loc};
+use weft_ir::{FuncId, FuncKind, Loc, ModuleInfo, SourcePos};
 
-/// Cranelift optimization level.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum OptLevel {
-    None,
-    #[default]
-    Speed,
-}
-
-/// Options of [`compile`] and [`emit_clif`].
+/// Options of [`compile`] and [`emit_text`].
 #[derive(Copy, Clone, Debug)]
-pub struct CpuOptions {
+pub struct Options {
+    /// [`OptLevel::O0`]: Cranelift's `opt_level=none`; O1 and O2: `speed`.
     pub opt_level: OptLevel,
     /// Run Cranelift's verifier on the generated code.
     pub verify: bool,
-    /// Debug build: statement hooks for the debugger ([`debug`]); off by
-    /// default, and then nothing of it is in the generated code.
+    /// Debug build: statement hooks for the debugger
+    /// ([`weft_abi::debug`]); off by default, and then nothing of it is in
+    /// the generated code.
     pub debug: bool,
     /// Debug info for gdb ([`gdbjit`]): DWARF line tables into the kernel's
     /// source and the locations of its variables, registered through the
     /// GDB JIT interface; one thread loop (no unit-stride copy). Off by
     /// default, and then nothing changes.
-    /// With [`OptLevel::Speed`] Cranelift hoists loop-invariant code out of
+    /// Above [`OptLevel::O0`] Cranelift hoists loop-invariant code out of
     /// loops with its source line, so a breakpoint on such a line may land
-    /// outside the loop: [`OptLevel::None`] keeps every line in place.
+    /// outside the loop: O0 keeps every line in place.
     pub debug_info: bool,
 }
 
-impl Default for CpuOptions {
+impl Default for Options {
     fn default() -> Self {
-        CpuOptions {
-            opt_level: OptLevel::Speed,
+        Options {
+            opt_level: OptLevel::O2,
             verify: cfg!(debug_assertions),
             debug: false,
             debug_info: false,
@@ -182,13 +181,13 @@ impl Default for CpuOptions {
 
 /// Errors of the CPU backend.
 #[derive(thiserror::Error, Debug)]
-pub enum CpuError {
+pub enum Error {
     /// An operation this backend does not implement.
-    #[error("the CPU backend does not support {what} (line {})", loc.line)]
-    Unsupported { what: String, loc: Loc },
+    #[error("{pos}: the CPU backend does not support {what}")]
+    Unsupported { what: String, pos: SourcePos },
     /// IR that breaks an invariant of the IR (the verifier would reject it).
-    #[error("invalid IR: {what} (line {})", loc.line)]
-    Invalid { what: String, loc: Loc },
+    #[error("{pos}: invalid IR for the CPU backend: {what}")]
+    Invalid { what: String, pos: SourcePos },
     /// The host is not supported by Cranelift.
     #[error("unsupported host: {0}")]
     Host(String),
@@ -197,25 +196,29 @@ pub enum CpuError {
     Codegen(String),
 }
 
-/// A compiled kernel entry point; see the crate docs for the ABI.
-pub type KernelEntry = unsafe extern "C" fn(args: *const u8, start: i64, end: i64);
+impl Error {
+    /// Whether the backend cannot express the module ([`Error::Unsupported`]).
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, Error::Unsupported { .. })
+    }
+}
 
-/// A kernel of a [`CpuArtifact`]. The entry point is valid while the
+/// A kernel of an [`Artifact`]. The entry point is valid while the
 /// artifact lives.
 #[derive(Copy, Clone, Debug)]
-pub struct CpuKernel {
+pub struct Kernel {
     pub entry: KernelEntry,
     pub func: FuncId,
 }
 
 /// The JIT-compiled code of a module. Owns the executable memory: dropping
 /// it frees the code, after which no [`KernelEntry`] of it may be called.
-pub struct CpuArtifact {
+pub struct Artifact {
     module: Option<JITModule>,
-    kernels: HashMap<String, CpuKernel>,
+    kernels: HashMap<String, Kernel>,
     /// Bytes the code points at (print formats).
     _data: Vec<Box<[u8]>>,
-    /// The debug info registered with gdb ([`CpuOptions::debug_info`]).
+    /// The debug info registered with gdb ([`Options::debug_info`]).
     gdb: Option<gdbjit::Registration>,
 }
 
@@ -224,26 +227,26 @@ pub struct CpuArtifact {
 // immutable, and the entry points are plain function pointers. So sharing
 // or moving the artifact between threads cannot race on the module's
 // interior state.
-unsafe impl Send for CpuArtifact {}
+unsafe impl Send for Artifact {}
 // SAFETY: as above; `&self` methods read only `kernels`.
-unsafe impl Sync for CpuArtifact {}
+unsafe impl Sync for Artifact {}
 
-impl CpuArtifact {
+impl Artifact {
     /// The kernel named `name`, if the module has one.
-    pub fn kernel(&self, name: &str) -> Option<CpuKernel> {
+    pub fn kernel(&self, name: &str) -> Option<Kernel> {
         self.kernels.get(name).copied()
     }
     /// Names of the compiled kernels.
     pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
         self.kernels.keys().map(|s| s.as_str())
     }
-    /// The ELF object registered with gdb (with [`CpuOptions::debug_info`]).
+    /// The ELF object registered with gdb (with [`Options::debug_info`]).
     pub fn gdb_image(&self) -> Option<&[u8]> {
         self.gdb.as_ref().map(|g| g.image())
     }
 }
 
-impl Drop for CpuArtifact {
+impl Drop for Artifact {
     fn drop(&mut self) {
         // Unregister from gdb before the code goes.
         drop(self.gdb.take());
@@ -255,20 +258,21 @@ impl Drop for CpuArtifact {
     }
 }
 
-impl std::fmt::Debug for CpuArtifact {
+impl std::fmt::Debug for Artifact {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CpuArtifact")
+        f.debug_struct("Artifact")
             .field("kernels", &self.kernels.keys().collect::<Vec<_>>())
             .finish()
     }
 }
 
-/// Compiles every kernel of `m` (and the funcs they call) to host code.
-pub fn compile(m: &weft_ir::Module, opts: &CpuOptions) -> Result<CpuArtifact, CpuError> {
+/// Compiles every kernel of a verified module `m` (and the funcs they
+/// call) to host code; `info` is what the verifier returned.
+pub fn compile(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Result<Artifact, Error> {
     let (mut module, ids, data, _, mut dbg) = build(m, opts, false)?;
     module
         .finalize_definitions()
-        .map_err(|e| CpuError::Codegen(e.to_string()))?;
+        .map_err(|e| Error::Codegen(e.to_string()))?;
     let gdb = if opts.debug_info {
         for (info, id) in &mut dbg.funcs {
             info.addr = module.get_finalized_function(*id) as u64;
@@ -301,9 +305,9 @@ pub fn compile(m: &weft_ir::Module, opts: &CpuOptions) -> Result<CpuArtifact, Cp
         // `(i64, i64, i64) -> ()` in the host's default (C) calling
         // convention, which is `KernelEntry`'s.
         let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(ptr) };
-        kernels.insert(f.name.clone(), CpuKernel { entry, func: fid });
+        kernels.insert(f.name.clone(), Kernel { entry, func: fid });
     }
-    Ok(CpuArtifact {
+    Ok(Artifact {
         module: Some(module),
         kernels,
         _data: data,
@@ -311,27 +315,27 @@ pub fn compile(m: &weft_ir::Module, opts: &CpuOptions) -> Result<CpuArtifact, Cp
     })
 }
 
-/// The Cranelift IR (before optimization) of every kernel of `m` and the
-/// funcs they call.
-pub fn emit_clif(m: &weft_ir::Module, opts: &CpuOptions) -> Result<String, CpuError> {
+/// The Cranelift IR (before optimization) of every kernel of a verified
+/// module `m` and the funcs they call.
+pub fn emit_text(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Result<String, Error> {
     let (module, _, _, text, _) = build(m, opts, true)?;
     // SAFETY: nothing was finalized; no pointer into the module escapes.
     unsafe { module.free_memory() };
     Ok(text)
 }
 
-fn new_module(opts: &CpuOptions) -> Result<JITModule, CpuError> {
+fn new_module(opts: &Options) -> Result<JITModule, Error> {
     let mut fb = settings::builder();
     let set = |fb: &mut settings::Builder, k: &str, v: &str| {
         fb.set(k, v)
-            .map_err(|e| CpuError::Codegen(format!("setting {k}={v}: {e}")))
+            .map_err(|e| Error::Codegen(format!("setting {k}={v}: {e}")))
     };
     set(
         &mut fb,
         "opt_level",
         match opts.opt_level {
-            OptLevel::None => "none",
-            OptLevel::Speed => "speed",
+            OptLevel::O0 => "none",
+            OptLevel::O1 | OptLevel::O2 => "speed",
         },
     )?;
     set(
@@ -343,12 +347,12 @@ fn new_module(opts: &CpuOptions) -> Result<JITModule, CpuError> {
     set(&mut fb, "use_colocated_libcalls", "false")?;
     set(&mut fb, "enable_multi_ret_implicit_sret", "true")?;
     let isa = cranelift_native::builder()
-        .map_err(|e| CpuError::Host(e.to_string()))?
+        .map_err(|e| Error::Host(e.to_string()))?
         .finish(settings::Flags::new(fb))
-        .map_err(|e| CpuError::Host(e.to_string()))?;
+        .map_err(|e| Error::Host(e.to_string()))?;
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
-    for s in shims::table() {
-        jb.symbol(s.name, s.ptr);
+    for s in weft_abi::shims::table() {
+        jb.symbol(&s.name, s.ptr());
     }
     Ok(JITModule::new(jb))
 }
@@ -361,7 +365,7 @@ type Built = (
     DebugInfo,
 );
 
-/// What [`build`] keeps for [`gdbjit`] (with [`CpuOptions::debug_info`]):
+/// What [`build`] keeps for [`gdbjit`] (with [`Options::debug_info`]):
 /// each function's info (its address still 0) and unwind info.
 #[derive(Default)]
 struct DebugInfo {
@@ -369,26 +373,16 @@ struct DebugInfo {
     unwind: HashMap<cranelift_module::FuncId, cranelift_codegen::isa::unwind::systemv::UnwindInfo>,
 }
 
-fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Built, CpuError> {
+fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, Error> {
     let mut module = new_module(opts)?;
     let mut cx = ModCtx::new(m);
     cx.debug = opts.debug;
     cx.debug_info = opts.debug_info;
     let mut dbg = DebugInfo::default();
-    let cg = |e: cranelift_module::ModuleError| CpuError::Codegen(e.to_string());
+    let cg = |e: cranelift_module::ModuleError| Error::Codegen(e.to_string());
 
-    for s in shims::table() {
-        let mut sig = module.make_signature();
-        sig.params.extend(
-            s.params
-                .iter()
-                .map(|&t| cranelift_codegen::ir::AbiParam::new(t)),
-        );
-        sig.returns.extend(
-            s.returns
-                .iter()
-                .map(|&t| cranelift_codegen::ir::AbiParam::new(t)),
-        );
+    for s in weft_abi::shims::table() {
+        let sig = shims::signature(s, module.make_signature());
         let id = module
             .declare_function(&s.name, Linkage::Import, &sig)
             .map_err(cg)?;
@@ -444,7 +438,7 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
         }
         module
             .define_function(id, &mut ctx)
-            .map_err(|e| CpuError::Codegen(format!("{}: {e:?}", f.name)))?;
+            .map_err(|e| Error::Codegen(format!("{}: {e:?}", f.name)))?;
         if opts.debug_info {
             if let Some(cc) = ctx.compiled_code() {
                 let rows = cc
@@ -483,7 +477,7 @@ fn build(m: &weft_ir::Module, opts: &CpuOptions, want_text: bool) -> Result<Buil
     Ok((module, cx.func_ids, cx.data, text, dbg))
 }
 
-/// The variables of `f` (labelled by translate.rs, [`gdbjit::VarInfo`])
+/// The variables of `f` (labelled by the lowering, `lower/debug.rs`; [`gdbjit::VarInfo`])
 /// and where Cranelift put the leaves of each of their values.
 fn variables(
     labels: &[(usize, String, weft_ir::Type, u32, u32)],

@@ -1,7 +1,7 @@
 //! Fast-math flags in the CPU backend: `contract` products and sums become
 //! `fma` when the host has one; without flags nothing is fused.
 
-use weft_backend_cpu::{emit_clif, CpuOptions};
+use weft_backend_cpu::{emit_text, Options};
 use weft_ir::text::parse_module;
 
 const KERNEL: &str = "kernel @k(v0: array1<f32>, v1: array1<f32>) {
@@ -20,7 +20,12 @@ const KERNEL: &str = "kernel @k(v0: array1<f32>, v1: array1<f32>) {
 fn clif(flags: &str) -> String {
     let m = parse_module(&KERNEL.replace("FLAGS", flags)).unwrap();
     weft_ir::verify::verify_module(&m).unwrap();
-    emit_clif(&m, &CpuOptions::default()).unwrap()
+    emit_text(
+        &m,
+        &weft_ir::verify::verify_module(&m).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap()
 }
 
 fn host_has_fma() -> bool {

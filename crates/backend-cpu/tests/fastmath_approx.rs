@@ -1,5 +1,5 @@
 //! The inline approximations of `f32` transcendentals under `afn`
-//! (`weft_backend_cpu::fastmath`): in a kernel with a SIMD thread loop the
+//! (`weft_abi::fastmath`): in a kernel with a SIMD thread loop the
 //! JIT computes exactly what the Rust reference `fastmath::Exact` computes,
 //! in the SIMD loop and in the scalar one, with no library call; without
 //! `afn`, and in kernels without a SIMD loop, the call stays.
@@ -7,9 +7,10 @@
 mod common;
 
 use common::*;
-use weft_backend_cpu::fastmath::{approximates, Exact};
-use weft_backend_cpu::{emit_clif, CpuOptions};
+use weft_abi::fastmath::{approximates, Exact};
+use weft_backend_cpu::{emit_text, Options};
 use weft_ir::text::parse_module;
+use weft_ir::verify::verify_module;
 use weft_ir::MathFn;
 
 const FUNCS: [MathFn; 7] = [
@@ -109,10 +110,12 @@ fn jit_matches_the_reference_in_vector_and_scalar_loops() {
 #[test]
 fn afn_replaces_the_call_and_vectorizes() {
     for f in FUNCS {
-        let precise = emit_clif(&module(f, ""), &CpuOptions::default()).unwrap();
+        let m = module(f, "");
+        let precise = emit_text(&m, &verify_module(&m).unwrap(), &Options::default()).unwrap();
         assert!(precise.contains("call fn"), "{f:?}: {precise}");
         assert!(!precise.contains("f32x4"), "{f:?}: {precise}");
-        let fast = emit_clif(&module(f, "fast(afn)"), &CpuOptions::default()).unwrap();
+        let m = module(f, "fast(afn)");
+        let fast = emit_text(&m, &verify_module(&m).unwrap(), &Options::default()).unwrap();
         assert!(!fast.contains("call "), "{f:?}: {fast}");
         assert!(fast.contains("f32x4"), "{f:?}: {fast}");
     }
@@ -128,7 +131,12 @@ fn afn_replaces_the_call_and_vectorizes() {
 ",
     )
     .unwrap();
-    let clif = emit_clif(&m, &CpuOptions::default()).unwrap();
+    let clif = emit_text(
+        &m,
+        &weft_ir::verify::verify_module(&m).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     assert!(clif.contains("call fn"), "{clif}");
 }
 
@@ -196,7 +204,12 @@ fn kernels_without_a_simd_loop_keep_the_library_calls() {
         )
     };
     let fast = parse_module(&src("fast(contract,afn)")).unwrap();
-    let clif = emit_clif(&fast, &CpuOptions::default()).unwrap();
+    let clif = emit_text(
+        &fast,
+        &weft_ir::verify::verify_module(&fast).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     assert!(clif.contains("call fn"), "{clif}");
     assert!(!clif.contains("f32x4"), "{clif}");
     let mut x: Vec<f32> = (0..515).map(|i| i as f32 * 0.37 - 90.0).collect();

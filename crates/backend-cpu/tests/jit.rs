@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use weft_backend_cpu::{compile, emit_clif, CpuError, CpuOptions, OptLevel};
+use weft_backend_cpu::{compile, emit_text, Error, OptLevel, Options};
 use weft_ir::ir::{AtomicOp, BinaryOp, MemAccess, UnaryOp};
 use weft_ir::layout::ArrayDesc;
 use weft_ir::{ElemType, FuncBuilder, FuncKind, Function, Param, Scalar, StructDef, Type, Value};
@@ -875,12 +875,18 @@ fn emit_clif_and_opt_none() {
         b.store(at(p[0], i), y);
         b.return_(vec![]);
     });
-    let text = emit_clif(&m, &CpuOptions::default()).unwrap();
+    let text = emit_text(
+        &m,
+        &weft_ir::verify::verify_module(&m).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     assert!(text.contains("function") && text.contains("call"), "{text}");
     let art = compile(
         &m,
-        &CpuOptions {
-            opt_level: OptLevel::None,
+        &weft_ir::verify::verify_module(&m).expect("verifies"),
+        &Options {
+            opt_level: OptLevel::O0,
             verify: true,
             debug: false,
             debug_info: false,
@@ -906,16 +912,16 @@ fn errors_not_panics() {
         b.return_(vec![]);
     });
     assert!(matches!(
-        compile(&m, &CpuOptions::default()),
-        Err(CpuError::Unsupported { .. })
+        compile(&m, &weft_ir::ModuleInfo::of(&m), &Options::default()),
+        Err(Error::Unsupported { .. })
     ));
     // a body without a terminator is invalid
     let m = kernel_module(&[("x", arr1(Scalar::I32))], |b, _| {
         b.thread_id();
     });
     assert!(matches!(
-        compile(&m, &CpuOptions::default()),
-        Err(CpuError::Invalid { .. })
+        compile(&m, &weft_ir::ModuleInfo::of(&m), &Options::default()),
+        Err(Error::Invalid { .. })
     ));
 }
 
@@ -1099,7 +1105,7 @@ fn strided_and_contiguous_arrays_over_all_subranges() {
 #[test]
 fn artifact_is_send_and_sync_and_usable_from_other_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<weft_backend_cpu::CpuArtifact>();
+    assert_send_sync::<weft_backend_cpu::Artifact>();
     let m = kernel_module(&[("o", arr1(Scalar::I32))], |b, p| {
         let i = b.thread_id();
         b.store(at(p[0], i), i);
@@ -1196,7 +1202,12 @@ fn tid_decomposition_vectorizes_for_1d_launches_only() {
             b.return_(vec![]);
         },
     );
-    let clif = emit_clif(&m, &CpuOptions::default()).unwrap();
+    let clif = emit_text(
+        &m,
+        &weft_ir::verify::verify_module(&m).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     assert!(clif.contains("f32x4"), "expected a SIMD stage:\n{clif}");
     let art = compile_checked(&m);
     let k = art.kernel("k").unwrap();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use weft_backend_cpu::{compile, CpuOptions, OptLevel};
+use weft_backend_cpu::{compile, OptLevel, Options};
 use weft_ir::{Const, InstKind, Module, Scalar, Value};
 
 struct Rng(u64);
@@ -118,17 +118,19 @@ fn mutated_modules_never_panic() {
             mutate(&mut m, &mut rng);
         }
         for verify in [true, false] {
-            let opts = CpuOptions {
+            let opts = Options {
                 opt_level: if round % 3 == 0 {
-                    OptLevel::None
+                    OptLevel::O0
                 } else {
-                    OptLevel::Speed
+                    OptLevel::O2
                 },
                 verify,
                 debug: round % 5 == 0,
                 debug_info: round % 7 == 0,
             };
-            let r = std::panic::catch_unwind(|| compile(&m, &opts).map(|_| ()));
+            let r = std::panic::catch_unwind(|| {
+                compile(&m, &weft_ir::ModuleInfo::of(&m), &opts).map(|_| ())
+            });
             match r {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => errors += 1,

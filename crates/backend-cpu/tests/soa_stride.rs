@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use weft_backend_cpu::{emit_clif, CpuOptions};
+use weft_backend_cpu::{emit_text, Options};
 use weft_ir::ir::{BinaryOp, MemAccess};
 use weft_ir::layout::{self, ArrayDesc};
 use weft_ir::{ElemType, Module, Scalar, SoaParam, Type};
@@ -172,7 +172,12 @@ fn checked_strides(clif: &str) -> Vec<(u32, i64)> {
 #[test]
 fn soa_params_test_the_stride_of_their_last_user_axis() {
     let soa = kernel(true);
-    let clif = emit_clif(&soa, &CpuOptions::default()).unwrap();
+    let clif = emit_text(
+        &soa,
+        &weft_ir::verify::verify_module(&soa).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     let want = vec![
         (stride_offset(&soa, 1, 0), 4),
         (stride_offset(&soa, 2, 0), 4),
@@ -180,7 +185,12 @@ fn soa_params_test_the_stride_of_their_last_user_axis() {
     assert_eq!(checked_strides(&clif), want, "CLIF:\n{clif}");
     // AoS: the last (only) axis against the vec3 size, as before.
     let aos = kernel(false);
-    let clif = emit_clif(&aos, &CpuOptions::default()).unwrap();
+    let clif = emit_text(
+        &aos,
+        &weft_ir::verify::verify_module(&aos).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     let want = vec![
         (stride_offset(&aos, 1, 0), 12),
         (stride_offset(&aos, 2, 0), 12),
@@ -203,9 +213,19 @@ fn soa_results_equal_aos_in_both_versions() {
 #[test]
 fn branch_free_soa_kernel_has_a_simd_stage() {
     let (aos, soa) = (kernel_with(false, false), kernel_with(true, false));
-    let clif = emit_clif(&soa, &CpuOptions::default()).unwrap();
+    let clif = emit_text(
+        &soa,
+        &weft_ir::verify::verify_module(&soa).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     assert!(clif.contains("f32x4"), "expected a SIMD stage:\n{clif}");
-    let clif = emit_clif(&aos, &CpuOptions::default()).unwrap();
+    let clif = emit_text(
+        &aos,
+        &weft_ir::verify::verify_module(&aos).expect("verifies"),
+        &Options::default(),
+    )
+    .unwrap();
     assert!(
         !clif.contains("f32x4"),
         "AoS vec3 has no SIMD stage:\n{clif}"

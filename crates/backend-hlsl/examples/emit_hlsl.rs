@@ -1,7 +1,7 @@
 //! Prints the HLSL of one kernel: `cargo run -p weft-backend-hlsl --example
 //! emit_hlsl -- FILE.py KERNEL`.
 
-use weft_backend_hlsl::{emit_hlsl, HlslOptions};
+use weft_backend_hlsl::{compile_kernel, Options};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -27,7 +27,14 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1);
     }
-    match emit_hlsl(&m, kernel, &HlslOptions::default()) {
+    let info = match weft_ir::verify::verify_module(&m) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    match compile_kernel(&m, &info, kernel, &Options::default()) {
         Ok(a) => print!("{}", a.source),
         Err(e) => {
             eprintln!("{e}");

@@ -15,7 +15,7 @@
 //! * `u<K>` (Vulkan: set 0, binding `K + 1`), `K` = the number of array
 //!   parameters: the trap record of bounds-checked mode
 //!   ([`BindingLayout::trap`]), a `RWByteAddressBuffer` of
-//!   [`TRAP_RECORD_SIZE`] bytes. Only kernels that contain a
+//!   [`weft_abi::trap::record::SIZE`] bytes. Only kernels that contain a
 //!   `weft_ir::InstKind::Trap` (compiled with checks) have it; see
 //!   [`TrapBinding`] for its contents.
 //!
@@ -41,9 +41,9 @@
 //! [`BindingLayout::pack_cbuffer`] fills the buffer from the kernel argument
 //! block of `weft_ir::layout` (the ABI shared with the other backends).
 
-use crate::HlslError;
+use crate::Error;
 use weft_ir::layout::{self, ARRAY_DESC_SHAPE, ARRAY_DESC_STRIDES};
-use weft_ir::{Function, InstKind, Loc, Region, Scalar, StructTable, TrapKind, Type};
+use weft_ir::{Function, Scalar, StructTable, Type};
 
 /// Byte offset of the launch dims (`[i32; 4]`) in the constant buffer.
 pub const CB_LAUNCH_DIM: u32 = 0;
@@ -79,23 +79,11 @@ pub struct BindingLayout {
 }
 
 /// The trap record of bounds-checked mode: a `RWByteAddressBuffer` of
-/// [`TRAP_RECORD_SIZE`] bytes that the host zeroes before a launch and
-/// reads after it ([`decode_trap_record`]). Little-endian, the same layout
-/// as the NVPTX backend's `__weft_trap` plus the thread index:
-///
-/// | offset | field | |
-/// |---|---|---|
-/// | 0  | `u32 flag`   | 0: no failure; the first failing thread sets it to 1 (`InterlockedCompareExchange`) |
-/// | 4  | `u32 code`   | [`TrapKind::code`] |
-/// | 8  | `u32 file`   | index into the module's files |
-/// | 12 | `u32 line`   | |
-/// | 16 | `u32 col`    | |
-/// | 20 | `u32 thread` | linear thread index of the failing thread |
-/// | 24 | `i64 index`  | out of bounds: the index |
-/// | 32 | `i64 size`   | out of bounds: the axis's size |
-///
-/// Only the thread that wins the flag writes the other fields; every
-/// failing thread then returns without touching memory.
+/// [`weft_abi::trap::record::SIZE`] bytes in the layout of [`weft_abi::trap::record`]
+/// (the one every device target writes), which the host zeroes before a
+/// launch and reads after it ([`weft_abi::trap::record::decode`]). The first failing thread
+/// claims it with `InterlockedCompareExchange` on the flag; every failing
+/// thread then returns without touching memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrapBinding {
     /// HLSL register `u<register>` (after the arrays').
@@ -104,53 +92,6 @@ pub struct TrapBinding {
     pub set: u32,
     /// Vulkan binding (`register + 1`).
     pub binding: u32,
-}
-
-/// Size of the trap record in bytes (see [`TrapBinding`]).
-pub const TRAP_RECORD_SIZE: usize = 40;
-
-/// A failure read back from a trap record (see [`TrapBinding`]).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct TrapReport {
-    pub kind: TrapKind,
-    /// Location of the failed check (`file` indexes the module's files).
-    pub loc: Loc,
-    /// Linear index of the failing thread.
-    pub thread: u32,
-    /// Out of bounds: the index and the axis's size (0 otherwise).
-    pub index: i64,
-    pub size: i64,
-}
-
-/// The failure a trap record holds: `None` when its flag is clear, the
-/// bytes are too short or the code is unknown.
-pub fn decode_trap_record(bytes: &[u8]) -> Option<TrapReport> {
-    let u32_at = |o: usize| -> Option<u32> {
-        Some(u32::from_le_bytes(bytes.get(o..o + 4)?.try_into().ok()?))
-    };
-    let i64_at = |o: usize| -> Option<i64> {
-        Some(i64::from_le_bytes(bytes.get(o..o + 8)?.try_into().ok()?))
-    };
-    if u32_at(0)? == 0 {
-        return None;
-    }
-    Some(TrapReport {
-        kind: TrapKind::from_code(u32_at(4)?)?,
-        loc: Loc::new(u32_at(8)?, u32_at(12)?, u32_at(16)?),
-        thread: u32_at(20)?,
-        index: i64_at(24)?,
-        size: i64_at(32)?,
-    })
-}
-
-/// Whether region `r` of `f` (or a region nested in it) has a `trap`.
-fn has_trap(f: &Function, r: Region) -> bool {
-    f.regions.get(r).is_some_and(|rd| {
-        rd.insts.iter().any(|&i| {
-            let k = &f.insts[i].kind;
-            matches!(k, InstKind::Trap(..)) || k.regions().into_iter().any(|s| has_trap(f, s))
-        })
-    })
 }
 
 /// An array parameter bound as a `RWByteAddressBuffer`.
@@ -265,8 +206,9 @@ pub fn dispatches(total: u32, group_size: u32) -> Vec<Dispatch> {
 }
 
 impl BindingLayout {
-    /// Computes the layout of a kernel's parameters.
-    pub(crate) fn new(f: &Function, structs: &StructTable) -> BindingLayout {
+    /// Computes the layout of a kernel's parameters; `trap`: the kernel has
+    /// traps (its `KernelInfo` says so) and gets a trap record.
+    pub(crate) fn new(f: &Function, structs: &StructTable, trap: bool) -> BindingLayout {
         let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
         let args = layout::arg_layout(&types, structs);
         let mut arrays = Vec::new();
@@ -314,7 +256,7 @@ impl BindingLayout {
             }
         }
         let size = layout::align_to(off, 16);
-        let trap = has_trap(f, f.body).then(|| TrapBinding {
+        let trap = trap.then(|| TrapBinding {
             register: arrays.len() as u32,
             set: 0,
             binding: arrays.len() as u32 + 1,
@@ -342,14 +284,14 @@ impl BindingLayout {
     /// array data pointers are ignored), for the dispatch whose first
     /// thread is `dispatch_base`. Fails if the block is too short, the launch
     /// total exceeds `u32`, or a stride does not fit in 32 bits.
-    pub fn pack_cbuffer(&self, arg_block: &[u8], dispatch_base: u32) -> Result<Vec<u8>, HlslError> {
+    pub fn pack_cbuffer(&self, arg_block: &[u8], dispatch_base: u32) -> Result<Vec<u8>, Error> {
         let cb = &self.cbuffer;
         let mut out = vec![0u8; cb.size as usize];
-        let read = |off: u32, n: usize| -> Result<&[u8], HlslError> {
+        let read = |off: u32, n: usize| -> Result<&[u8], Error> {
             arg_block
                 .get(off as usize..off as usize + n)
                 .ok_or_else(|| {
-                    HlslError::Pack(format!(
+                    Error::Pack(format!(
                         "argument block too short: {} bytes",
                         arg_block.len()
                     ))
@@ -360,13 +302,13 @@ impl BindingLayout {
             let b = read(axis * 4, 4)?;
             let d = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             if d < 0 {
-                return Err(HlslError::Pack(format!("negative launch dim {d}")));
+                return Err(Error::Pack(format!("negative launch dim {d}")));
             }
             total *= d as u64;
             put(&mut out, cb.launch_dim_offset + axis * 4, b);
         }
         let total = u32::try_from(total)
-            .map_err(|_| HlslError::Pack(format!("launch of {total} threads exceeds u32")))?;
+            .map_err(|_| Error::Pack(format!("launch of {total} threads exceeds u32")))?;
         put(&mut out, cb.launch_total_offset, &total.to_le_bytes());
         put(
             &mut out,
@@ -380,7 +322,7 @@ impl BindingLayout {
                 let b = read(a.arg_offset + ARRAY_DESC_STRIDES + axis * 8, 8)?;
                 let st = i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
                 if !(i32::MIN as i64..=u32::MAX as i64).contains(&st) {
-                    return Err(HlslError::Pack(format!(
+                    return Err(Error::Pack(format!(
                         "stride {st} of array `{}` does not fit in 32 bits",
                         a.param
                     )));
@@ -453,33 +395,6 @@ mod tests {
     }
 
     #[test]
-    fn trap_records_decode() {
-        let mut b = vec![0u8; TRAP_RECORD_SIZE];
-        assert_eq!(decode_trap_record(&b), None, "flag clear");
-        b[0..4].copy_from_slice(&1u32.to_le_bytes());
-        b[4..8].copy_from_slice(&1u32.to_le_bytes());
-        b[8..12].copy_from_slice(&2u32.to_le_bytes());
-        b[12..16].copy_from_slice(&7u32.to_le_bytes());
-        b[16..20].copy_from_slice(&12u32.to_le_bytes());
-        b[20..24].copy_from_slice(&99u32.to_le_bytes());
-        b[24..32].copy_from_slice(&(-1i64).to_le_bytes());
-        b[32..40].copy_from_slice(&16i64.to_le_bytes());
-        assert_eq!(
-            decode_trap_record(&b),
-            Some(TrapReport {
-                kind: TrapKind::OutOfBounds { axis: 1 },
-                loc: Loc::new(2, 7, 12),
-                thread: 99,
-                index: -1,
-                size: 16,
-            })
-        );
-        assert_eq!(decode_trap_record(&b[..39]), None, "too short");
-        b[4..8].copy_from_slice(&0x999u32.to_le_bytes());
-        assert_eq!(decode_trap_record(&b), None, "unknown code");
-    }
-
-    #[test]
     fn packs_arrays_and_scalars() {
         let st = StructTable::new();
         let arr = Type::Array(ArrayType {
@@ -505,7 +420,7 @@ mod tests {
             ],
             vec![],
         );
-        let b = BindingLayout::new(&f, &st);
+        let b = BindingLayout::new(&f, &st, false);
         assert_eq!(b.arrays[0].binding, 1);
         assert_eq!(b.cbuffer.fields[0].offset, 64);
         assert_eq!(b.cbuffer.fields[1].offset, 72);
@@ -530,10 +445,10 @@ mod tests {
         assert_eq!(&cb[64..68], &(-2i32).to_le_bytes());
         assert_eq!(&cb[72..80], &1.5f64.to_le_bytes());
         block[a + 24..a + 32].copy_from_slice(&(1i64 << 40).to_le_bytes());
-        assert!(matches!(b.pack_cbuffer(&block, 0), Err(HlslError::Pack(_))));
+        assert!(matches!(b.pack_cbuffer(&block, 0), Err(Error::Pack(_))));
         assert!(matches!(
             b.pack_cbuffer(&block[..8], 0),
-            Err(HlslError::Pack(_))
+            Err(Error::Pack(_))
         ));
     }
 }

@@ -1,7 +1,7 @@
 //! The external tools: glslang's HLSL front end and `spirv-val`, run as
 //! processes on files in a fresh temporary directory.
 
-use crate::{HlslArtifact, HlslError};
+use crate::{Error, Shader};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +34,7 @@ pub fn find_spirv_val() -> Option<PathBuf> {
 struct TempDir(PathBuf);
 
 impl TempDir {
-    fn new() -> Result<TempDir, HlslError> {
+    fn new() -> Result<TempDir, Error> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -55,15 +55,15 @@ impl Drop for TempDir {
     }
 }
 
-fn io_err(tool: &str, path: &Path, e: std::io::Error) -> HlslError {
-    HlslError::Tool {
+fn io_err(tool: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::Tool {
         tool: tool.to_string(),
         message: format!("{}: {e}", path.display()),
     }
 }
 
-fn run(tool: &str, cmd: &mut Command) -> Result<(), HlslError> {
-    let out = cmd.output().map_err(|e| HlslError::Tool {
+fn run(tool: &str, cmd: &mut Command) -> Result<(), Error> {
+    let out = cmd.output().map_err(|e| Error::Tool {
         tool: tool.to_string(),
         message: e.to_string(),
     })?;
@@ -72,7 +72,7 @@ fn run(tool: &str, cmd: &mut Command) -> Result<(), HlslError> {
     }
     let mut message = String::from_utf8_lossy(&out.stdout).into_owned();
     message.push_str(&String::from_utf8_lossy(&out.stderr));
-    Err(HlslError::Tool {
+    Err(Error::Tool {
         tool: tool.to_string(),
         message: message.trim().to_string(),
     })
@@ -81,8 +81,8 @@ fn run(tool: &str, cmd: &mut Command) -> Result<(), HlslError> {
 /// Compiles the shader to SPIR-V (Vulkan 1.1) with glslang's HLSL front end:
 /// `glslangValidator -D -V -S comp -e main --target-env vulkan1.1
 /// -DWEFT_GLSLANG=1`. The words are in host order.
-pub fn compile_spirv(a: &HlslArtifact) -> Result<Vec<u32>, HlslError> {
-    let tool = find_glslang().ok_or_else(|| HlslError::ToolMissing {
+pub fn compile_spirv(a: &Shader) -> Result<Vec<u32>, Error> {
+    let tool = find_glslang().ok_or_else(|| Error::ToolMissing {
         tool: "glslangValidator".into(),
         env: "WEFT_GLSLANG".into(),
         package: "glslang-tools".into(),
@@ -102,7 +102,7 @@ pub fn compile_spirv(a: &HlslArtifact) -> Result<Vec<u32>, HlslError> {
     )?;
     let bytes = std::fs::read(&spv).map_err(|e| io_err("glslangValidator", &spv, e))?;
     if bytes.len() % 4 != 0 || bytes.len() < 20 {
-        return Err(HlslError::Tool {
+        return Err(Error::Tool {
             tool: "glslangValidator".into(),
             message: format!("output is not SPIR-V ({} bytes)", bytes.len()),
         });
@@ -111,7 +111,7 @@ pub fn compile_spirv(a: &HlslArtifact) -> Result<Vec<u32>, HlslError> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    preserve_inf_nan(&words).ok_or_else(|| HlslError::Tool {
+    preserve_inf_nan(&words).ok_or_else(|| Error::Tool {
         tool: "glslangValidator".into(),
         message: "malformed SPIR-V output".into(),
     })
@@ -188,8 +188,8 @@ pub(crate) fn preserve_inf_nan(spv: &[u32]) -> Option<Vec<u32>> {
 }
 
 /// Validates SPIR-V with `spirv-val --target-env vulkan1.1`.
-pub fn validate_spirv(spv: &[u32]) -> Result<(), HlslError> {
-    let tool = find_spirv_val().ok_or_else(|| HlslError::ToolMissing {
+pub fn validate_spirv(spv: &[u32]) -> Result<(), Error> {
+    let tool = find_spirv_val().ok_or_else(|| Error::ToolMissing {
         tool: "spirv-val".into(),
         env: "WEFT_SPIRV_VAL".into(),
         package: "spirv-tools".into(),

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use weft_backend_hlsl::{emit_hlsl, HlslArtifact, HlslError, HlslOptions};
+use weft_backend_hlsl::{compile_kernel, Error, Options, Shader};
 
 /// The corpus: `$WEFT_CONFORMANCE_DIR`, default `/work/shared/conformance`.
 pub fn corpus_dir() -> PathBuf {
@@ -38,10 +38,7 @@ fn kernel_name(case_json: &str) -> Option<String> {
 /// Compiles a case's kernel through the frontend, the pass pipeline and the
 /// HLSL backend. The source is named `kernel.py` so that output does not
 /// depend on where the corpus lives.
-pub fn emit_case(
-    case: &str,
-    opts: &HlslOptions,
-) -> Result<Result<HlslArtifact, HlslError>, String> {
+pub fn emit_case(case: &str, opts: &Options) -> Result<Result<Shader, Error>, String> {
     emit_case_variant(case, Variant::Plain, opts)
 }
 
@@ -60,8 +57,8 @@ pub enum Variant {
 pub fn emit_case_variant(
     case: &str,
     variant: Variant,
-    opts: &HlslOptions,
-) -> Result<Result<HlslArtifact, HlslError>, String> {
+    opts: &Options,
+) -> Result<Result<Shader, Error>, String> {
     let dir = corpus_dir().join("cases").join(case);
     let src = std::fs::read_to_string(dir.join("kernel.py")).map_err(|e| e.to_string())?;
     let json = std::fs::read_to_string(dir.join("case.json")).map_err(|e| e.to_string())?;
@@ -77,5 +74,6 @@ pub fn emit_case_variant(
         weft_passes::bounds::insert_bounds_checks(&mut m);
         weft_ir::verify::verify_module(&m).map_err(|e| format!("{e:?}"))?;
     }
-    Ok(emit_hlsl(&m, &kernel, opts))
+    let info = weft_ir::verify::verify_module(&m).map_err(|e| format!("{e:?}"))?;
+    Ok(compile_kernel(&m, &info, &kernel, opts))
 }

@@ -8,7 +8,7 @@ mod common;
 
 use common::Variant;
 use weft_backend_hlsl::{
-    compile_spirv, find_glslang, find_spirv_val, validate_spirv, HlslError, HlslOptions,
+    compile_spirv, find_glslang, find_spirv_val, validate_spirv, Error, Options,
 };
 
 /// The kernels HLSL cannot express, as listed in docs/hlsl.md.
@@ -43,14 +43,14 @@ fn every_kernel_compiles_and_validates() {
             .filter(|c| only.as_ref().is_none_or(|o| o == *c))
             .map(move |c| (v, c))
     }) {
-        let art = match common::emit_case_variant(case, variant, &HlslOptions::default()) {
+        let art = match common::emit_case_variant(case, variant, &Options::default()) {
             Err(e) => {
                 failures.push(format!("{case}: front end: {e}"));
                 continue;
             }
-            Ok(Err(HlslError::Unsupported { what, loc, .. })) => {
-                assert!(!loc.is_none(), "{case}: Unsupported without a location");
-                println!("{case}: unsupported: {what} (line {})", loc.line);
+            Ok(Err(Error::Unsupported { what, pos })) => {
+                assert!(pos.line > 0, "{case}: Unsupported without a location");
+                println!("{case}: unsupported: {what} (line {})", pos.line);
                 if variant == Variant::Plain {
                     unsupported.push(case.clone());
                 }

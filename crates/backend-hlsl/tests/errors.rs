@@ -1,21 +1,30 @@
 //! Errors of the backend: what HLSL cannot express is `Unsupported` with
 //! the source location; bad requests are typed errors, never panics.
 
-use weft_backend_hlsl::{emit_hlsl, HlslError, HlslOptions};
+use weft_backend_hlsl::{compile_kernel, Error, Options, Shader};
 use weft_ir::text::parse_module;
-use weft_ir::Loc;
+use weft_ir::{Module, SourcePos};
 
-fn emit(ir: &str, kernel: &str) -> Result<String, HlslError> {
-    let m = parse_module(ir).expect("IR parses");
-    weft_ir::verify::verify_module(&m).expect("IR verifies");
-    emit_hlsl(&m, kernel, &HlslOptions::default()).map(|a| a.source)
+/// [`compile_kernel`] of a verified module.
+fn emit_hlsl(m: &Module, kernel: &str, opts: &Options) -> Result<Shader, Error> {
+    let info = weft_ir::verify::verify_module(m).expect("IR verifies");
+    compile_kernel(m, &info, kernel, opts)
 }
 
-fn unsupported_at(r: Result<String, HlslError>, line: u32) -> String {
+fn emit(ir: &str, kernel: &str) -> Result<String, Error> {
+    let m = parse_module(ir).expect("IR parses");
+    emit_hlsl(&m, kernel, &Options::default()).map(|a| a.source)
+}
+
+fn unsupported_at(r: Result<String, Error>, line: u32) -> String {
     match r {
-        Err(HlslError::Unsupported { what, loc, file }) => {
-            assert_eq!(loc, Loc::new(0, line, 5));
-            assert_eq!(file, "k.py");
+        Err(Error::Unsupported { what, pos }) => {
+            let want = SourcePos {
+                file: "k.py".into(),
+                line,
+                col: 5,
+            };
+            assert_eq!(pos, want);
             what
         }
         other => panic!("expected Unsupported, got {other:?}"),
@@ -49,26 +58,22 @@ fn wide_atomics_need_an_unused_result() {
 #[test]
 fn bad_requests_are_typed_errors() {
     let ir = "kernel @k(v0: array1<f32>) {\n  return\n}\n";
-    assert_eq!(emit(ir, "nope"), Err(HlslError::NoKernel("nope".into())));
+    assert_eq!(emit(ir, "nope"), Err(Error::NoKernel("nope".into())));
     let m = parse_module(ir).unwrap();
-    let opts = HlslOptions {
-        group_size: 0,
-        fast_math: false,
-    };
-    assert!(matches!(
-        emit_hlsl(&m, "k", &opts),
-        Err(HlslError::Option(_))
-    ));
+    let opts = Options { group_size: 0 };
+    assert!(matches!(emit_hlsl(&m, "k", &opts), Err(Error::Option(_))));
     let call = "func @f(v0: i32) -> i32 {\n  return v0\n}\n\nkernel @k(v0: array1<i32>) {\n  v1: i32 = thread_id\n  v2: i32 = call @f(v1)\n  store v0[v1], v2\n  return\n}\n";
-    assert!(matches!(emit(call, "k"), Err(HlslError::InvalidIr(_))));
-    assert!(matches!(emit(call, "f"), Err(HlslError::NoKernel(_))));
+    let e = emit(call, "k").unwrap_err();
+    assert!(matches!(e, Error::Invalid { .. }), "{e}");
+    assert!(e.to_string().contains("every call inlined"), "{e}");
+    assert!(matches!(emit(call, "f"), Err(Error::NoKernel(_))));
 }
 
 #[test]
 fn layout_and_entry_are_reported() {
     let ir = "kernel @k(v0 \"a\": array2<u8>, v1 \"s\": vec3<f32>, v2 \"b\": array1<f64>) {\n  v3: i32 = thread_id\n  return\n}\n";
     let m = parse_module(ir).unwrap();
-    let a = emit_hlsl(&m, "k", &HlslOptions::default()).unwrap();
+    let a = emit_hlsl(&m, "k", &Options::default()).unwrap();
     assert_eq!(a.entry, "main");
     assert_eq!(a.group_size, 64);
     let regs: Vec<_> = a
@@ -98,8 +103,8 @@ fn layout_and_entry_are_reported() {
 fn arrays_chosen_by_control_flow_are_unsupported() {
     let chosen = "file 0 \"k.py\"\n\nkernel @k(v0 \"x\": array1<f32>, v1 \"y\": array1<f32>, v2 \"c\": bool) {\n  v3: i32 = thread_id @0:2:5\n  v4 \"a\": array1<f32> = if v2 @0:3:5 {\n    yield v1 @0:4:5\n  } else {\n    yield v0 @0:6:5\n  }\n  v5: f32 = const 1.0\n  store v4[v3], v5 @0:7:5\n  return\n}\n";
     let what = match emit(chosen, "k") {
-        Err(HlslError::Unsupported { what, loc, .. }) => {
-            assert!(matches!(loc.line, 4 | 6), "{loc:?}");
+        Err(Error::Unsupported { what, pos }) => {
+            assert!(matches!(pos.line, 4 | 6), "{pos:?}");
             what
         }
         other => panic!("expected Unsupported, got {other:?}"),

@@ -6,7 +6,7 @@ mod common;
 
 use common::Variant;
 use std::path::PathBuf;
-use weft_backend_hlsl::{compile_spirv, find_glslang, find_spirv_val, validate_spirv, HlslOptions};
+use weft_backend_hlsl::{compile_spirv, find_glslang, find_spirv_val, validate_spirv, Options};
 use weft_ir::MathFlags;
 
 const CASES: &[(&str, Variant)] = &[
@@ -55,7 +55,7 @@ fn emitted_hlsl_matches_snapshots() {
     let tools = find_glslang().is_some() && find_spirv_val().is_some();
     let mut mismatches = Vec::new();
     for &(case, variant) in CASES {
-        let art = common::emit_case_variant(case, variant, &HlslOptions::default())
+        let art = common::emit_case_variant(case, variant, &Options::default())
             .unwrap_or_else(|e| panic!("{case}: {e}"))
             .unwrap_or_else(|e| panic!("{case}: {e}"));
         if tools {

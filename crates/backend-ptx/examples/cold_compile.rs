@@ -1,6 +1,6 @@
 //! Cold compile time, source → PTX text, of the N-body module
 //! (`seed_nbody_step` of the conformance corpus, or a file given as the
-//! first argument): frontend, pass pipeline and `emit_ptx`, repeated; prints
+//! first argument): frontend, pass pipeline and `weft_backend_ptx::compile`, repeated; prints
 //! the median and the spread.
 //!
 //! `cargo run --release -p weft-backend-ptx --example cold_compile [FILE.py] [RUNS]`
@@ -27,7 +27,7 @@ fn main() {
         }
     };
     let name = file.to_string_lossy().into_owned();
-    let opts = weft_backend_ptx::PtxOptions::default();
+    let opts = weft_backend_ptx::Options::default();
     let mut times: Vec<Duration> = Vec::with_capacity(runs);
     let mut size = 0;
     for _ in 0..runs {
@@ -44,7 +44,8 @@ fn main() {
             eprintln!("{e}");
             std::process::exit(1);
         }
-        match weft_backend_ptx::emit_ptx(&m, &opts) {
+        let info = weft_ir::ModuleInfo::of(&m);
+        match weft_backend_ptx::compile(&m, &info, &opts) {
             Ok(a) => size = a.ptx.len(),
             Err(e) => {
                 eprintln!("{e}");

@@ -1,43 +1,39 @@
-//! The host target (`llvm-cpu`): the shared lowering, LLVM's O3 pipeline
-//! and MCJIT.
+//! The host target (`llvm-cpu`): the shared lowering, LLVM's pipeline and
+//! MCJIT, with the same shape as every backend: [`Options`], [`Artifact`],
+//! [`compile`] and [`emit_text`] (its LLVM IR); errors are the crate's
+//! [`Error`].
 //!
-//! Kernels have the Cranelift backend's ABI ([`KernelEntry`]). Math, `f16`
-//! conversions, `print` and bounds-check traps call the Cranelift backend's
-//! own `extern "C"` shims (`weft_backend_cpu::shims`), which use the same
+//! Kernels have the host ABI's entry type ([`KernelEntry`]). Math, `f16`
+//! conversions, `print` and bounds-check traps call the host shims
+//! ([`weft_abi::shims`], shared with the Cranelift backend), which use the same
 //! Rust functions as the reference interpreter (`std` math,
 //! `weft_ir::interp::{erf, erfc, erfinv, format_printf}`, `weft_ir::f16`), so
 //! both CPU backends agree bit for bit.
 
-use crate::lower::{self, HostFn, TargetCfg, TargetKind};
-use crate::{KernelEntry, PtxError};
+use crate::lower::{self, Shim, TargetCfg, TargetKind};
+use crate::{llvm_level, llvm_pipeline, Error, KernelEntry};
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
-use inkwell::OptimizationLevel;
 use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 use std::sync::OnceLock;
-use weft_ir::FuncId;
+use weft_ir::{FuncId, ModuleInfo, OptLevel};
 
-/// Options of [`compile_host`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct HostOptions {
-    /// LLVM optimization level, 0..=3 (default 3).
-    pub opt_level: u8,
+/// Options of [`compile`] and [`emit_text`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Options {
+    /// LLVM's pipeline: O0 none, O1 `default<O1>`, O2 (default)
+    /// `default<O3>`.
+    pub opt_level: OptLevel,
 }
 
-impl Default for HostOptions {
-    fn default() -> Self {
-        HostOptions { opt_level: 3 }
-    }
-}
-
-/// A kernel of an [`LlvmCpuArtifact`]; the entry point is valid while the
+/// A kernel of an [`Artifact`]; the entry point is valid while the
 /// artifact lives.
 #[derive(Copy, Clone, Debug)]
-pub struct LlvmCpuKernel {
+pub struct Kernel {
     pub entry: KernelEntry,
     pub func: FuncId,
 }
@@ -65,8 +61,8 @@ impl Drop for Jit {
 
 /// JIT-compiled host code of a module. Dropping it frees the code, after
 /// which no [`KernelEntry`] of it may be called.
-pub struct LlvmCpuArtifact {
-    kernels: HashMap<String, LlvmCpuKernel>,
+pub struct Artifact {
+    kernels: HashMap<String, Kernel>,
     _jit: Jit,
 }
 
@@ -74,13 +70,13 @@ pub struct LlvmCpuArtifact {
 // touched again except by `Drop` (which has `&mut self`); the generated code
 // is immutable and the entry points are plain function pointers, so moving
 // or sharing the artifact between threads cannot race on LLVM state.
-unsafe impl Send for LlvmCpuArtifact {}
+unsafe impl Send for Artifact {}
 // SAFETY: as above; `&self` methods read only `kernels`.
-unsafe impl Sync for LlvmCpuArtifact {}
+unsafe impl Sync for Artifact {}
 
-impl LlvmCpuArtifact {
+impl Artifact {
     /// The kernel named `name`, if the module has one.
-    pub fn kernel(&self, name: &str) -> Option<LlvmCpuKernel> {
+    pub fn kernel(&self, name: &str) -> Option<Kernel> {
         self.kernels.get(name).copied()
     }
     /// Names of the compiled kernels.
@@ -89,19 +85,19 @@ impl LlvmCpuArtifact {
     }
 }
 
-impl std::fmt::Debug for LlvmCpuArtifact {
+impl std::fmt::Debug for Artifact {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LlvmCpuArtifact")
+        f.debug_struct("Artifact")
             .field("kernels", &self.kernels.keys().collect::<Vec<_>>())
             .finish()
     }
 }
 
-fn init_native() -> Result<(), PtxError> {
+fn init_native() -> Result<(), Error> {
     static INIT: OnceLock<Result<(), String>> = OnceLock::new();
     INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
         .clone()
-        .map_err(PtxError::Llvm)
+        .map_err(Error::Llvm)
 }
 
 /// The host CPU's name and feature string, as LLVM reports them.
@@ -115,36 +111,25 @@ pub(crate) fn host_cpu() -> Option<&'static (String, String)> {
     }))
 }
 
-fn host_machine(opt: u8) -> Result<TargetMachine, PtxError> {
+fn host_machine(opt: OptLevel) -> Result<TargetMachine, Error> {
     init_native()?;
     let triple = TargetMachine::get_default_triple();
-    let target = Target::from_triple(&triple).map_err(|e| PtxError::Llvm(e.to_string()))?;
+    let target = Target::from_triple(&triple).map_err(|e| Error::Llvm(e.to_string()))?;
     let (cpu, features) = host_cpu().cloned().unwrap_or_default();
     target
         .create_target_machine(
             &triple,
             &cpu,
             &features,
-            opt_level(opt)?,
+            llvm_level(opt),
             RelocMode::Default,
             CodeModel::JITDefault,
         )
-        .ok_or_else(|| PtxError::Llvm("cannot create the host target machine".into()))
-}
-
-pub(crate) fn opt_level(o: u8) -> Result<OptimizationLevel, PtxError> {
-    Ok(match o {
-        0 => OptimizationLevel::None,
-        1 => OptimizationLevel::Less,
-        2 => OptimizationLevel::Default,
-        3 => OptimizationLevel::Aggressive,
-        _ => return Err(PtxError::Option(format!("opt_level {o} (expected 0..=3)"))),
-    })
+        .ok_or_else(|| Error::Llvm("cannot create the host target machine".into()))
 }
 
 const HOST_CFG: TargetCfg = TargetCfg {
     kind: TargetKind::Host,
-    fast_math: false,
     libdevice: false,
     debug: false,
 };
@@ -154,35 +139,35 @@ fn build<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     m: &weft_ir::Module,
-    opts: &HostOptions,
-) -> Result<lower::Lowered, PtxError> {
+    opts: &Options,
+) -> Result<lower::Lowered, Error> {
     let tm = host_machine(opts.opt_level)?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     let lowered = lower::lower(ctx, module, m, HOST_CFG)?;
     module
         .verify()
-        .map_err(|e| PtxError::Llvm(format!("invalid LLVM IR: {e}")))?;
-    if opts.opt_level > 0 {
-        let passes = format!("default<O{}>", opts.opt_level);
+        .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
+    if let Some(passes) = llvm_pipeline(opts.opt_level) {
         module
-            .run_passes(&passes, &tm, PassBuilderOptions::create())
-            .map_err(|e| PtxError::Llvm(e.to_string()))?;
+            .run_passes(passes, &tm, PassBuilderOptions::create())
+            .map_err(|e| Error::Llvm(e.to_string()))?;
     }
     Ok(lowered)
 }
 
-/// Textual LLVM IR for the host.
-pub(crate) fn llvm_ir(m: &weft_ir::Module, opts: &HostOptions) -> Result<String, PtxError> {
+/// The LLVM IR for the host of a verified module `m`, after optimization.
+pub fn emit_text(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Result<String, Error> {
     let ctx = Context::create();
     let module = ctx.create_module("weft");
     build(&ctx, &module, m, opts)?;
     Ok(module.print_to_string().to_string())
 }
 
-/// Compiles every kernel of `m` (and the funcs they call) to host code
-/// through LLVM and MCJIT.
-pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuArtifact, PtxError> {
+/// Compiles every kernel of a verified module `m` (and the funcs they
+/// call) to host code through LLVM and MCJIT; `info` is what the verifier
+/// returned.
+pub fn compile(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Result<Artifact, Error> {
     let ctx = Box::new(Context::create());
     // SAFETY: the context lives on the heap and is dropped only by `Jit`'s
     // `Drop`, after the module and engine that borrow it; the box is never
@@ -191,8 +176,8 @@ pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuAr
     let module = cref.create_module("weft");
     let lowered = build(cref, &module, m, opts)?;
     let ee = module
-        .create_jit_execution_engine(opt_level(opts.opt_level)?)
-        .map_err(|e| PtxError::Llvm(e.to_string()))?;
+        .create_jit_execution_engine(llvm_level(opts.opt_level))
+        .map_err(|e| Error::Llvm(e.to_string()))?;
     for h in &lowered.host_fns {
         if let Some(fv) = module.get_function(&h.symbol()) {
             ee.add_global_mapping(&fv, shim_addr(*h)?);
@@ -202,9 +187,9 @@ pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuAr
     for k in &lowered.kernels {
         let addr = ee
             .get_function_address(&k.symbol)
-            .map_err(|e| PtxError::Llvm(format!("{}: {e}", k.symbol)))?;
+            .map_err(|e| Error::Llvm(format!("{}: {e}", k.symbol)))?;
         if addr == 0 {
-            return Err(PtxError::Llvm(format!("{}: null entry", k.symbol)));
+            return Err(Error::Llvm(format!("{}: null entry", k.symbol)));
         }
         // SAFETY: the symbol was defined with the host kernel signature
         // `void(ptr, i64, i64)` in the C calling convention, which is
@@ -213,13 +198,13 @@ pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuAr
         let entry = unsafe { std::mem::transmute::<usize, KernelEntry>(addr) };
         kernels.insert(
             k.name.clone(),
-            LlvmCpuKernel {
+            Kernel {
                 entry,
                 func: k.func,
             },
         );
     }
-    Ok(LlvmCpuArtifact {
+    Ok(Artifact {
         kernels,
         _jit: Jit {
             ee: ManuallyDrop::new(ee),
@@ -229,10 +214,9 @@ pub fn compile_host(m: &weft_ir::Module, opts: &HostOptions) -> Result<LlvmCpuAr
     })
 }
 
-/// The address of the Cranelift backend's shim for a host helper.
-fn shim_addr(h: HostFn) -> Result<usize, PtxError> {
-    let name = h.symbol();
-    weft_backend_cpu::shims::address(&name)
-        .map(|p| p as usize)
-        .ok_or_else(|| PtxError::Llvm(format!("no host shim {name}")))
+/// The address of a host shim ([`weft_abi::shims`]).
+fn shim_addr(h: Shim) -> Result<usize, Error> {
+    h.info()
+        .map(|s| s.addr)
+        .ok_or_else(|| Error::Llvm(format!("no host shim {}", h.symbol())))
 }

@@ -3,95 +3,90 @@
 //! One lowering ([`lower`](crate::lower)) turns a [`weft_ir::Module`] into an
 //! LLVM module for one of two targets:
 //!
-//! * **NVPTX** ([`emit_ptx`]): each kernel is a `ptx_kernel` taking the
+//! * **NVPTX** ([`compile`]): each kernel is a `ptx_kernel` taking the
 //!   argument block of [`weft_ir::layout`] by value as one `.param` byte
 //!   array (align 8). The runtime packs the block exactly as for the CPU,
 //!   with device pointers in `ArrayDesc.data`. Threads run a grid-stride
 //!   loop: `i = ctaid.x * ntid.x + tid.x; while i < Π dim { body; i +=
 //!   nctaid.x * ntid.x }`, so any launch size works with any grid.
-//! * **Host** ([`compile_host`], the `llvm-cpu` backend): each kernel is
-//!   `extern "C" fn(args, start, end)` ([`KernelEntry`], the Cranelift
-//!   backend's ABI) looping over `start..end`, JIT-compiled by MCJIT.
-//!   Transcendentals, `f16` conversions and `print` call the same Rust
-//!   functions as the Cranelift backend's shims, so `llvm-cpu` and `cpu`
-//!   agree bit for bit.
+//! * **Host** ([`host::compile`], the `llvm-cpu` backend): each kernel is
+//!   `extern "C" fn(args, start, end)` ([`KernelEntry`], the host ABI of
+//!   `weft-abi`) looping over `start..end`, JIT-compiled by MCJIT.
+//!   Transcendentals, `f16` conversions and `print` call the host shims
+//!   (`weft_abi::shims`), like the Cranelift backend, so `llvm-cpu` and
+//!   `cpu` agree bit for bit.
+//!
+//! Each target has the same shape as every backend: `Options`, `Error`,
+//! `Artifact`, `compile(module, info, options)` and `emit_text(...)` (PTX
+//! here, LLVM IR in [`host`]); [`emit_llvm`] shows NVPTX's LLVM IR.
 //!
 //! Only the target-specific parts differ: the thread loop, the address
 //! space of array data (`global` on NVPTX), math calls (libdevice on NVPTX,
 //! shims on the host), `f16` conversions and `print` (`vprintf` on NVPTX).
 //! See `docs/ptx.md` for the full mapping and the math policy.
 
-mod host;
+pub mod host;
 mod lower;
 mod nvptx;
 mod trap;
 
-pub use host::{compile_host, HostOptions, LlvmCpuArtifact, LlvmCpuKernel};
 pub use nvptx::{
-    arch_for_compute_capability, emit_ptx, find_libdevice, find_ptxas, ptxas_info, PtxArtifact,
-    PtxKernelInfo, SUPPORTED_ARCHS,
+    arch_for_compute_capability, compile, emit_llvm, emit_text, find_libdevice, find_ptxas,
+    ptxas_info, Artifact, Kernel, SUPPORTED_ARCHS,
 };
-pub use trap::{decode_trap_record, TRAP_GLOBAL, TRAP_RECORD_SIZE};
-pub use weft_backend_cpu::KernelEntry;
+pub use trap::TRAP_GLOBAL;
+pub use weft_abi::KernelEntry;
+/// The one optimization level (`weft_ir::OptLevel`).
+pub use weft_ir::OptLevel;
 
 use std::path::PathBuf;
-use weft_ir::Loc;
+use weft_ir::SourcePos;
 
-/// Options of [`emit_ptx`].
+/// Options of the NVPTX target ([`compile`], [`emit_text`]). Fast math is
+/// not an option: it is the IR's per-operation flags (`weft_ir::MathFlags`,
+/// set by the `fast-math` pass), as on every backend.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PtxOptions {
+pub struct Options {
     /// Target architecture, `sm_70` … `sm_90` (default `sm_80`).
     pub arch: String,
-    /// Approximate math: `sin.approx`, `ex2.approx`, `lg2.approx`,
-    /// `rsqrt.approx`, approximate division and FMA contraction (f32).
-    pub fast_math: bool,
     /// `libdevice.10.bc`; `None` searches for it (see [`find_libdevice`]).
     pub libdevice: Option<PathBuf>,
-    /// LLVM optimization level, 0..=3.
-    pub opt_level: u8,
+    /// LLVM's pipeline: O0 none, O1 `default<O1>`, O2 `default<O3>`.
+    pub opt_level: OptLevel,
     /// Emit `.file`/`.loc` line info pointing into the kernel source.
     pub line_info: bool,
 }
 
-impl Default for PtxOptions {
+impl Default for Options {
     fn default() -> Self {
-        PtxOptions {
+        Options {
             arch: "sm_80".into(),
-            fast_math: false,
             libdevice: None,
-            opt_level: 3,
+            opt_level: OptLevel::O2,
             line_info: true,
         }
     }
 }
 
-/// The target of [`emit_llvm_ir`].
-#[derive(Clone, Debug)]
-pub enum Target {
-    Ptx(PtxOptions),
-    Host(HostOptions),
-}
-
-/// Errors of this backend.
+/// Errors of this backend (both targets).
 #[derive(thiserror::Error, Debug)]
-pub enum PtxError {
+pub enum Error {
     /// An operation this backend does not implement.
-    #[error("the LLVM backend does not support {what} (line {})", loc.line)]
-    Unsupported { what: String, loc: Loc },
+    #[error("{pos}: the LLVM backend does not support {what}")]
+    Unsupported { what: String, pos: SourcePos },
     /// IR that breaks an invariant of the IR.
-    #[error("invalid IR: {what} (line {})", loc.line)]
-    Invalid { what: String, loc: Loc },
+    #[error("{pos}: invalid IR for the LLVM backend: {what}")]
+    Invalid { what: String, pos: SourcePos },
     /// A math function needs libdevice on NVPTX and none was found; Weft
     /// never falls back to approximate instructions silently.
     #[error(
-        "{what} (line {}) needs libdevice.10.bc on NVPTX and none was found: set WEFT_LIBDEVICE or CUDA_HOME, or enable fast math",
-        loc.line
+        "{pos}: {what} needs libdevice.10.bc on NVPTX and none was found: set WEFT_LIBDEVICE or CUDA_HOME, or enable fast math"
     )]
-    NoLibdevice { what: String, loc: Loc },
+    NoLibdevice { what: String, pos: SourcePos },
     /// libdevice could not be loaded or linked.
     #[error("libdevice {path}: {msg}")]
     Libdevice { path: PathBuf, msg: String },
-    /// A bad option (architecture, opt level).
+    /// A bad option (architecture).
     #[error("bad option: {0}")]
     Option(String),
     /// LLVM failed (a bug of this backend, or of LLVM).
@@ -105,17 +100,33 @@ pub enum PtxError {
     Ptxas(String),
 }
 
-impl From<inkwell::builder::BuilderError> for PtxError {
-    fn from(e: inkwell::builder::BuilderError) -> Self {
-        PtxError::Llvm(format!("builder: {e}"))
+impl Error {
+    /// Whether the backend cannot express the module ([`Error::Unsupported`]).
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, Error::Unsupported { .. })
     }
 }
 
-/// The textual LLVM IR of `m` for `target`, after the optimization
-/// pipeline of the options' `opt_level` (0: as lowered).
-pub fn emit_llvm_ir(m: &weft_ir::Module, target: &Target) -> Result<String, PtxError> {
-    match target {
-        Target::Ptx(o) => nvptx::llvm_ir(m, o),
-        Target::Host(o) => host::llvm_ir(m, o),
+impl From<inkwell::builder::BuilderError> for Error {
+    fn from(e: inkwell::builder::BuilderError) -> Self {
+        Error::Llvm(format!("builder: {e}"))
+    }
+}
+
+/// LLVM's code generation level for a Weft level.
+pub(crate) fn llvm_level(o: OptLevel) -> inkwell::OptimizationLevel {
+    match o {
+        OptLevel::O0 => inkwell::OptimizationLevel::None,
+        OptLevel::O1 => inkwell::OptimizationLevel::Less,
+        OptLevel::O2 => inkwell::OptimizationLevel::Aggressive,
+    }
+}
+
+/// LLVM's optimization pipeline for a Weft level (`None`: no pipeline).
+pub(crate) fn llvm_pipeline(o: OptLevel) -> Option<&'static str> {
+    match o {
+        OptLevel::O0 => None,
+        OptLevel::O1 => Some("default<O1>"),
+        OptLevel::O2 => Some("default<O3>"),
     }
 }

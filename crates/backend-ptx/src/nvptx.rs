@@ -1,9 +1,8 @@
 //! The NVPTX target: the shared lowering, libdevice, LLVM's O3 pipeline and
 //! the NVPTX code generator; plus `ptxas` discovery for validation.
 
-use crate::host::opt_level;
 use crate::lower::{self, TargetCfg, TargetKind};
-use crate::{PtxError, PtxOptions};
+use crate::{llvm_level, llvm_pipeline, Error, Options};
 use inkwell::context::Context;
 use inkwell::module::{FlagBehavior, Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
@@ -13,10 +12,11 @@ use inkwell::targets::{
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
+use weft_ir::ModuleInfo;
 
-/// One kernel of a [`PtxArtifact`].
+/// One kernel of an [`Artifact`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PtxKernelInfo {
+pub struct Kernel {
     /// The kernel's name in the source.
     pub name: String,
     /// The `.entry` symbol in the PTX.
@@ -27,29 +27,26 @@ pub struct PtxKernelInfo {
 
 /// PTX text of a module and its kernels.
 #[derive(Clone, Debug)]
-pub struct PtxArtifact {
+pub struct Artifact {
     pub ptx: String,
-    pub kernels: Vec<PtxKernelInfo>,
+    pub kernels: Vec<Kernel>,
+    /// Whether the module has the bounds-checked mode's trap record
+    /// ([`crate::TRAP_GLOBAL`]): exactly when its [`weft_ir::ModuleInfo`]
+    /// says it has traps. A host zeroes it before a launch and reads it
+    /// after.
+    pub trap_record: bool,
 }
 
-impl PtxArtifact {
+impl Artifact {
     /// The kernel named `name` (its source name), if the module has one.
-    pub fn kernel(&self, name: &str) -> Option<&PtxKernelInfo> {
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
-    }
-
-    /// Whether the module has the bounds-checked mode's trap record
-    /// ([`crate::TRAP_GLOBAL`]): it does exactly when it was compiled with
-    /// checks. A host zeroes it before a launch and reads it after.
-    pub fn has_trap_record(&self) -> bool {
-        // Entries are followed by `(`; only the record's declaration is.
-        self.ptx.contains(&format!(" {}[", crate::TRAP_GLOBAL))
     }
 }
 
 const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
-/// The architectures [`emit_ptx`] accepts, oldest first.
+/// The architectures [`compile`] accepts, oldest first.
 pub const SUPPORTED_ARCHS: [&str; 8] = [
     "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
 ];
@@ -68,7 +65,7 @@ pub fn arch_for_compute_capability(major: u32, minor: u32) -> Option<&'static st
 
 /// The PTX ISA version feature used for an architecture (the lowest that
 /// supports it, so older drivers can JIT it).
-fn ptx_feature(arch: &str) -> Result<&'static str, PtxError> {
+fn ptx_feature(arch: &str) -> Result<&'static str, Error> {
     Ok(match arch {
         "sm_70" => "+ptx60",
         "sm_72" => "+ptx61",
@@ -78,33 +75,33 @@ fn ptx_feature(arch: &str) -> Result<&'static str, PtxError> {
         "sm_87" => "+ptx74",
         "sm_89" | "sm_90" => "+ptx78",
         _ => {
-            return Err(PtxError::Option(format!(
+            return Err(Error::Option(format!(
                 "architecture {arch:?} (supported: sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90)"
             )))
         }
     })
 }
 
-fn machine(opts: &PtxOptions) -> Result<TargetMachine, PtxError> {
+fn machine(opts: &Options) -> Result<TargetMachine, Error> {
     static INIT: OnceLock<()> = OnceLock::new();
     INIT.get_or_init(|| Target::initialize_nvptx(&InitializationConfig::default()));
     let feat = ptx_feature(&opts.arch)?;
     let triple = TargetTriple::create(TRIPLE);
-    let target = Target::from_triple(&triple).map_err(|e| PtxError::Llvm(e.to_string()))?;
+    let target = Target::from_triple(&triple).map_err(|e| Error::Llvm(e.to_string()))?;
     target
         .create_target_machine(
             &triple,
             &opts.arch,
             feat,
-            opt_level(opts.opt_level)?,
+            llvm_level(opts.opt_level),
             RelocMode::Default,
             CodeModel::Default,
         )
-        .ok_or_else(|| PtxError::Llvm("cannot create the NVPTX target machine".into()))
+        .ok_or_else(|| Error::Llvm("cannot create the NVPTX target machine".into()))
 }
 
 /// libdevice bitcode, read once per path.
-fn libdevice_bytes(path: &Path) -> Result<std::sync::Arc<Vec<u8>>, PtxError> {
+fn libdevice_bytes(path: &Path) -> Result<std::sync::Arc<Vec<u8>>, Error> {
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, std::sync::Arc<Vec<u8>>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     if let Ok(c) = cache.lock() {
@@ -112,7 +109,7 @@ fn libdevice_bytes(path: &Path) -> Result<std::sync::Arc<Vec<u8>>, PtxError> {
             return Ok(b.clone());
         }
     }
-    let bytes = std::fs::read(path).map_err(|e| PtxError::Libdevice {
+    let bytes = std::fs::read(path).map_err(|e| Error::Libdevice {
         path: path.to_path_buf(),
         msg: e.to_string(),
     })?;
@@ -128,35 +125,33 @@ fn build<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     m: &weft_ir::Module,
-    opts: &PtxOptions,
+    opts: &Options,
     tm: &TargetMachine,
-) -> Result<lower::Lowered, PtxError> {
+) -> Result<lower::Lowered, Error> {
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     let libdevice = find_libdevice(opts.libdevice.as_deref());
     let cfg = TargetCfg {
         kind: TargetKind::Nvptx,
-        fast_math: opts.fast_math,
         libdevice: libdevice.is_some(),
         debug: opts.line_info,
     };
     let lowered = lower::lower(ctx, module, m, cfg)?;
     module
         .verify()
-        .map_err(|e| PtxError::Llvm(format!("invalid LLVM IR: {e}")))?;
+        .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
     if lowered.uses_libdevice {
         if let Some(path) = &libdevice {
             link_libdevice(ctx, module, path, &lowered)?;
         }
     }
-    let passes = if opts.opt_level > 0 {
-        format!("globaldce,default<O{}>", opts.opt_level)
-    } else {
-        "globaldce".to_string()
+    let passes = match llvm_pipeline(opts.opt_level) {
+        Some(p) => format!("globaldce,{p}"),
+        None => "globaldce".to_string(),
     };
     module
         .run_passes(&passes, tm, PassBuilderOptions::create())
-        .map_err(|e| PtxError::Llvm(e.to_string()))?;
+        .map_err(|e| Error::Llvm(e.to_string()))?;
     Ok(lowered)
 }
 
@@ -199,9 +194,9 @@ fn link_libdevice<'ctx>(
     module: &Module<'ctx>,
     path: &Path,
     lowered: &lower::Lowered,
-) -> Result<(), PtxError> {
+) -> Result<(), Error> {
     let bytes = libdevice_bytes(path)?;
-    let err = |msg: String| PtxError::Libdevice {
+    let err = |msg: String| Error::Libdevice {
         path: path.to_path_buf(),
         msg,
     };
@@ -243,15 +238,16 @@ fn link_libdevice<'ctx>(
     Ok(())
 }
 
-/// Compiles every kernel of `m` to PTX text.
-pub fn emit_ptx(m: &weft_ir::Module, opts: &PtxOptions) -> Result<PtxArtifact, PtxError> {
+/// Compiles every kernel of a verified module `m` to PTX; `info` is what
+/// the verifier returned.
+pub fn compile(m: &weft_ir::Module, info: &ModuleInfo, opts: &Options) -> Result<Artifact, Error> {
     let tm = machine(opts)?;
     let ctx = Context::create();
     let module = ctx.create_module("weft");
     let lowered = build(&ctx, &module, m, opts, &tm)?;
     let buf = tm
         .write_to_memory_buffer(&module, FileType::Assembly)
-        .map_err(|e| PtxError::Llvm(e.to_string()))?;
+        .map_err(|e| Error::Llvm(e.to_string()))?;
     let ptx = String::from_utf8_lossy(buf.as_slice())
         .trim_end_matches('\0')
         .to_string();
@@ -260,18 +256,24 @@ pub fn emit_ptx(m: &weft_ir::Module, opts: &PtxOptions) -> Result<PtxArtifact, P
     } else {
         ptx
     };
-    Ok(PtxArtifact {
+    Ok(Artifact {
         ptx,
         kernels: lowered
             .kernels
             .into_iter()
-            .map(|k| PtxKernelInfo {
+            .map(|k| Kernel {
                 name: k.name,
                 entry_symbol: k.symbol,
                 param_size: k.param_size,
             })
             .collect(),
+        trap_record: info.has_traps,
     })
+}
+
+/// The PTX text of a verified module `m` ([`compile`]'s).
+pub fn emit_text(m: &weft_ir::Module, info: &ModuleInfo, opts: &Options) -> Result<String, Error> {
+    compile(m, info, opts).map(|a| a.ptx)
 }
 
 /// Keeps `.file`/`.loc` and drops the DWARF sections and the `debug`
@@ -306,8 +308,9 @@ fn line_directives_only(ptx: &str) -> String {
     out
 }
 
-/// Textual LLVM IR for NVPTX (after optimization and libdevice linking).
-pub(crate) fn llvm_ir(m: &weft_ir::Module, opts: &PtxOptions) -> Result<String, PtxError> {
+/// The LLVM IR for NVPTX of a verified module `m`, after optimization and
+/// libdevice linking.
+pub fn emit_llvm(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Result<String, Error> {
     let tm = machine(opts)?;
     let ctx = Context::create();
     let module = ctx.create_module("weft");
@@ -404,16 +407,16 @@ pub fn find_ptxas() -> Option<PathBuf> {
 /// Assembles `ptx` for `arch` with `ptxas -v` and returns its report
 /// (registers, spills, shared memory per kernel). An error carries ptxas's
 /// diagnostics.
-pub fn ptxas_info(ptx: &str, arch: &str) -> Result<String, PtxError> {
+pub fn ptxas_info(ptx: &str, arch: &str) -> Result<String, Error> {
     ptx_feature(arch)?;
-    let ptxas = find_ptxas().ok_or(PtxError::PtxasNotFound)?;
+    let ptxas = find_ptxas().ok_or(Error::PtxasNotFound)?;
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir();
     let stem = format!("weft-ptxas-{}-{n}", std::process::id());
     let src = dir.join(format!("{stem}.ptx"));
     let out = dir.join(format!("{stem}.cubin"));
-    std::fs::write(&src, ptx).map_err(|e| PtxError::Ptxas(format!("{}: {e}", src.display())))?;
+    std::fs::write(&src, ptx).map_err(|e| Error::Ptxas(format!("{}: {e}", src.display())))?;
     let res = std::process::Command::new(&ptxas)
         .arg("--gpu-name")
         .arg(arch)
@@ -424,12 +427,12 @@ pub fn ptxas_info(ptx: &str, arch: &str) -> Result<String, PtxError> {
         .output();
     let _ = std::fs::remove_file(&src);
     let _ = std::fs::remove_file(&out);
-    let res = res.map_err(|e| PtxError::Ptxas(format!("{}: {e}", ptxas.display())))?;
+    let res = res.map_err(|e| Error::Ptxas(format!("{}: {e}", ptxas.display())))?;
     let mut text = String::from_utf8_lossy(&res.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&res.stderr));
     if res.status.success() {
         Ok(text)
     } else {
-        Err(PtxError::Ptxas(text))
+        Err(Error::Ptxas(text))
     }
 }

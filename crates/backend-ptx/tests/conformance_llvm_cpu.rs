@@ -216,8 +216,10 @@ fn agree(inline: bool) {
             };
             buffers.insert(bname, data);
         }
-        let cl = weft_backend_cpu::compile(&m, &weft_backend_cpu::CpuOptions::default()).unwrap();
-        let ll = match weft_backend_ptx::compile_host(&m, &Default::default()) {
+        let info = weft_ir::verify::verify_module(&m).unwrap();
+        let cl =
+            weft_backend_cpu::compile(&m, &info, &weft_backend_cpu::Options::default()).unwrap();
+        let ll = match common::compile_host(&m, &Default::default()) {
             Ok(a) => a,
             Err(e) => {
                 failures.push(format!("{name}: {e}"));

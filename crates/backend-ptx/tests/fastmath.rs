@@ -1,10 +1,14 @@
-//! Fast-math flags in the LLVM lowering: the IR's per-operation flags
-//! become LLVM fast-math flags, and PTX then uses `.approx` instructions
-//! and `fma.rn`; without flags neither appears. `PtxOptions::fast_math`
-//! still makes the whole module fast.
+//! Fast-math flags in the LLVM lowering: the IR's per-operation flags (the
+//! one source of fast math: no backend option) become LLVM fast-math flags,
+//! and PTX then uses `.approx` instructions and `fma.rn`; without flags
+//! neither appears.
 
-use weft_backend_ptx::{emit_llvm_ir, emit_ptx, HostOptions, PtxOptions, Target};
+mod common;
+
+use common::{emit_ptx, llvm_ir};
+use weft_backend_ptx::Options;
 use weft_ir::text::parse_module;
+use weft_ir::OptLevel;
 
 const KERNEL: &str = "kernel @k(v0: array1<f32>, v1: array1<f32>) {
   v2: i32 = thread_id
@@ -25,31 +29,27 @@ fn module(flags: &str) -> weft_ir::Module {
     m
 }
 
-fn ptx(flags: &str, fast_math: bool) -> String {
-    let opts = PtxOptions {
-        fast_math,
-        ..PtxOptions::default()
-    };
-    emit_ptx(&module(flags), &opts).unwrap().ptx
+fn ptx(flags: &str) -> String {
+    emit_ptx(&module(flags), &Options::default()).unwrap().ptx
 }
 
 #[test]
 fn llvm_ir_carries_the_flags() {
-    let host = Target::Host(HostOptions::default());
-    let precise = emit_llvm_ir(&module(""), &host).unwrap();
+    let host = |m| llvm_ir(&m, None, OptLevel::O2);
+    let precise = host(module(""));
     assert!(!precise.contains("contract"), "{precise}");
-    let fast = emit_llvm_ir(&module("fast(contract,afn,nnan,ninf)"), &host).unwrap();
+    let fast = host(module("fast(contract,afn,nnan,ninf)"));
     assert!(fast.contains("fmul nnan ninf arcp contract afn"), "{fast}");
     assert!(fast.contains("fadd nnan ninf arcp contract afn"), "{fast}");
     assert!(fast.contains("fdiv nnan ninf arcp contract afn"), "{fast}");
-    let contract = emit_llvm_ir(&module("fast(contract)"), &host).unwrap();
+    let contract = host(module("fast(contract)"));
     assert!(contract.contains("fadd contract"), "{contract}");
     assert!(!contract.contains("afn"), "{contract}");
 }
 
 #[test]
 fn ptx_precise_has_no_approx_or_fusion() {
-    let text = ptx("", false);
+    let text = ptx("");
     assert!(!text.contains(".approx"), "{text}");
     // `.rn` on a separate multiply and add keeps ptxas from fusing them.
     assert!(text.contains("mul.rn.f32"), "{text}");
@@ -58,7 +58,7 @@ fn ptx_precise_has_no_approx_or_fusion() {
 
 #[test]
 fn ptx_flags_select_approx_and_fma() {
-    let text = ptx("fast(contract,afn)", false);
+    let text = ptx("fast(contract,afn)");
     assert!(text.contains("sin.approx.f32"), "{text}");
     assert!(
         text.contains("div.approx.f32") || text.contains("div.full.f32"),
@@ -67,12 +67,7 @@ fn ptx_flags_select_approx_and_fma() {
     assert!(text.contains("sqrt.approx.f32"), "{text}");
     assert!(text.contains("fma.rn.f32"), "{text}");
     // Contraction alone: fused, but precise functions and division.
-    let text = ptx("fast(contract)", false);
+    let text = ptx("fast(contract)");
     assert!(text.contains("fma.rn.f32"), "{text}");
     assert!(!text.contains(".approx"), "{text}");
-}
-
-#[test]
-fn ptx_option_is_module_wide_flags() {
-    assert_eq!(ptx("", true), ptx("fast(contract,afn)", false));
 }

@@ -3,8 +3,9 @@
 
 mod common;
 
+use common::emit_ptx;
 use common::kernel_module;
-use weft_backend_ptx::{emit_ptx, find_libdevice, PtxError, PtxOptions};
+use weft_backend_ptx::{find_libdevice, Error, Options};
 use weft_ir::ir::{BinaryOp, MemAccess, UnaryOp};
 use weft_ir::{ElemType, Scalar, Type, Value};
 
@@ -60,7 +61,7 @@ fn arithmetic_without_fast_math_is_correctly_rounded() {
             let m = b.binary(BinaryOp::Min, q, inv);
             b.binary(BinaryOp::Max, m, x)
         });
-        let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+        let ptx = emit_ptx(&m, &Options::default()).unwrap().ptx;
         assert!(approx_ops(&ptx).is_empty(), "{s}: {:?}", approx_ops(&ptx));
         let t = if s == Scalar::F32 { "f32" } else { "f64" };
         assert!(ptx.contains(&format!("sqrt.rn.{t}")), "{ptx}");
@@ -104,7 +105,7 @@ fn transcendentals_without_fast_math_use_libdevice() {
             UnaryOp::Cbrt,
         ] {
             let m = map_kernel(s, |b, x| b.unary(op, x));
-            let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+            let ptx = emit_ptx(&m, &Options::default()).unwrap().ptx;
             for a in approx_ops(&ptx) {
                 assert!(allowed.contains(&a.as_str()), "{op:?} {s}: unexpected {a}");
             }
@@ -134,11 +135,10 @@ fn fast_math_uses_approximate_instructions() {
         let t = b.binary(BinaryOp::Add, e, l);
         b.binary(BinaryOp::Mul, t, inv)
     });
-    let opts = PtxOptions {
-        fast_math: true,
-        ..PtxOptions::default()
-    };
-    let ptx = emit_ptx(&m, &opts).unwrap().ptx;
+    // Fast math is the IR's flags, as the `fast-math` pass sets them.
+    let ptx = emit_ptx(&common::fast(&m), &Options::default())
+        .unwrap()
+        .ptx;
     for op in [
         "sin.approx",
         "cos.approx",
@@ -153,12 +153,12 @@ fn fast_math_uses_approximate_instructions() {
 #[test]
 fn missing_libdevice_is_an_error_not_an_approximation() {
     let m = map_kernel(Scalar::F32, |b, x| b.unary(UnaryOp::Sin, x));
-    let opts = PtxOptions {
+    let opts = Options {
         libdevice: Some("/nonexistent/libdevice.10.bc".into()),
-        ..PtxOptions::default()
+        ..Options::default()
     };
     match emit_ptx(&m, &opts) {
-        Err(PtxError::NoLibdevice { what, .. }) => assert!(what.contains("sin"), "{what}"),
+        Err(Error::NoLibdevice { what, .. }) => assert!(what.contains("sin"), "{what}"),
         other => panic!("expected NoLibdevice, got {other:?}"),
     }
     // Arithmetic alone needs no libdevice.
@@ -169,7 +169,7 @@ fn missing_libdevice_is_an_error_not_an_approximation() {
 #[test]
 fn kernel_entry_takes_the_block_by_value_and_strides_over_the_grid() {
     let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::Add, x, x));
-    let art = emit_ptx(&m, &PtxOptions::default()).unwrap();
+    let art = emit_ptx(&m, &Options::default()).unwrap();
     assert_eq!(art.kernels.len(), 1);
     let k = &art.kernels[0];
     assert_eq!(k.name, "k");
@@ -191,12 +191,12 @@ fn kernel_entry_takes_the_block_by_value_and_strides_over_the_grid() {
 fn line_info_points_into_the_kernel_source() {
     let src = "import warp as wp\n\n\n@wp.kernel\ndef scale(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n    i = wp.tid()\n    y[i] = 3.0 * x[i]\n";
     let m = common::compile_source("dir/scale.py", src);
-    let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    let ptx = emit_ptx(&m, &Options::default()).unwrap().ptx;
     assert!(ptx.contains(".file\t1 \"dir/scale.py\""), "{ptx}");
     assert!(ptx.contains(".loc\t1 7 "), "no .loc for line 7:\n{ptx}");
-    let off = PtxOptions {
+    let off = Options {
         line_info: false,
-        ..PtxOptions::default()
+        ..Options::default()
     };
     let ptx = emit_ptx(&m, &off).unwrap().ptx;
     assert!(!ptx.contains(".loc"));
@@ -223,7 +223,7 @@ fn atomics_are_native_where_ptx_has_them() {
             b.return_(vec![]);
         },
     );
-    let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    let ptx = emit_ptx(&m, &Options::default()).unwrap().ptx;
     assert!(ptx.contains("atom.global.add.f32"), "{ptx}");
     assert!(ptx.contains("atom.global.add.f64"), "{ptx}");
     assert!(
@@ -241,25 +241,20 @@ fn atomics_are_native_where_ptx_has_them() {
 #[test]
 fn bad_options_and_unsupported_ir_are_typed_errors() {
     let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::Add, x, x));
-    let bad = PtxOptions {
+    let bad = Options {
         arch: "sm_20".into(),
-        ..PtxOptions::default()
+        ..Options::default()
     };
-    assert!(matches!(emit_ptx(&m, &bad), Err(PtxError::Option(_))));
-    let bad = PtxOptions {
-        opt_level: 9,
-        ..PtxOptions::default()
-    };
-    assert!(matches!(emit_ptx(&m, &bad), Err(PtxError::Option(_))));
+    assert!(matches!(emit_ptx(&m, &bad), Err(Error::Option(_))));
     // Bitwise `and` on floats is not an operation of the IR's float types.
     let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::And, x, x));
     assert!(matches!(
-        emit_ptx(&m, &PtxOptions::default()),
-        Err(PtxError::Unsupported { .. })
+        emit_ptx(&m, &Options::default()),
+        Err(Error::Unsupported { .. })
     ));
     assert!(matches!(
-        weft_backend_ptx::compile_host(&m, &Default::default()),
-        Err(PtxError::Unsupported { .. })
+        common::compile_host(&m, &Default::default()),
+        Err(Error::Unsupported { .. })
     ));
 }
 
@@ -274,15 +269,15 @@ fn funcs_kept_as_calls_become_device_functions() {
         .filter(|d| matches!(d.kind, weft_ir::InstKind::Call(..)))
         .count();
     assert!(calls > 0, "the pipeline inlined the call");
-    let o0 = PtxOptions {
-        opt_level: 0,
-        ..PtxOptions::default()
+    let o0 = Options {
+        opt_level: weft_ir::OptLevel::O0,
+        ..Options::default()
     };
     let ptx = emit_ptx(&m, &o0).unwrap().ptx;
     assert!(ptx.contains(".func"), "{ptx}");
     assert!(ptx.contains("call.uni") || ptx.contains("call "), "{ptx}");
     // The host JIT runs it.
-    let art = weft_backend_ptx::compile_host(&m, &Default::default()).unwrap();
+    let art = common::compile_host(&m, &Default::default()).unwrap();
     let k = art.kernel("k").unwrap();
     let mut x: Vec<u8> = [1.5f32, -2.0, 3.0]
         .iter()
@@ -307,8 +302,8 @@ fn funcs_kept_as_calls_become_device_functions() {
 #[test]
 fn llvm_cpu_artifact_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
-    check::<weft_backend_ptx::LlvmCpuArtifact>();
-    check::<weft_backend_ptx::PtxArtifact>();
+    check::<weft_backend_ptx::host::Artifact>();
+    check::<weft_backend_ptx::Artifact>();
 }
 
 #[test]
@@ -317,16 +312,16 @@ fn compiles_concurrently_from_several_threads() {
         println!("SKIP: conformance corpus not found");
         return;
     };
-    let serial = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    let serial = emit_ptx(&m, &Options::default()).unwrap().ptx;
     std::thread::scope(|s| {
         let hs: Vec<_> = (0..4)
             .map(|t| {
                 let m = &m;
                 s.spawn(move || {
                     if t % 2 == 0 {
-                        emit_ptx(m, &PtxOptions::default()).unwrap().ptx
+                        emit_ptx(m, &Options::default()).unwrap().ptx
                     } else {
-                        let a = weft_backend_ptx::compile_host(m, &Default::default()).unwrap();
+                        let a = common::compile_host(m, &Default::default()).unwrap();
                         assert!(a.kernel("nbody_step").is_some());
                         String::new()
                     }
@@ -340,7 +335,7 @@ fn compiles_concurrently_from_several_threads() {
             }
         }
     });
-    let art = emit_ptx(&m, &PtxOptions::default()).unwrap();
+    let art = emit_ptx(&m, &Options::default()).unwrap();
     assert_eq!(
         art.kernel("nbody_step").map(|k| k.entry_symbol.as_str()),
         Some("nbody_step")
@@ -356,15 +351,15 @@ fn line_info_does_not_disable_optimization() {
         println!("SKIP: conformance corpus not found");
         return;
     };
-    let with = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    let with = emit_ptx(&m, &Options::default()).unwrap().ptx;
     assert!(with.contains(".loc"));
     assert!(!with.contains(", debug"), "debug target flag");
     assert!(!with.contains(".section"), "DWARF sections");
     let without = emit_ptx(
         &m,
-        &PtxOptions {
+        &Options {
             line_info: false,
-            ..PtxOptions::default()
+            ..Options::default()
         },
     )
     .unwrap()
@@ -401,9 +396,9 @@ fn arch_follows_the_device() {
     assert_eq!(arch(6, 1), None);
     for a in weft_backend_ptx::SUPPORTED_ARCHS {
         let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::Add, x, x));
-        let opts = PtxOptions {
+        let opts = Options {
             arch: a.into(),
-            ..PtxOptions::default()
+            ..Options::default()
         };
         assert!(emit_ptx(&m, &opts)
             .unwrap()
@@ -414,16 +409,15 @@ fn arch_follows_the_device() {
 
 #[test]
 fn emits_textual_llvm_ir_for_both_targets() {
-    use weft_backend_ptx::{emit_llvm_ir, HostOptions, Target};
     let m = map_kernel(Scalar::F32, |b, x| b.unary(UnaryOp::Sqrt, x));
-    let ptx = emit_llvm_ir(&m, &Target::Ptx(PtxOptions::default())).unwrap();
+    let ptx = common::llvm_ir(&m, Some(&Options::default()), weft_ir::OptLevel::O2);
     assert!(
         ptx.contains("target triple = \"nvptx64-nvidia-cuda\""),
         "{ptx}"
     );
     assert!(ptx.contains("ptx_kernel void @k("), "{ptx}");
     assert!(ptx.contains("byval([128 x i8])"), "{ptx}");
-    let raw = emit_llvm_ir(&m, &Target::Host(HostOptions { opt_level: 0 })).unwrap();
+    let raw = common::llvm_ir(&m, None, weft_ir::OptLevel::O0);
     assert!(
         raw.contains("define void @k(ptr %0, i64 %1, i64 %2)"),
         "{raw}"
@@ -436,22 +430,23 @@ fn emits_textual_llvm_ir_for_both_targets() {
 /// has no record.
 #[test]
 fn checked_code_writes_the_trap_record() {
-    use weft_backend_ptx::{TRAP_GLOBAL, TRAP_RECORD_SIZE};
+    use weft_abi::trap::record::SIZE as TRAP_RECORD_SIZE;
+    use weft_backend_ptx::TRAP_GLOBAL;
     let plain = map_kernel(Scalar::F32, |b, x| {
         let two = b.konst(weft_ir::Const::float(Scalar::F32, 2.0));
         b.binary(BinaryOp::Mul, x, two)
     });
     let mut checked = plain.clone();
     assert!(weft_passes::bounds::insert_bounds_checks(&mut checked));
-    let opts = PtxOptions {
+    let opts = Options {
         line_info: false,
-        ..PtxOptions::default()
+        ..Options::default()
     };
     let art = emit_ptx(&plain, &opts).unwrap();
-    assert!(!art.has_trap_record());
+    assert!(!art.trap_record);
     assert!(!art.ptx.contains(TRAP_GLOBAL), "{}", art.ptx);
     let art = emit_ptx(&checked, &opts).unwrap();
-    assert!(art.has_trap_record());
+    assert!(art.trap_record);
     let ptx = art.ptx;
     let decl = format!(".visible .global .align 8 .b8 {TRAP_GLOBAL}[{TRAP_RECORD_SIZE}]");
     assert!(ptx.contains(&decl), "{ptx}");

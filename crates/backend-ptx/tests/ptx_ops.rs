@@ -4,8 +4,9 @@
 
 mod common;
 
+use common::emit_ptx;
 use common::kernel_module;
-use weft_backend_ptx::{emit_ptx, find_libdevice, find_ptxas, ptxas_info, PtxOptions};
+use weft_backend_ptx::{find_libdevice, find_ptxas, ptxas_info, Options};
 use weft_ir::interp::{eval_binary, eval_unary};
 use weft_ir::ir::{AtomicOp, BinaryOp, MemAccess, UnaryOp};
 use weft_ir::{Const, ElemType, Scalar, Type, Value};
@@ -129,11 +130,11 @@ fn every_op_cast_and_atomic_compiles_to_ptx() {
     for s in Scalar::ALL {
         let m = module_for(s);
         for (arch, fast) in [("sm_70", false), ("sm_90", false), ("sm_80", true)] {
-            let opts = PtxOptions {
+            let opts = Options {
                 arch: arch.into(),
-                fast_math: fast,
-                ..PtxOptions::default()
+                ..Options::default()
             };
+            let m = if fast { common::fast(&m) } else { m.clone() };
             match emit_ptx(&m, &opts) {
                 Ok(a) => {
                     if ptxas.is_some() {
@@ -142,7 +143,7 @@ fn every_op_cast_and_atomic_compiles_to_ptx() {
                         }
                     }
                 }
-                Err(weft_backend_ptx::PtxError::NoLibdevice { .. })
+                Err(weft_backend_ptx::Error::NoLibdevice { .. })
                     if find_libdevice(None).is_none() => {}
                 Err(e) => failures.push(format!("{s} {arch} fast={fast}: {e}")),
             }

@@ -3,9 +3,9 @@
 
 mod common;
 
-use weft_backend_ptx::{
-    emit_ptx, find_ptxas, ptxas_info, PtxOptions, TRAP_GLOBAL, TRAP_RECORD_SIZE,
-};
+use common::emit_ptx;
+use weft_abi::trap::record::SIZE as TRAP_RECORD_SIZE;
+use weft_backend_ptx::{find_ptxas, ptxas_info, Options, TRAP_GLOBAL};
 
 #[test]
 fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
@@ -28,7 +28,7 @@ fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
         // Funcs kept as calls: device functions called by the kernel.
         let calls = common::compile_source_with(&file, &src, false);
         if calls.funcs.len() > calls.kernels().count() {
-            match emit_ptx(&calls, &PtxOptions::default()) {
+            match emit_ptx(&calls, &Options::default()) {
                 Ok(a) if ptxas.is_some() => {
                     if let Err(e) = ptxas_info(&a.ptx, "sm_80") {
                         failures.push(format!("{name} (calls kept): {e}"));
@@ -39,9 +39,9 @@ fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
             }
         }
         for arch in ["sm_80", "sm_90"] {
-            let opts = PtxOptions {
+            let opts = Options {
                 arch: arch.into(),
-                ..PtxOptions::default()
+                ..Options::default()
             };
             let art = match emit_ptx(&m, &opts) {
                 Ok(a) => a,
@@ -103,9 +103,9 @@ fn every_checked_conformance_kernel_assembles_for_sm80_and_sm90() {
             }
             with_checks += usize::from(checks && inline);
             for arch in ["sm_80", "sm_90"] {
-                let opts = PtxOptions {
+                let opts = Options {
                     arch: arch.into(),
-                    ..PtxOptions::default()
+                    ..Options::default()
                 };
                 let art = match emit_ptx(&m, &opts) {
                     Ok(a) => a,

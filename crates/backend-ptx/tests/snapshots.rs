@@ -10,8 +10,9 @@
 
 mod common;
 
+use common::emit_ptx;
 use std::path::PathBuf;
-use weft_backend_ptx::{emit_ptx, PtxOptions};
+use weft_backend_ptx::Options;
 
 fn check(case: &str) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
@@ -36,7 +37,7 @@ fn check(case: &str) {
     });
     let m = weft_ir::text::parse_module(&ir)
         .unwrap_or_else(|e| panic!("{}: {e:?} (rerun with WEFT_BLESS=1)", ir_path.display()));
-    let ptx = emit_ptx(&m, &PtxOptions::default()).unwrap().ptx;
+    let ptx = emit_ptx(&m, &Options::default()).unwrap().ptx;
     if bless {
         std::fs::write(&ptx_path, &ptx).unwrap();
         return;

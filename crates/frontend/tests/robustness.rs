@@ -28,7 +28,9 @@ fn corpus() -> Option<Vec<(String, String)>> {
 fn check(src: &str) -> Result<(), String> {
     let r = catch_unwind(AssertUnwindSafe(|| {
         match weft_frontend::compile("k.py", src) {
-            Ok(m) => weft_ir::verify::verify_module(&m).map_err(|e| format!("verifier: {e}")),
+            Ok(m) => weft_ir::verify::verify_module(&m)
+                .map(drop)
+                .map_err(|e| format!("verifier: {e}")),
             Err(d) if d.items.is_empty() || d.render(false).is_empty() => {
                 Err("failed without a diagnostic".to_string())
             }

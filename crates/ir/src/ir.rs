@@ -89,6 +89,22 @@ impl Loc {
     }
 }
 
+/// A source location with its file's name: where a backend's
+/// `Unsupported` and `Invalid` errors point. Displayed `file:line:col`
+/// (`<unknown>` for a location without a file, `:0:0` for none).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct SourcePos {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl std::fmt::Display for SourcePos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
 /// A compilation unit: structs, functions, source files.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
@@ -101,6 +117,18 @@ pub struct Module {
 impl Module {
     pub fn new() -> Module {
         Module::default()
+    }
+    /// `loc` with its file's name ([`Module::files`]).
+    pub fn source_pos(&self, loc: Loc) -> SourcePos {
+        SourcePos {
+            file: self
+                .files
+                .get(loc.file as usize)
+                .cloned()
+                .unwrap_or_else(|| "<unknown>".to_string()),
+            line: loc.line,
+            col: loc.col,
+        }
     }
     /// Finds a function by name (kernels and funcs share one namespace in
     /// the IR; the frontend mangles overloads).

@@ -10,7 +10,9 @@
 //! * [`layout`]: memory layout of types and the kernel argument block (the
 //!   ABI every backend and the runtime share);
 //! * [`mathfn`]: the float math functions backends compute by library calls;
-//! * [`verify`]: the verifier (its docs list every invariant);
+//! * [`verify`]: the verifier (its docs list every invariant), which
+//!   returns the [`info::ModuleInfo`] backends and the runtime rely on;
+//! * [`opt`]: the one optimization level type ([`OptLevel`]);
 //! * [`text`]: the text form — printer and parser, which round-trip;
 //! * [`interp`]: the reference interpreter, the oracle backends are tested
 //!   against.
@@ -19,15 +21,19 @@
 
 pub mod builder;
 pub mod f16;
+pub mod info;
 pub mod interp;
 pub mod ir;
 pub mod layout;
 pub mod mathfn;
+pub mod opt;
 pub mod text;
 pub mod types;
 pub mod verify;
 
 pub use builder::FuncBuilder;
+pub use info::{IndexRange, KernelInfo, LengthRule, ModuleInfo};
 pub use ir::*;
 pub use mathfn::MathFn;
+pub use opt::{OptLevel, ParseOptLevelError};
 pub use types::{ArrayType, DisplayType, ElemType, Field, Scalar, StructDef, StructTable, Type};

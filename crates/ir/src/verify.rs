@@ -102,6 +102,7 @@
 //!   aggregate whose scalar leaves are all of one scalar type `S`; its
 //!   `ndim` is in 1..=3; and the param's type is `array(S, ndim + 1)`.
 
+use crate::info::ModuleInfo;
 use crate::ir::*;
 use crate::text::Numbering;
 use crate::types::{Scalar, StructTable, Type, MAX_DIMS};
@@ -205,8 +206,10 @@ impl fmt::Display for VerifyError {
     }
 }
 
-/// Checks the whole module: module-level rules, then every function.
-pub fn verify_module(m: &Module) -> Result<(), VerifyError> {
+/// Checks the whole module: module-level rules, then every function; for a
+/// module that passes, what the backends and the runtime may rely on
+/// ([`ModuleInfo`]).
+pub fn verify_module(m: &Module) -> Result<ModuleInfo, VerifyError> {
     let module_err = |rule, detail: String| VerifyError {
         func: String::new(),
         inst: None,
@@ -256,7 +259,7 @@ pub fn verify_module(m: &Module) -> Result<(), VerifyError> {
     for (_, f) in m.funcs.iter() {
         verify_function(m, f)?;
     }
-    Ok(())
+    Ok(ModuleInfo::of(m))
 }
 
 /// True if struct `s` contains `target` (through fields, at any depth).
@@ -1164,7 +1167,7 @@ mod tests {
         let mut b = FuncBuilder::new(&mut f, &m.structs);
         body(&mut b, &ps);
         m.funcs.push(f);
-        verify_module(m)
+        verify_module(m).map(drop)
     }
 
     fn check(
@@ -1264,7 +1267,7 @@ mod tests {
             FuncBuilder::new(&mut f, &m.structs).return_(vec![]);
             m.funcs.push(f);
         }
-        assert_eq!(rule_of(verify_module(&m)), Rule::UniqueFuncName);
+        assert_eq!(rule_of(verify_module(&m).map(drop)), Rule::UniqueFuncName);
     }
 
     #[test]
@@ -1276,7 +1279,7 @@ mod tests {
                 fields: vec![],
             });
         }
-        assert_eq!(rule_of(verify_module(&m)), Rule::UniqueStructName);
+        assert_eq!(rule_of(verify_module(&m).map(drop)), Rule::UniqueStructName);
     }
 
     #[test]
@@ -1289,7 +1292,7 @@ mod tests {
                 ty: arr(Scalar::F32, 1),
             }],
         });
-        assert_eq!(rule_of(verify_module(&m)), Rule::StructDef);
+        assert_eq!(rule_of(verify_module(&m).map(drop)), Rule::StructDef);
         let mut m = Module::new();
         let a = m.structs.next_key();
         let b = StructId::from_u32(a.as_u32() + 1);
@@ -1307,7 +1310,7 @@ mod tests {
                 ty: Type::Struct(a),
             }],
         });
-        assert_eq!(rule_of(verify_module(&m)), Rule::StructDef);
+        assert_eq!(rule_of(verify_module(&m).map(drop)), Rule::StructDef);
     }
 
     #[test]

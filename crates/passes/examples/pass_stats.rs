@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use weft_backend_cpu::{compile, emit_clif, CpuOptions};
+use weft_backend_cpu::{compile, emit_text, Options};
 use weft_ir::layout::{arg_layout, ArrayDesc};
 use weft_ir::Module;
 use weft_passes::{inst_count, run_pipeline, OptLevel, PipelineOptions, VerifyMode};
@@ -187,9 +187,10 @@ fn main() {
             ir += inst_count(&m);
             // HLSL needs every call inlined (not so at O0).
             let kernels: Vec<String> = m.kernels().map(|(_, f)| f.name.clone()).collect();
+            let info = weft_ir::ModuleInfo::of(&m);
             for k in kernels {
-                let o = weft_backend_hlsl::HlslOptions::default();
-                if let Ok(a) = weft_backend_hlsl::emit_hlsl(&m, &k, &o) {
+                let o = weft_backend_hlsl::Options::default();
+                if let Ok(a) = weft_backend_hlsl::compile_kernel(&m, &info, &k, &o) {
                     hlsl += a
                         .source
                         .lines()
@@ -198,7 +199,11 @@ fn main() {
                 }
             }
             in_loops += loop_insts(&m);
-            match emit_clif(&m, &CpuOptions::default()) {
+            match emit_text(
+                &m,
+                &weft_ir::verify::verify_module(&m).expect("verifies"),
+                &Options::default(),
+            ) {
                 Ok(t) => {
                     clif += clif_insts(&t);
                     if let Some(dir) = &dump {
@@ -243,7 +248,13 @@ fn main() {
             let mut best = f64::INFINITY;
             for _ in 0..3 {
                 let t0 = thread_cpu_time().unwrap_or(0.0);
-                if compile(&m, &CpuOptions::default()).is_ok() {
+                if compile(
+                    &m,
+                    &weft_ir::verify::verify_module(&m).expect("verifies"),
+                    &Options::default(),
+                )
+                .is_ok()
+                {
                     best = best.min(thread_cpu_time().unwrap_or(0.0) - t0);
                 }
             }
@@ -378,7 +389,7 @@ fn put<T: Copy>(buf: &mut [u64], off: u32, v: T) {
 
 /// A compiled kernel with its data and argument block.
 struct Bench {
-    art: weft_backend_cpu::CpuArtifact,
+    art: weft_backend_cpu::Artifact,
     kernel: &'static str,
     block: Vec<u64>,
     threads: i64,
@@ -387,7 +398,12 @@ struct Bench {
 
 impl Bench {
     fn new(m: Module, kernel: &'static str) -> Option<Bench> {
-        let art = compile(&m, &CpuOptions::default()).ok()?;
+        let art = compile(
+            &m,
+            &weft_ir::verify::verify_module(&m).expect("verifies"),
+            &Options::default(),
+        )
+        .ok()?;
         let f = &m.funcs[m.func_by_name(kernel)?];
         let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
         let al = arg_layout(&types, &m.structs);

@@ -58,6 +58,9 @@ pub enum ArrayError {
         expected: usize,
         got: usize,
     },
+    /// A copy between a host and a device array that differ.
+    #[error("copy between arrays of different type, shape or layout: {dst} vs {src}")]
+    Mismatch { dst: String, src: String },
     /// The array cannot be laid out structure of arrays.
     #[error("an array{ndim} of {dtype} cannot be laid out SoA: {reason}")]
     NotSoa {
@@ -74,8 +77,8 @@ struct Chunk([u8; 16]);
 
 /// What a host or device array is, apart from where its storage lives: the
 /// element type, the storage layout, the shape and the byte strides.
-/// [`Array`], [`crate::CudaArray`] and [`crate::VulkanArray`] each hold one
-/// and expose it with `meta()` and the same accessors.
+/// [`Array`] and [`crate::DeviceArray`] each hold one and expose it with
+/// `meta()` and the same accessors.
 #[derive(Debug, Clone)]
 pub struct ArrayMeta {
     pub(crate) dtype: Dtype,
@@ -134,8 +137,8 @@ impl ArrayMeta {
     }
 
     /// The array as launch checks and packing see it, its data at `data`.
-    pub(crate) fn view(&self, data: u64) -> crate::device::ArgView<'_> {
-        crate::device::ArgView::Array {
+    pub(crate) fn view(&self, data: u64) -> crate::hal::args::ArgView<'_> {
+        crate::hal::args::ArgView::Array {
             dtype: &self.dtype,
             shape: &self.shape,
             strides: &self.strides,
@@ -557,16 +560,31 @@ impl Array {
         self.len_bytes
     }
 
-    /// The storage bytes the elements occupy, as kernels address them.
-    /// Private: the slice must not outlive a use that cannot launch.
-    fn raw(&self) -> &[u8] {
+    /// The storage bytes the elements occupy, as kernels address them (in
+    /// the array's layout): what a device copy of the array holds. The
+    /// slice must not outlive a use that cannot launch.
+    pub(crate) fn raw(&self) -> &[u8] {
         // SAFETY: `Array` is not `Sync` and launches are synchronous, so
         // nothing writes the storage while this shared borrow is used; the
         // storage holds at least `len_bytes` bytes.
         unsafe { std::slice::from_raw_parts(self.data_ptr().cast_const(), self.len_bytes) }
     }
 
-    fn write_raw(&mut self, bytes: &[u8]) {
+    /// The storage bytes, writable through a shared borrow (the storage is
+    /// made of `UnsafeCell`s), for a device copying results back.
+    ///
+    /// # Safety
+    /// Nothing else may read or write the storage while the slice lives
+    /// (the array is lent to a synchronous launch that has finished on the
+    /// device, or was just made by the caller).
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn raw_mut(&self) -> &mut [u8] {
+        // SAFETY: the storage holds `len_bytes` bytes of `UnsafeCell`s; the
+        // caller guarantees exclusive use.
+        unsafe { std::slice::from_raw_parts_mut(self.data_ptr(), self.len_bytes) }
+    }
+
+    pub(crate) fn write_raw(&mut self, bytes: &[u8]) {
         debug_assert!(bytes.len() <= self.len_bytes);
         // SAFETY: `&mut self` excludes every other access; the storage holds
         // at least `len_bytes >= bytes.len()` bytes.

@@ -1,21 +1,21 @@
 //! Launching a kernel in the CPU backend's debug build while recording one
 //! thread's statement hooks (the debugger's data source; see
-//! `weft_backend_cpu::debug` and `docs/debugging.md`).
+//! [`weft_abi::debug`] and `docs/debugging.md`).
 //!
 //! The launch runs on the calling OS thread, threads in index order, so the
 //! threads before the recorded one have run to completion when it starts and
 //! the ones after it run when it has finished.
 
 use crate::array::Arg;
-use crate::device::{check_args, check_dim, pack_views, ArgView};
 use crate::error::{LaunchError, RuntimeError};
+use crate::hal::args::{check_args, check_dim, pack_views, ArgView};
 use crate::sig::KernelSig;
 use std::sync::Arc;
-use weft_backend_cpu::debug::{record_thread, DebugEvent};
-use weft_backend_cpu::trap::{clear_trap, take_trap};
+use weft_abi::debug::{record_thread, DebugEvent};
+use weft_abi::trap::{clear_trap, take_trap};
 use weft_ir::Module;
 
-/// Compiles `module` with [`weft_backend_cpu::CpuOptions::debug`], launches
+/// Compiles `module` with [`weft_backend_cpu::Options::debug`], launches
 /// kernel `kernel` over `dim` with `args` and returns the hooks of thread
 /// `tid` (a linear thread index), in order. A bounds-checked-mode failure is
 /// returned as [`LaunchError::Trap`] after the launch.
@@ -26,11 +26,8 @@ pub fn record_launch(
     args: &[Arg<'_>],
     tid: usize,
 ) -> Result<Vec<DebugEvent>, RuntimeError> {
-    let Some(func) = module
-        .kernels()
-        .find(|(_, f)| f.name == kernel)
-        .map(|(id, _)| id)
-    else {
+    let info = weft_ir::verify::verify_module(module)?;
+    let Some(kinfo) = info.kernel(kernel) else {
         return Err(RuntimeError::NoKernel {
             name: kernel.to_string(),
             available: module
@@ -40,22 +37,20 @@ pub fn record_launch(
                 .join(", "),
         });
     };
-    let opts = weft_backend_cpu::CpuOptions {
+    let opts = weft_backend_cpu::Options {
         debug: true,
-        opt_level: weft_backend_cpu::OptLevel::None,
+        opt_level: weft_ir::OptLevel::O0,
         ..Default::default()
     };
-    let art = weft_backend_cpu::compile(module, &opts).map_err(|e| RuntimeError::Compile {
-        device: "cpu",
-        source: Box::new(e),
-    })?;
+    let art = weft_backend_cpu::compile(module, &info, &opts)
+        .map_err(|e| RuntimeError::backend("cpu", e.is_unsupported(), e))?;
     let Some(k) = art.kernel(kernel) else {
         return Err(RuntimeError::NoKernel {
             name: kernel.to_string(),
             available: String::new(),
         });
     };
-    let sig = KernelSig::from_module(module, func, Arc::new(module.structs.clone()));
+    let sig = KernelSig::new(kinfo.clone(), Arc::new(module.structs.clone()));
     let (dims, total) = check_dim(dim)?;
     let padded = dims.map(|d| d as usize);
     check_args(&sig, args, &padded)?;
@@ -70,21 +65,7 @@ pub fn record_launch(
         unsafe { (k.entry)(ptr, 0, total as i64) }
     });
     if let Some(t) = take_trap() {
-        return Err(LaunchError::Trap {
-            kernel: kernel.to_string(),
-            device: "cpu",
-            file: module
-                .files
-                .get(t.loc.file as usize)
-                .cloned()
-                .unwrap_or_default(),
-            line: t.loc.line,
-            col: t.loc.col,
-            kind: t.kind,
-            index: t.index,
-            size: t.size,
-        }
-        .into());
+        return Err(LaunchError::from_trap(kernel, "cpu", &module.files, &t).into());
     }
     drop(art);
     Ok(events)

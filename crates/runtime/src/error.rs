@@ -143,6 +143,29 @@ pub fn layout_message(kernel: weft_ir::ArrayLayout, array: weft_ir::ArrayLayout)
 }
 
 impl LaunchError {
+    /// The error of a bounds-checked-mode failure `t` of `kernel` on
+    /// `device`, its location resolved in the module's `files`.
+    pub fn from_trap(
+        kernel: &str,
+        device: &'static str,
+        files: &[String],
+        t: &weft_abi::trap::TrapRecord,
+    ) -> LaunchError {
+        LaunchError::Trap {
+            kernel: kernel.to_string(),
+            device,
+            file: files
+                .get(t.loc.file as usize)
+                .cloned()
+                .unwrap_or_else(|| "<unknown>".to_string()),
+            line: t.loc.line,
+            col: t.loc.col,
+            kind: t.kind,
+            index: t.index,
+            size: t.size,
+        }
+    }
+
     /// The parameter the error is about, if it is about one.
     pub fn param(&self) -> Option<&str> {
         match self {
@@ -168,6 +191,29 @@ pub enum RuntimeError {
         #[source]
         source: BackendError,
     },
+    /// The device's backend cannot express the kernel exactly (a typed
+    /// `Unsupported` of the backend, or a feature the device lacks): the
+    /// kernel does not run there, and no other result is produced.
+    #[error("{message}")]
+    Unsupported {
+        device: &'static str,
+        /// The backend's message, with the source position.
+        message: String,
+        #[source]
+        source: BackendError,
+    },
+    /// The module does not verify: no backend sees it.
+    #[error("invalid module: {0}")]
+    Invalid(#[from] weft_ir::verify::VerifyError),
+    /// No device has this name.
+    #[error("unknown device `{name}` (devices: {known})")]
+    UnknownDevice { name: String, known: String },
+    /// The device exists but this build of Weft does not have it.
+    #[error("the `{name}` device is not compiled into this build: rebuild with the cargo feature `{feature}` (e.g. `cargo build --features {feature}`)")]
+    NotCompiled { name: String, feature: &'static str },
+    /// A program, kernel or array of one device was given to another.
+    #[error("{what} of another device was given to the `{device}` device")]
+    Foreign { device: &'static str, what: String },
     #[error("no kernel named `{name}` in the module (kernels: {available})")]
     NoKernel { name: String, available: String },
     #[error(transparent)]
@@ -181,4 +227,34 @@ pub enum RuntimeError {
         #[source]
         source: BackendError,
     },
+}
+
+impl RuntimeError {
+    /// A backend's compile error on `device`: [`RuntimeError::Unsupported`]
+    /// if the backend says it cannot express the module, else
+    /// [`RuntimeError::Compile`].
+    pub fn backend(
+        device: &'static str,
+        unsupported: bool,
+        e: impl std::error::Error + Send + Sync + 'static,
+    ) -> RuntimeError {
+        if unsupported {
+            RuntimeError::Unsupported {
+                device,
+                message: e.to_string(),
+                source: Box::new(e),
+            }
+        } else {
+            RuntimeError::Compile {
+                device,
+                source: Box::new(e),
+            }
+        }
+    }
+
+    /// Whether the error says that a device's backend cannot express a
+    /// kernel ([`RuntimeError::Unsupported`]).
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, RuntimeError::Unsupported { .. })
+    }
 }

@@ -1,23 +1,39 @@
 //! # weft-runtime — devices, arrays and kernel launch
 //!
-//! The runtime sees compiled artifacts and kernel signatures, never source:
+//! The runtime sees verified modules and the verifier's
+//! [`weft_ir::ModuleInfo`], never source:
 //!
 //! * [`Dtype`]: an element/value type (an IR [`weft_ir::ElemType`] plus the
 //!   struct table it refers to; structs compare by name and definition);
-//! * [`Array`]: typed, shaped (1–4 axes), strided, 16-byte aligned storage
-//!   in the C layout of [`weft_ir::layout`]; [`Value`]: a by-value argument;
-//! * [`Device`]: `cpu` (Cranelift JIT, launches split over all cores with
-//!   rayon), `llvm-cpu` (LLVM's host JIT, launched exactly like `cpu`),
-//!   `interp` (the reference interpreter, the oracle) or `cuda` (PTX on an
-//!   NVIDIA GPU, see [`cuda`]) or `vulkan` (the HLSL backend's shaders on a
-//!   Vulkan device, see [`vulkan`]); all go through one launch path;
-//! * [`Cache`]: the on-disk compile cache (PTX, SPIR-V, IR), see [`cache`];
+//! * [`Array`]: typed, shaped (1–4 axes), strided, 16-byte aligned host
+//!   storage in the C layout of [`weft_ir::layout`]; [`Value`]: a by-value
+//!   argument; [`DeviceArray`]: the same in a device's memory;
+//! * [`Device`]: one of the registry's devices ([`devices()`]): `cpu`
+//!   (Cranelift JIT, launches split over all cores), `interp` (the
+//!   reference interpreter, the oracle), `llvm-cpu` (LLVM's host JIT) and
+//!   `cuda` (PTX on an NVIDIA GPU) with the `llvm` feature, `vulkan` (the
+//!   HLSL backend's shaders) with the `vulkan` feature (on by default). All
+//!   implement one interface ([`hal::DeviceApi`]) and go through one launch
+//!   path;
 //! * [`Program`] (a module compiled for a device) and [`Kernel`].
+//!
+//! # Structure
+//!
+//! ```text
+//! device.rs      the dispatcher: Device, Program, Kernel, DeviceArray, launch
+//!   └ devices/   the registry (one line per device) and one module per device
+//!       └ hal/   the device trait; args (views, checks, packing); host (host devices' shared code)
+//! cached.rs      device code (PTX, SPIR-V) through the compile cache
+//! ```
+//!
+//! No device module imports another or the dispatcher; adding a device is
+//! one module under `devices/` and one line in its registry.
 //!
 //! # Launch checks
 //!
-//! [`Device::launch`] checks, before anything runs, and reports the first
-//! failure as a [`LaunchError`] naming the parameter:
+//! [`Device::launch`] and [`Device::launch_async`] check, before anything
+//! runs, and report the first failure as a [`LaunchError`] naming the
+//! parameter:
 //!
 //! 1. the launch dim has 1–4 axes whose product fits an `i32`;
 //! 2. no more arguments than parameters, and none missing;
@@ -25,35 +41,36 @@
 //! 4. element/value types are equal (a struct: same name and fields,
 //!    recursively — a same-named struct with another definition is a
 //!    [`LaunchError::StructLayout`]); then the array's dimensionality;
-//! 5. the array-length rule of [`sig`]: an array axis that every thread
-//!    indexes with its (linear or per-axis) thread id must be long enough
-//!    for every thread of the launch;
+//! 5. the array-length rule of [`weft_ir::info`]: an array axis that every
+//!    thread indexes with its (linear or per-axis) thread id must be long
+//!    enough for every thread of the launch;
 //! 6. on `interp`, no array may be passed for two parameters;
 //! 7. an array's layout ([`ArrayLayout`]) is the one the kernel takes that
-//!    parameter in ([`KernelSig::param_layout`]): AoS unless the `soa` pass
-//!    laid it out structure of arrays. An array in the other layout is a
-//!    [`LaunchError::ArgLayout`] (never converted silently; convert with
-//!    [`Array::to_layout`]). See [`mod@array`] for the SoA storage and
-//!    [`sig`] for the kernel side.
+//!    parameter in ([`weft_ir::KernelInfo::param_layout`]): AoS unless the
+//!    `soa` pass laid it out structure of arrays. An array in the other
+//!    layout is a [`LaunchError::ArgLayout`] (never converted silently;
+//!    convert with [`Array::to_layout`]). See [`mod@array`] for the SoA
+//!    storage;
+//! 8. with [`Device::launch_async`], every array belongs to the launching
+//!    device.
 
 pub mod array;
-mod backend;
-pub mod cache;
-pub mod cuda;
+pub mod cached;
 pub mod debug;
-pub mod device;
+mod device;
+mod devices;
 pub mod dtype;
 pub mod error;
-mod llvm_cpu;
+pub mod hal;
 pub mod sig;
-pub mod vulkan;
 
 pub use array::{Arg, Array, ArrayError, ArrayMeta, Value};
-pub use cache::{Cache, CacheError, CacheKey, KindInfo};
-pub use cuda::{CudaArg, CudaArray, CudaDevice, CudaError, CudaEvent};
-pub use device::{check_args, Device, DeviceArg, DeviceKind, Kernel, Program};
+pub use device::{device_names, devices, Device, DeviceArg, DeviceArray, Kernel, Program};
+pub use devices::DeviceEntry;
 pub use dtype::{Dtype, Element, ScalarElem};
 pub use error::{BackendError, LaunchError, RuntimeError};
+pub use hal::args::check_args;
+pub use hal::{CacheLocation, DeviceDesc, DeviceOptions};
 pub use sig::{IndexRange, KernelSig, LengthRule};
-pub use vulkan::{VulkanArray, VulkanDevice, VulkanError};
+pub use weft_abi::trap::TrapRecord;
 pub use weft_ir::ArrayLayout;

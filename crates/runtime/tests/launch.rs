@@ -202,7 +202,7 @@ fn interp_and_cpu_agree_through_one_launch_path() {
             .unwrap()
             .kernel("saxpy")
             .unwrap();
-        assert_eq!(k.device(), dev.kind());
+        assert_eq!(k.device(), &dev);
         let x = Array::from_slice(&xs, &[n]).unwrap();
         let y = Array::from_slice(&vec![0.5f32; n], &[n]).unwrap();
         dev.launch(&k, &[n], &[Arg::array(&x), Arg::array(&y), Arg::f32(-1.25)])

@@ -1,4 +1,4 @@
-//! Debugging: statement hooks of debug builds ([`crate::debug`]), value
+//! Debugging: statement hooks of debug builds ([`weft_abi::debug`]), value
 //! labels and source locations for gdb ([`crate::gdbjit`]), and the
 //! lowering of `Trap`.
 
@@ -85,7 +85,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         }
     }
 
-    /// `Trap`: reports through [`crate::trap::weft_trap`], then ends the
+    /// `Trap`: reports through [`weft_abi::trap::weft_trap`], then ends the
     /// thread (kernel) or returns zeros (func).
     pub(super) fn trap(
         &mut self,
@@ -140,7 +140,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let loc = data.loc;
         if matches!(data.kind, InstKind::Return(_)) {
             return match self.ret {
-                Ret::Func => self.debug_point(crate::debug::EventKind::Exit, loc),
+                Ret::Func => self.debug_point(weft_abi::debug::EventKind::Exit, loc),
                 Ret::NextThread(_) => Ok(()),
             };
         }
@@ -148,12 +148,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             return Ok(());
         }
         self.cx.debug_line = loc.line;
-        self.debug_point(crate::debug::EventKind::Stmt, loc)
+        self.debug_point(weft_abi::debug::EventKind::Stmt, loc)
     }
 
     /// Debug build: calls `weft_debug_hook` with the named values visible
-    /// here (the latest definition of each name; see [`crate::debug`]).
-    pub(super) fn debug_point(&mut self, kind: crate::debug::EventKind, loc: Loc) -> Result<()> {
+    /// here (the latest definition of each name; see [`weft_abi::debug`]).
+    pub(super) fn debug_point(&mut self, kind: weft_abi::debug::EventKind, loc: Loc) -> Result<()> {
         let mut latest: HashMap<&str, weft_ir::Value> = HashMap::new();
         for (v, name) in self.f.value_names.iter() {
             if name.is_empty()
@@ -179,7 +179,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             return self.invalid("debug hook in an unknown function");
         };
         let mut desc = vec![
-            crate::debug::kind_code(kind),
+            weft_abi::debug::kind_code(kind),
             func.as_u32(),
             loc.file,
             loc.line,

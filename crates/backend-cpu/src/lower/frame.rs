@@ -397,7 +397,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.ret = Ret::Func;
         self.set_srcloc(self.f.loc);
         if self.cx.debug {
-            self.debug_point(crate::debug::EventKind::Enter, self.f.loc)?;
+            self.debug_point(weft_abi::debug::EventKind::Enter, self.f.loc)?;
         }
         self.region(self.f.body, None)?;
         self.b.seal_all_blocks();

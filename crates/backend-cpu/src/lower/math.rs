@@ -3,7 +3,7 @@
 //! of `afn` transcendentals (`approx`, [`crate::fastmath`]).
 
 use crate::shims::Shim;
-use crate::CpuError;
+use crate::Error;
 use cranelift_codegen::ir::{self as cl, InstBuilder};
 use cranelift_module::Module as _;
 use weft_ir::ir::UnaryOp;
@@ -21,7 +21,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             Some(&r) => r,
             None => {
                 let Some(&id) = self.cx.shim_ids.get(&shim) else {
-                    return Err(CpuError::Codegen(format!("shim {shim:?} not declared")));
+                    return Err(Error::Codegen(format!("shim {shim:?} not declared")));
                 };
                 let r = self.module.declare_func_in_func(id, self.b.func);
                 self.shim_refs.insert(shim, r);
@@ -35,7 +35,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     pub(super) fn call_shim1(&mut self, shim: Shim, args: &[cl::Value]) -> Result<cl::Value> {
         match self.call_shim(shim, args)? {
             Some(v) => Ok(v),
-            None => Err(CpuError::Codegen(format!("shim {shim:?} returns nothing"))),
+            None => Err(Error::Codegen(format!("shim {shim:?} returns nothing"))),
         }
     }
 

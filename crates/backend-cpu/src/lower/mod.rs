@@ -24,7 +24,7 @@
 //! * [`simd`]: the SIMD stage of the unit-stride thread loop (CPU only).
 
 use crate::shims::Shim;
-use crate::CpuError;
+use crate::Error;
 use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
 use cranelift_codegen::ir::{self as cl, Block, BlockArg, InstBuilder};
 use cranelift_frontend::FunctionBuilder;
@@ -43,7 +43,7 @@ mod simd;
 
 pub(crate) use frame::{func_signature, kernel_signature};
 
-type Result<T> = std::result::Result<T, CpuError>;
+type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) use weft_ir::layout::{Slot, SlotKind};
 
@@ -78,7 +78,7 @@ pub(crate) struct ModCtx<'m> {
     /// Bytes the generated code points at (print formats), kept alive by the
     /// artifact.
     pub data: Vec<Box<[u8]>>,
-    /// Debug build: statement hooks ([`crate::debug`]), no SIMD stage or
+    /// Debug build: statement hooks ([`weft_abi::debug`]), no SIMD stage or
     /// thread-loop unrolling.
     pub debug: bool,
     /// Debug build: the source line of the last statement hook emitted in
@@ -233,16 +233,16 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     }
 
     fn unsupported<T>(&self, what: impl Into<String>) -> Result<T> {
-        Err(CpuError::Unsupported {
+        Err(Error::Unsupported {
             what: what.into(),
-            loc: self.loc,
+            pos: self.cx.m.source_pos(self.loc),
         })
     }
 
     fn invalid<T>(&self, what: impl Into<String>) -> Result<T> {
-        Err(CpuError::Invalid {
+        Err(Error::Invalid {
             what: what.into(),
-            loc: self.loc,
+            pos: self.cx.m.source_pos(self.loc),
         })
     }
 

@@ -3,7 +3,7 @@
 
 pub mod nbody;
 
-use weft_backend_cpu::{compile, CpuArtifact, CpuOptions};
+use weft_backend_cpu::{compile, Artifact, Options};
 use weft_ir::layout::{self, ArrayDesc};
 use weft_ir::{FuncBuilder, FuncKind, Function, Module, Param, Type};
 
@@ -40,12 +40,14 @@ pub fn add_kernel(
     m.funcs.push(f)
 }
 
-pub fn compile_checked(m: &Module) -> CpuArtifact {
-    let opts = CpuOptions {
+pub fn compile_checked(m: &Module) -> Artifact {
+    let opts = Options {
         verify: true,
-        ..CpuOptions::default()
+        ..Options::default()
     };
-    compile(m, &opts).expect("compile")
+    // Not every module here verifies (some test what the backend does
+    // with IR outside the rules); the info does not check it.
+    compile(m, &weft_ir::ModuleInfo::of(m), &opts).expect("compile")
 }
 
 /// A 1-D array descriptor over a slice.

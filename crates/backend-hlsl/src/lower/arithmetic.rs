@@ -19,10 +19,11 @@ pub(super) fn wrap(s: Scalar, e: String) -> String {
 
 impl<'a> Emitter<'a> {
     /// Whether values of type `t` are declared `precise`: floating-point
-    /// values without fast math, so that no compiler reassociates, contracts
-    /// or assumes away NaNs, infinities and signed zeros.
+    /// values, so that no compiler reassociates, contracts or assumes away
+    /// NaNs, infinities and signed zeros (operations with fast-math flags
+    /// are exempted by [`Self::precise_value`]).
     fn precise(&self, t: Type) -> bool {
-        !self.opts.fast_math && t.scalar_of().is_some_and(|s| s.is_float())
+        t.scalar_of().is_some_and(|s| s.is_float())
     }
 
     /// Whether the local of `v` is declared `precise`. In a function where

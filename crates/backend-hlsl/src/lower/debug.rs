@@ -4,6 +4,7 @@
 
 use super::{Emitter, R};
 use std::fmt::Write as _;
+use weft_abi::trap::record;
 use weft_ir::{Loc, Scalar, TrapKind, Value};
 
 impl<'a> Emitter<'a> {
@@ -41,22 +42,34 @@ impl<'a> Emitter<'a> {
         let prev = self.names.fresh("weft_trap_prev");
         self.line(&format!("uint {prev};"));
         self.line(&format!(
-            "{buf}.InterlockedCompareExchange(0u, 0u, 1u, {prev});"
+            "{buf}.InterlockedCompareExchange({}u, 0u, 1u, {prev});",
+            record::FLAG
         ));
         self.line(&format!("if ({prev} == 0u)"));
         self.line("{");
         self.indent += 1;
+        // Code, file, line and column are consecutive words, then the
+        // thread, then index and size as two 64-bit values.
+        const _: () = assert!(
+            record::FILE == record::CODE + 4
+                && record::LINE == record::CODE + 8
+                && record::COL == record::CODE + 12
+                && record::AXIS_SIZE == record::INDEX + 8
+        );
         self.line(&format!(
-            "{buf}.Store4(4u, uint4({}u, {}u, {}u, {}u));",
+            "{buf}.Store4({}u, uint4({}u, {}u, {}u, {}u));",
+            record::CODE,
             kind.code(),
             loc.file,
             loc.line,
             loc.col
         ));
-        self.line(&format!("{buf}.Store(20u, weft_tid);"));
+        self.line(&format!("{buf}.Store({}u, weft_tid);", record::THREAD));
         self.line(&format!(
-            "{buf}.Store4(24u, uint4({}, {}));",
-            ops[0], ops[1]
+            "{buf}.Store4({}u, uint4({}, {}));",
+            record::INDEX,
+            ops[0],
+            ops[1]
         ));
         self.indent -= 1;
         self.line("}");

@@ -53,11 +53,6 @@ impl<'a> Emitter<'a> {
             self.trap_buf = Some(buf);
         }
         self.out.clear();
-        let fast = if self.opts.fast_math {
-            " (fast math)"
-        } else {
-            ""
-        };
         let mut prologue = Vec::new();
         prologue.push(format!(
             "uint weft_tid = {} + weft_id.x;",
@@ -134,7 +129,7 @@ impl<'a> Emitter<'a> {
         let src = self.file_of(f.loc);
         let _ = writeln!(
             s,
-            "// Kernel `{}`{} compiled by weft-backend-hlsl{fast}.",
+            "// Kernel `{}`{} compiled by weft-backend-hlsl.",
             f.name,
             if src.is_empty() {
                 String::new()

@@ -103,12 +103,7 @@ impl<'a> Emitter<'a> {
         let res: Vec<Value> = data.results.to_vec();
         let one = res.first().copied();
         self.flags = if self.f.accepts_math_flags(i) {
-            let module_wide = if self.opts.fast_math {
-                MathFlags::CONTRACT | MathFlags::APPROX_FUNC
-            } else {
-                MathFlags::NONE
-            };
-            data.flags | module_wide
+            data.flags
         } else {
             MathFlags::NONE
         };

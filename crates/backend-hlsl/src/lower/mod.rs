@@ -42,12 +42,12 @@ mod memory;
 use crate::bindings::BindingLayout;
 use crate::helpers::HelperSet;
 use crate::names::Names;
-use crate::{HlslError, HlslOptions};
+use crate::{Error, Options};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use weft_ir::{Function, Loc, MathFlags, Module, Region, Scalar, Type, Value};
 
-type R<T> = Result<T, HlslError>;
+type R<T> = Result<T, Error>;
 
 const XYZW: [&str; 4] = ["x", "y", "z", "w"];
 
@@ -55,7 +55,7 @@ pub(crate) fn emit_kernel(
     m: &Module,
     f: &Function,
     bindings: &BindingLayout,
-    opts: &HlslOptions,
+    opts: &Options,
 ) -> R<String> {
     let mut e = Emitter {
         m,
@@ -75,7 +75,7 @@ pub(crate) fn emit_kernel(
         loops: Vec::new(),
         trap_buf: None,
         flags: MathFlags::NONE,
-        fast_fn: opts.fast_math,
+        fast_fn: false,
         array_of: HashMap::new(),
         zero32: None,
         zero64: None,
@@ -109,7 +109,7 @@ struct LoopVars {
 struct Emitter<'a> {
     m: &'a Module,
     f: &'a Function,
-    opts: &'a HlslOptions,
+    opts: &'a Options,
     names: Names,
     /// The HLSL expression of each value defined so far.
     val: HashMap<Value, String>,
@@ -129,7 +129,7 @@ struct Emitter<'a> {
     /// The trap record's buffer (kernels with `trap`s only).
     trap_buf: Option<String>,
     /// The fast-math flags of the instruction being emitted (with the
-    /// module-wide ones of `HlslOptions::fast_math`).
+    /// module-wide ones of `Options::fast_math`).
     flags: MathFlags,
     /// Whether some instruction may be contracted: then only the values of
     /// float operations without `contract` are declared `precise`.
@@ -168,6 +168,7 @@ fn native_mat(r: u8, c: u8, s: Scalar) -> bool {
 impl<'a> Emitter<'a> {
     // ---------------------------------------------------------------- errors
 
+    /// The name of `loc`'s file (empty when unknown).
     fn file_of(&self, loc: Loc) -> String {
         self.m
             .files
@@ -176,16 +177,18 @@ impl<'a> Emitter<'a> {
             .unwrap_or_default()
     }
 
-    fn unsupported(&self, what: impl Into<String>, loc: Loc) -> HlslError {
-        HlslError::Unsupported {
+    fn unsupported(&self, what: impl Into<String>, loc: Loc) -> Error {
+        Error::Unsupported {
             what: what.into(),
-            loc,
-            file: self.file_of(loc),
+            pos: self.m.source_pos(loc),
         }
     }
 
-    fn invalid(&self, what: impl Into<String>) -> HlslError {
-        HlslError::InvalidIr(format!("in `{}`: {}", self.f.name, what.into()))
+    fn invalid(&self, what: impl Into<String>) -> Error {
+        Error::Invalid {
+            what: format!("in `{}`: {}", self.f.name, what.into()),
+            pos: self.m.source_pos(self.f.loc),
+        }
     }
 
     // ---------------------------------------------------------------- scan

@@ -3,8 +3,8 @@
 //! and the bounds-checked mode's `Trap` (the `weft_trap` host shim, or the
 //! NVPTX module's trap record, see `trap.rs`).
 
-use super::{HostFn, Lx, Result, Ret, TargetKind};
-use crate::PtxError;
+use super::{Lx, Result, Ret, Shim, TargetKind};
+use crate::Error;
 use inkwell::debug_info::{AsDIScope, DIFlags, DIFlagsConstants};
 use inkwell::module::Linkage;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
@@ -100,7 +100,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             Some(Ret::Func) => {
                 let fv = self.func()?;
                 let Some(rt) = fv.get_type().get_return_type() else {
-                    return Err(PtxError::Llvm("func without a return type".into()));
+                    return Err(Error::Llvm("func without a return type".into()));
                 };
                 self.b.build_return(Some(&rt.const_zero()))?;
             }
@@ -147,8 +147,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let done = self.new_block("trap_done")?;
         self.b.build_conditional_branch(won, write, done)?;
         self.b.position_at_end(write);
-        let fields: [(u64, IntValue<'ctx>); 6] = [
+        let thread = match self.st.tid {
+            Some(t) => self.b.build_int_truncate(t, i32t, "thread")?,
+            None => i32t.const_zero(),
+        };
+        let fields: [(u64, IntValue<'ctx>); 7] = [
             (OFF_CODE, i32t.const_int(kind.code() as u64, false)),
+            (OFF_THREAD, thread),
             (OFF_FILE, i32t.const_int(loc.file as u64, false)),
             (OFF_LINE, i32t.const_int(loc.line as u64, false)),
             (OFF_COL, i32t.const_int(loc.col as u64, false)),
@@ -175,7 +180,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let i32t = self.ctx.i32_type();
         let i64t = self.ctx.i64_type();
         let f = self.host_fn(
-            HostFn::Trap,
+            Shim::Trap,
             None,
             &[
                 i32t.into(),

@@ -5,7 +5,7 @@
 //! and the thread loop (grid-stride on NVPTX, `start..end` on the host).
 
 use super::{sanitize, FnState, Lx, Result, Ret, TargetKind, UNSET};
-use crate::PtxError;
+use crate::Error;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Linkage;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
@@ -56,7 +56,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 ]);
                 self.module
                     .add_global_metadata("nvvm.annotations", &md)
-                    .map_err(|e| PtxError::Llvm(e.to_string()))?;
+                    .map_err(|e| Error::Llvm(e.to_string()))?;
                 Ok(fv)
             }
         }
@@ -101,7 +101,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.cur_id = fid;
         let f = &self.m.funcs[fid];
         let Some(&fv) = self.funcs.get(&fid) else {
-            return Err(PtxError::Llvm(format!("{} was not declared", f.name)));
+            return Err(Error::Llvm(format!("{} was not declared", f.name)));
         };
         self.st = FnState {
             map: vec![UNSET; f.values.len()],
@@ -115,16 +115,6 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 let a = self.ctx.create_string_attribute("target-cpu", &cpu.0);
                 fv.add_attribute(AttributeLoc::Function, a);
                 let a = self.ctx.create_string_attribute("target-features", &cpu.1);
-                fv.add_attribute(AttributeLoc::Function, a);
-            }
-        }
-        if self.cfg.kind == TargetKind::Nvptx && self.cfg.fast_math {
-            for (k, v) in [
-                ("unsafe-fp-math", "true"),
-                ("approx-func-fp-math", "true"),
-                ("no-signed-zeros-fp-math", "true"),
-            ] {
-                let a = self.ctx.create_string_attribute(k, v);
                 fv.add_attribute(AttributeLoc::Function, a);
             }
         }
@@ -166,13 +156,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.switch_to(entry);
         self.set_loc(f.loc);
         let Some(args) = fv.get_nth_param(0).map(|p| p.into_pointer_value()) else {
-            return Err(PtxError::Llvm("kernel without an argument block".into()));
+            return Err(Error::Llvm("kernel without an argument block".into()));
         };
         self.st.args = Some(args);
         let (start, end, step) = match self.cfg.kind {
             TargetKind::Host => {
                 let (Some(s), Some(e)) = (fv.get_nth_param(1), fv.get_nth_param(2)) else {
-                    return Err(PtxError::Llvm("host kernel signature".into()));
+                    return Err(Error::Llvm("host kernel signature".into()));
                 };
                 (
                     s.into_int_value(),
@@ -236,7 +226,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.set_loc(f.loc);
         let ps = fv.get_params();
         if ps.len() < 2 {
-            return Err(PtxError::Llvm("func signature".into()));
+            return Err(Error::Llvm("func signature".into()));
         }
         self.st.args = Some(ps[0].into_pointer_value());
         self.st.tid = Some(ps[1].into_int_value());

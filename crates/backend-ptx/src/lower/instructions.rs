@@ -3,8 +3,8 @@
 //! `continue`, `return`), aggregates (`make`/`extract`/`insert`/`select`),
 //! constants and `print` (the host's `weft_print` shim, CUDA `vprintf`).
 
-use super::{HostFn, Join, Lx, Result, Ret, SlotKind, TargetKind};
-use crate::PtxError;
+use super::{Join, Lx, Result, Ret, Shim, SlotKind, TargetKind};
+use crate::Error;
 use inkwell::module::Linkage;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
@@ -44,7 +44,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return self.invalid("branch argument count mismatch");
         }
         let Some(here) = self.b.get_insert_block() else {
-            return Err(PtxError::Llvm("builder not positioned".into()));
+            return Err(Error::Llvm("builder not positioned".into()));
         };
         for (p, v) in j.phis.iter().zip(vals) {
             p.add_incoming(&[(v as &dyn BasicValue, here)]);
@@ -96,12 +96,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let data = &f.insts[inst];
         self.set_loc(data.loc);
         self.st.flags = if f.accepts_math_flags(inst) {
-            let module_wide = if self.cfg.fast_math {
-                MathFlags::CONTRACT | MathFlags::APPROX_FUNC
-            } else {
-                MathFlags::NONE
-            };
-            data.flags | module_wide
+            data.flags
         } else {
             MathFlags::NONE
         };
@@ -354,7 +349,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                         let leaves = self.gather(vs)?;
                         let fv = self.func()?;
                         let Some(rt) = fv.get_type().get_return_type() else {
-                            return Err(PtxError::Llvm("func without a return type".into()));
+                            return Err(Error::Llvm("func without a return type".into()));
                         };
                         let st = rt.into_struct_type();
                         let mut agg = st.get_undef();
@@ -471,7 +466,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let fmt_p = self.const_bytes("weft_fmt", fmt.as_bytes());
         let kinds_p = self.const_bytes("weft_kinds", if kinds.is_empty() { &[0] } else { kinds });
         let f = self.host_fn(
-            HostFn::Print,
+            Shim::Print,
             None,
             &[ptr.into(), i64t.into(), ptr.into(), ptr.into(), i64t.into()],
         );
@@ -489,7 +484,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     pub(super) fn entry_alloca(&mut self, ty: BasicTypeEnum<'ctx>) -> Result<PointerValue<'ctx>> {
         let fv = self.func()?;
         let Some(entry) = fv.get_first_basic_block() else {
-            return Err(PtxError::Llvm("function without an entry block".into()));
+            return Err(Error::Llvm("function without an entry block".into()));
         };
         let tmp = self.ctx.create_builder();
         match entry.get_first_instruction() {

@@ -1,10 +1,10 @@
 //! Transcendentals: libdevice `__nv_*` calls (NVPTX), host shim calls,
 //! NVPTX approximate instructions under `afn` (`sin.approx`, `rsqrt.approx`,
 //! ...), and the host's inlined `f32` approximations through
-//! [`weft_backend_cpu::fastmath`] ([`HostOps`]).
+//! [`weft_abi::fastmath`] ([`HostOps`]).
 
-use super::{HostFn, Lx, Result, TargetKind};
-use crate::PtxError;
+use super::{Lx, Result, Shim, TargetKind};
+use crate::Error;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue};
@@ -28,7 +28,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 ctx: self.ctx,
                 contract: self.st.flags.contains(MathFlags::CONTRACT),
             };
-            if let Some(v) = weft_backend_cpu::fastmath::emit(&mut o, func, args[0])? {
+            if let Some(v) = weft_abi::fastmath::emit(&mut o, func, args[0])? {
                 return Ok(v);
             }
         }
@@ -40,14 +40,14 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let v = match self.cfg.kind {
             TargetKind::Host => {
                 let params = vec![ft; func.arity()];
-                let f = self.host_fn(HostFn::Math(func, double), Some(ft), &params);
+                let f = self.host_fn(Shim::math(func, double), Some(ft), &params);
                 self.call(f, args)?
             }
             TargetKind::Nvptx => {
                 if !self.cfg.libdevice {
-                    return Err(PtxError::NoLibdevice {
+                    return Err(Error::NoLibdevice {
                         what: format!("{} on {s}", func.name()),
-                        loc: self.st.loc,
+                        pos: self.m.source_pos(self.st.loc),
                     });
                 }
                 self.uses_libdevice = true;
@@ -126,13 +126,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     /// The host target inlines the `f32` approximation of `func`
-    /// ([`weft_backend_cpu::fastmath`], the CPU backend's algorithms and
+    /// ([`weft_abi::fastmath`], the backend-neutral algorithms and
     /// coefficients) for the current instruction (`afn`).
     pub(super) fn host_approx(&self, func: MathFn, s: Scalar) -> bool {
         self.cfg.kind == TargetKind::Host
             && s == Scalar::F32
             && self.st.flags.contains(MathFlags::APPROX_FUNC)
-            && weft_backend_cpu::fastmath::approximates(func)
+            && weft_abi::fastmath::approximates(func)
     }
 
     /// NVPTX may use its approximate instructions for the current
@@ -142,7 +142,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 }
 
-/// [`weft_backend_cpu::fastmath::Ops`] in LLVM IR on `f32` (the host
+/// [`weft_abi::fastmath::Ops`] in LLVM IR on `f32` (the host
 /// target's `afn` path). `fma` is a multiply and an add flagged
 /// `contract` when the instruction allows contraction (LLVM fuses them
 /// where the host has FMA); nothing else gets fast-math flags, so LLVM
@@ -162,9 +162,9 @@ impl<'ctx> HostOps<'_, 'ctx> {
     }
 }
 
-impl<'ctx> weft_backend_cpu::fastmath::Ops for HostOps<'_, 'ctx> {
+impl<'ctx> weft_abi::fastmath::Ops for HostOps<'_, 'ctx> {
     type V = BasicValueEnum<'ctx>;
-    type E = PtxError;
+    type E = Error;
     fn fconst(&mut self, x: f32) -> Result<Self::V> {
         Ok(self.ctx.f32_type().const_float(x as f64).into())
     }
@@ -199,13 +199,8 @@ impl<'ctx> weft_backend_cpu::fastmath::Ops for HostOps<'_, 'ctx> {
         }
         Ok(s.into())
     }
-    fn fcmp(
-        &mut self,
-        cc: weft_backend_cpu::fastmath::Cmp,
-        a: Self::V,
-        b: Self::V,
-    ) -> Result<Self::V> {
-        use weft_backend_cpu::fastmath::Cmp;
+    fn fcmp(&mut self, cc: weft_abi::fastmath::Cmp, a: Self::V, b: Self::V) -> Result<Self::V> {
+        use weft_abi::fastmath::Cmp;
         let p = match cc {
             Cmp::Lt => FloatPredicate::OLT,
             Cmp::Eq => FloatPredicate::OEQ,

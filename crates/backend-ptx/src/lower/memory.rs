@@ -4,7 +4,7 @@
 //! and a compare-and-swap loop for the other float operations).
 
 use super::{Lx, Result, Slot, SlotKind};
-use crate::PtxError;
+use crate::Error;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
@@ -214,7 +214,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let pre = self
             .b
             .get_insert_block()
-            .ok_or_else(|| PtxError::Llvm("builder not positioned".into()))?;
+            .ok_or_else(|| Error::Llvm("builder not positioned".into()))?;
         let lp = self.new_block("cas")?;
         let done = self.new_block("cas_done")?;
         self.b.build_unconditional_branch(lp)?;
@@ -237,7 +237,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let here = self
             .b
             .get_insert_block()
-            .ok_or_else(|| PtxError::Llvm("builder not positioned".into()))?;
+            .ok_or_else(|| Error::Llvm("builder not positioned".into()))?;
         expected.add_incoming(&[(&prev, here)]);
         self.b.build_conditional_branch(ok, done, lp)?;
         self.b.position_at_end(done);
@@ -267,7 +267,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             )
         };
         if v.is_null() {
-            return Err(PtxError::Llvm("atomicrmw fadd".into()));
+            return Err(Error::Llvm("atomicrmw fadd".into()));
         }
         // SAFETY: `v` is a non-null float-typed instruction just built.
         Ok(unsafe { FloatValue::new(v) }.into())

@@ -26,7 +26,7 @@
 //!   instructions, the host's inlined `f32` approximations);
 //! - `debug.rs`: line info and the bounds-checked mode's `Trap`.
 
-use crate::PtxError;
+use crate::Error;
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
@@ -41,7 +41,7 @@ use inkwell::values::{
 };
 use inkwell::AddressSpace;
 use std::collections::HashMap;
-use weft_ir::{layout, FuncId, FuncKind, Loc, MathFlags, MathFn, Scalar, Type};
+use weft_ir::{layout, FuncId, FuncKind, Loc, MathFlags, Scalar, Type};
 
 mod arithmetic;
 mod debug;
@@ -50,7 +50,7 @@ mod instructions;
 mod math;
 mod memory;
 
-type Result<T> = std::result::Result<T, PtxError>;
+type Result<T> = std::result::Result<T, Error>;
 
 /// Which target the lowering is for.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -63,46 +63,15 @@ pub(crate) enum TargetKind {
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct TargetCfg {
     pub kind: TargetKind,
-    /// Every float operation gets `contract` and `afn` on top of its own
-    /// [`MathFlags`] (`PtxOptions::fast_math`: the whole module fast).
-    pub fast_math: bool,
     /// NVPTX: libdevice will be linked, so `__nv_*` calls may be emitted.
     pub libdevice: bool,
     /// Emit DWARF line info.
     pub debug: bool,
 }
 
-/// Host helper functions the generated code calls (see `host.rs`).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum HostFn {
-    Math(MathFn, bool),
-    RoundF16,
-    F64ToF16,
-    F32ToF16Bits,
-    F16BitsToF32,
-    Print,
-    /// The bounds-checked mode's report (`weft_backend_cpu::trap`).
-    Trap,
-}
-
-impl HostFn {
-    /// The symbol the module declares, which is also the name of the
-    /// `weft_backend_cpu::shims` function the host JIT maps it to.
-    pub fn symbol(self) -> String {
-        match self {
-            HostFn::Math(f, d) => {
-                format!("weft_{}_{}", f.name(), if d { "f64" } else { "f32" })
-            }
-            HostFn::RoundF16 => "weft_round_f16".into(),
-            HostFn::F64ToF16 => "weft_f64_to_f16".into(),
-            HostFn::F32ToF16Bits => "weft_f32_to_f16_bits".into(),
-            HostFn::F16BitsToF32 => "weft_f16_bits_to_f32".into(),
-            HostFn::Print => "weft_print".into(),
-            HostFn::Trap => "weft_trap".into(),
-        }
-    }
-}
-
+/// The host shims the generated code calls on the host target (one table
+/// of names, addresses and signatures, shared with the Cranelift backend).
+pub(crate) use weft_abi::shims::Shim;
 pub(crate) use weft_ir::layout::{Slot, SlotKind};
 
 /// A lowered kernel: IR name, LLVM symbol, argument block size.
@@ -118,7 +87,7 @@ pub(crate) struct LoweredKernel {
 pub(crate) struct Lowered {
     pub kernels: Vec<LoweredKernel>,
     /// Host helpers referenced by the module.
-    pub host_fns: Vec<HostFn>,
+    pub host_fns: Vec<Shim>,
     /// Whether any `__nv_*` function is called.
     pub uses_libdevice: bool,
 }
@@ -291,8 +260,8 @@ struct FnState<'ctx> {
     file_scopes: HashMap<u32, DIScope<'ctx>>,
     /// Values defined as `sqrt(x)`, for `1/sqrt(x)` → `rsqrt.approx`.
     sqrt_of: HashMap<weft_ir::Value, weft_ir::Value>,
-    /// The fast-math flags of the instruction being lowered (its own,
-    /// plus `contract`/`afn` when [`TargetCfg::fast_math`] is set).
+    /// The fast-math flags of the instruction being lowered (the IR's,
+    /// the one source of fast math).
     flags: MathFlags,
 }
 
@@ -326,7 +295,7 @@ struct Lx<'a, 'ctx, 'm> {
     b: Builder<'ctx>,
     flat_cache: HashMap<Type, std::rc::Rc<[Slot]>>,
     funcs: HashMap<FuncId, FunctionValue<'ctx>>,
-    host_fns: Vec<HostFn>,
+    host_fns: Vec<Shim>,
     uses_libdevice: bool,
     di: Option<Di<'ctx>>,
     st: FnState<'ctx>,
@@ -337,16 +306,16 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     // ---- errors ----
 
     fn unsupported<T>(&self, what: impl Into<String>) -> Result<T> {
-        Err(PtxError::Unsupported {
+        Err(Error::Unsupported {
             what: what.into(),
-            loc: self.st.loc,
+            pos: self.m.source_pos(self.st.loc),
         })
     }
 
     fn invalid<T>(&self, what: impl Into<String>) -> Result<T> {
-        Err(PtxError::Invalid {
+        Err(Error::Invalid {
             what: what.into(),
-            loc: self.st.loc,
+            pos: self.m.source_pos(self.st.loc),
         })
     }
 
@@ -469,7 +438,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     fn func(&self) -> Result<FunctionValue<'ctx>> {
         self.st
             .func
-            .ok_or_else(|| PtxError::Llvm("no current function".into()))
+            .ok_or_else(|| Error::Llvm("no current function".into()))
     }
 
     fn new_block(&self, name: &str) -> Result<BasicBlock<'ctx>> {
@@ -485,10 +454,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     fn intrinsic(&self, name: &str, tys: &[BasicTypeEnum<'ctx>]) -> Result<FunctionValue<'ctx>> {
         let Some(i) = Intrinsic::find(name) else {
-            return Err(PtxError::Llvm(format!("no intrinsic {name}")));
+            return Err(Error::Llvm(format!("no intrinsic {name}")));
         };
         i.get_declaration(self.module, tys)
-            .ok_or_else(|| PtxError::Llvm(format!("cannot declare {name}")))
+            .ok_or_else(|| Error::Llvm(format!("cannot declare {name}")))
     }
 
     fn call(
@@ -500,7 +469,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let cs = self.b.build_call(f, &a, "")?;
         cs.try_as_basic_value()
             .basic()
-            .ok_or_else(|| PtxError::Llvm(format!("{:?} returns nothing", f.get_name())))
+            .ok_or_else(|| Error::Llvm(format!("{:?} returns nothing", f.get_name())))
     }
 
     fn call_intr(
@@ -538,7 +507,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     fn host_fn(
         &mut self,
-        h: HostFn,
+        h: Shim,
         ret: Option<BasicTypeEnum<'ctx>>,
         params: &[BasicTypeEnum<'ctx>],
     ) -> FunctionValue<'ctx> {
@@ -556,7 +525,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let f32t: BasicTypeEnum = self.ctx.f32_type().into();
         match self.cfg.kind {
             TargetKind::Host => {
-                let f = self.host_fn(HostFn::RoundF16, Some(f32t), &[f32t]);
+                let f = self.host_fn(Shim::RoundF16, Some(f32t), &[f32t]);
                 self.call(f, &[x])
             }
             TargetKind::Nvptx => {
@@ -572,7 +541,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let f32t: BasicTypeEnum = self.ctx.f32_type().into();
         match self.cfg.kind {
             TargetKind::Host => {
-                let f = self.host_fn(HostFn::F64ToF16, Some(f32t), &[self.ctx.f64_type().into()]);
+                let f = self.host_fn(Shim::F64ToF16, Some(f32t), &[self.ctx.f64_type().into()]);
                 self.call(f, &[x])
             }
             TargetKind::Nvptx => {
@@ -590,7 +559,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             TargetKind::Host => {
                 let i32t: BasicTypeEnum = self.ctx.i32_type().into();
                 let f = self.host_fn(
-                    HostFn::F32ToF16Bits,
+                    Shim::F32ToF16Bits,
                     Some(i32t),
                     &[self.ctx.f32_type().into()],
                 );
@@ -616,7 +585,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 let w = self.b.build_int_z_extend(x, self.ctx.i32_type(), "")?;
                 let f32t: BasicTypeEnum = self.ctx.f32_type().into();
                 let f = self.host_fn(
-                    HostFn::F16BitsToF32,
+                    Shim::F16BitsToF32,
                     Some(f32t),
                     &[self.ctx.i32_type().into()],
                 );

@@ -3,8 +3,52 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use weft_backend_ptx::{Artifact, Error, Options};
 use weft_ir::layout::{self, ArrayDesc};
-use weft_ir::{FuncBuilder, FuncKind, Function, Module, Param, Type};
+use weft_ir::{FuncBuilder, FuncKind, Function, Module, ModuleInfo, Param, Type};
+
+/// [`weft_backend_ptx::compile`] with the module's info (the tests give
+/// hand-made modules; the info does not check them).
+pub fn emit_ptx(m: &Module, o: &Options) -> Result<Artifact, Error> {
+    weft_backend_ptx::compile(m, &ModuleInfo::of(m), o)
+}
+
+/// [`weft_backend_ptx::host::compile`] with the module's info.
+pub fn compile_host(
+    m: &Module,
+    o: &weft_backend_ptx::host::Options,
+) -> Result<weft_backend_ptx::host::Artifact, Error> {
+    weft_backend_ptx::host::compile(m, &ModuleInfo::of(m), o)
+}
+
+/// `m` with every float operation fast, as the `fast-math` pass makes it
+/// (fast math is the IR's flags, not a backend option).
+pub fn fast(m: &Module) -> Module {
+    use weft_passes::Pass;
+    let mut m = m.clone();
+    weft_passes::fastmath::FastMath {
+        flags: weft_passes::fastmath::DEFAULT_FLAGS,
+        all: true,
+        only: Vec::new(),
+    }
+    .run(&mut m)
+    .expect("fast-math pass");
+    m
+}
+
+/// The LLVM IR of `m` for the host (`o`), or for NVPTX (`None`).
+pub fn llvm_ir(m: &Module, nvptx: Option<&Options>, o: weft_ir::OptLevel) -> String {
+    let info = ModuleInfo::of(m);
+    match nvptx {
+        Some(p) => weft_backend_ptx::emit_llvm(m, &info, p),
+        None => weft_backend_ptx::host::emit_text(
+            m,
+            &info,
+            &weft_backend_ptx::host::Options { opt_level: o },
+        ),
+    }
+    .expect("LLVM IR")
+}
 
 /// The conformance corpus: `$WEFT_CONFORMANCE_DIR`, else `../shared/conformance`
 /// next to the workspace.

@@ -1,0 +1,122 @@
+//! The debugger's statement hooks: what the CPU backend's debug build
+//! reports, and the recording of one thread's reports.
+//!
+//! With the CPU backend's `debug` option set, the generated code calls the
+//! `extern "C"` shim [`weft_debug_hook`] at every source statement (before
+//! the first instruction of each new source line of a region), on entry to
+//! each func and before each func `return`, passing
+//!
+//! * a descriptor the artifact owns: `u32` words `[kind, func, file, line,
+//!   col, nvars, (value, nleaves) * nvars]` — `kind` 0 statement, 1 func
+//!   entry, 2 func exit; `value` the IR [`Value`] of a named variable (the
+//!   latest definition of each Python name visible there; array handles are
+//!   left out);
+//! * the current scalar leaves of those values, one `u64` each, in the
+//!   order of [`weft_ir::layout::leaves`]: floats widened to `f64` bits,
+//!   integers sign- or zero-extended, `bool` 0/1;
+//! * the thread index.
+//!
+//! Nothing is emitted when the option is off. The shim is cheap for threads
+//! nobody records: it compares the thread index with the recorded one
+//! ([`record_thread`]) and returns.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Mutex;
+use weft_ir::{FuncId, Loc, Value};
+
+/// What a hook reports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// About to run the statement at `loc`.
+    Stmt,
+    /// Entered a func (at its `def` line).
+    Enter,
+    /// About to return from a func.
+    Exit,
+}
+
+/// One hook call of the recorded thread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DebugEvent {
+    pub kind: EventKind,
+    pub func: FuncId,
+    pub loc: Loc,
+    /// Named variables visible there and their scalar leaves (see the
+    /// module docs for the encoding).
+    pub vars: Vec<(Value, Vec<u64>)>,
+}
+
+/// The thread index being recorded (−1: none).
+static TARGET: AtomicI64 = AtomicI64::new(-1);
+/// The recorded events; also serialises recording sessions.
+static EVENTS: Mutex<Vec<DebugEvent>> = Mutex::new(Vec::new());
+/// One recording session at a time in a process.
+static SESSION: Mutex<()> = Mutex::new(());
+
+/// The hook shim.
+///
+/// # Safety
+/// `desc` points to a descriptor (module docs) and `vals` to as many `u64`s
+/// as its leaf counts add up to, both written by the generated code.
+pub unsafe extern "C" fn weft_debug_hook(desc: *const u32, vals: *const u64, tid: i64) {
+    if tid != TARGET.load(Ordering::Relaxed) {
+        return;
+    }
+    // SAFETY: the header is 6 words long (contract above).
+    let head = unsafe { std::slice::from_raw_parts(desc, 6) };
+    let nvars = head[5] as usize;
+    // SAFETY: followed by `2 * nvars` words (contract above).
+    let pairs = unsafe { std::slice::from_raw_parts(desc.add(6), 2 * nvars) };
+    let total: usize = pairs.chunks(2).map(|p| p[1] as usize).sum();
+    // SAFETY: `vals` holds `total` leaves (contract above).
+    let leaves = unsafe { std::slice::from_raw_parts(vals, total) };
+    let mut k = 0;
+    let mut vars = Vec::with_capacity(nvars);
+    for p in pairs.chunks(2) {
+        let n = p[1] as usize;
+        vars.push((Value::from_u32(p[0]), leaves[k..k + n].to_vec()));
+        k += n;
+    }
+    let kind = match head[0] {
+        1 => EventKind::Enter,
+        2 => EventKind::Exit,
+        _ => EventKind::Stmt,
+    };
+    let ev = DebugEvent {
+        kind,
+        func: FuncId::from_u32(head[1]),
+        loc: Loc::new(head[2], head[3], head[4]),
+        vars,
+    };
+    if let Ok(mut e) = EVENTS.lock() {
+        e.push(ev);
+    }
+}
+
+/// Runs `run` (which launches code compiled with the CPU backend's
+/// `debug` option) while recording every hook of thread index
+/// `tid`; returns its result and the events in order. Sessions in one
+/// process run one at a time.
+pub fn record_thread<R>(tid: i64, run: impl FnOnce() -> R) -> (R, Vec<DebugEvent>) {
+    let _session = SESSION.lock().unwrap_or_else(|p| p.into_inner());
+    if let Ok(mut e) = EVENTS.lock() {
+        e.clear();
+    }
+    TARGET.store(tid, Ordering::SeqCst);
+    let r = run();
+    TARGET.store(-1, Ordering::SeqCst);
+    let events = match EVENTS.lock() {
+        Ok(mut e) => std::mem::take(&mut *e),
+        Err(p) => std::mem::take(&mut *p.into_inner()),
+    };
+    (r, events)
+}
+
+/// Encodes an event kind for the descriptor.
+pub fn kind_code(k: EventKind) -> u32 {
+    match k {
+        EventKind::Stmt => 0,
+        EventKind::Enter => 1,
+        EventKind::Exit => 2,
+    }
+}

@@ -1,0 +1,42 @@
+//! The `cpu` device: kernels JIT-compiled by Cranelift
+//! (`weft-backend-cpu`), run on all cores, arrays in host memory.
+
+use crate::error::RuntimeError;
+use crate::hal::host::{HostDevice, HostJit};
+use crate::hal::{DeviceOptions, DynDevice, OpenFn};
+use std::sync::Arc;
+use weft_abi::KernelEntry;
+use weft_ir::{Module, ModuleInfo};
+
+pub(super) const OPEN: Option<OpenFn> = Some(open);
+
+fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
+    Ok(device(opts))
+}
+
+/// The device with `opts`; opening it cannot fail (a host Cranelift does
+/// not support is reported when a module is compiled).
+pub(super) fn device(opts: &DeviceOptions) -> Arc<dyn DynDevice> {
+    let opts = weft_backend_cpu::Options {
+        opt_level: opts.opt_level,
+        debug_info: opts.debug_info,
+        ..Default::default()
+    };
+    Arc::new(HostDevice(Cranelift(opts)))
+}
+
+struct Cranelift(weft_backend_cpu::Options);
+
+impl HostJit for Cranelift {
+    const NAME: &'static str = "cpu";
+    type Code = weft_backend_cpu::Artifact;
+
+    fn compile(&self, module: &Module, info: &ModuleInfo) -> Result<Self::Code, RuntimeError> {
+        weft_backend_cpu::compile(module, info, &self.0)
+            .map_err(|e| RuntimeError::backend(Self::NAME, e.is_unsupported(), e))
+    }
+
+    fn entry(code: &Self::Code, name: &str) -> Option<KernelEntry> {
+        code.kernel(name).map(|k| k.entry)
+    }
+}

@@ -1,0 +1,34 @@
+//! The `llvm-cpu` device: the LLVM backend's lowering (the one PTX comes
+//! from) JIT-compiled for the host, with the host ABI of `cpu`, so it runs
+//! and launches exactly like `cpu`.
+
+use crate::error::RuntimeError;
+use crate::hal::host::{HostDevice, HostJit};
+use crate::hal::{DeviceOptions, DynDevice, OpenFn};
+use std::sync::Arc;
+use weft_abi::KernelEntry;
+use weft_ir::{Module, ModuleInfo};
+
+pub(super) const OPEN: Option<OpenFn> = Some(open);
+
+fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
+    Ok(Arc::new(HostDevice(Llvm(weft_backend_ptx::host::Options {
+        opt_level: opts.opt_level,
+    }))))
+}
+
+struct Llvm(weft_backend_ptx::host::Options);
+
+impl HostJit for Llvm {
+    const NAME: &'static str = "llvm-cpu";
+    type Code = weft_backend_ptx::host::Artifact;
+
+    fn compile(&self, module: &Module, info: &ModuleInfo) -> Result<Self::Code, RuntimeError> {
+        weft_backend_ptx::host::compile(module, info, &self.0)
+            .map_err(|e| RuntimeError::backend(Self::NAME, e.is_unsupported(), e))
+    }
+
+    fn entry(code: &Self::Code, name: &str) -> Option<KernelEntry> {
+        code.kernel(name).map(|k| k.entry)
+    }
+}

@@ -1,0 +1,75 @@
+//! The conformance corpus: kernels, inputs and the outputs real Warp 1.19
+//! produced, in `cases/` (forward) and `grad/` (gradients).
+
+use std::path::PathBuf;
+
+/// Where the corpus should be: `$WEFT_CONFORMANCE_DIR`, else the first
+/// `shared/conformance` beside an ancestor of the workspace.
+pub fn dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("WEFT_CONFORMANCE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .map(|p| p.join("shared/conformance"))
+        .find(|p| p.join("cases").is_dir())
+        .unwrap_or_else(|| here.join("../../../shared/conformance"))
+}
+
+/// Whether `WEFT_REQUIRE_CORPUS=1`: a missing corpus is a failure.
+pub fn required() -> bool {
+    std::env::var_os("WEFT_REQUIRE_CORPUS").is_some_and(|v| v == "1")
+}
+
+/// The corpus directory if it has `cases/`. Otherwise `None` after a
+/// counted [`crate::skip`] — or, with `WEFT_REQUIRE_CORPUS=1`, a panic
+/// (the test fails: CI must not pass without its data).
+pub fn find() -> Option<PathBuf> {
+    let d = dir();
+    if d.join("cases").is_dir() {
+        return Some(d);
+    }
+    missing(&format!(
+        "conformance corpus not found at {} (set WEFT_CONFORMANCE_DIR)",
+        d.display()
+    ));
+    None
+}
+
+/// Case `name` of `cases/` (its folder), with [`find`]'s rules for a
+/// missing corpus; a corpus without that case is always a failure.
+pub fn case(name: &str) -> Option<PathBuf> {
+    let c = find()?.join("cases").join(name);
+    assert!(
+        c.is_dir(),
+        "the corpus has no case `{name}` ({})",
+        c.display()
+    );
+    Some(c)
+}
+
+/// Every case folder of `cases/`, sorted (empty after [`find`]'s skip).
+pub fn cases() -> Vec<PathBuf> {
+    let Some(d) = find() else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = std::fs::read_dir(d.join("cases"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("case.json").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// Data a test needs is missing: a failure with `WEFT_REQUIRE_CORPUS=1`,
+/// else a counted skip.
+pub fn missing(why: &str) {
+    if required() {
+        panic!("{why} (WEFT_REQUIRE_CORPUS=1: missing data is a failure)");
+    }
+    crate::skip(why);
+}

@@ -1,0 +1,675 @@
+//! `weft bench`: compile latency, launch overhead and throughput of a few
+//! kernels on every backend available here, beside hand-written Rust +
+//! rayon loops.
+//!
+//! Workloads: saxpy (2^24 floats), the seed's N-body step
+//! (`examples/nbody.py`, N = 4096 and 16 384), a transcendental-heavy
+//! elementwise kernel (`sin(x)*cos(x) + exp(-x*x) + sqrt(abs(x))`, 2^22),
+//! an atomic sum (2^22 `atomic_add`s into one float) and a particle update
+//! (2^22 `vec3` positions and velocities: gravity, a step, a ground bounce)
+//! twice, with the arrays AoS (Warp's layout) and SoA (compiled with
+//! `--layout soa`, arrays in [`ArrayLayout::Soa`]). Per workload and
+//! backend:
+//!
+//! * compile: cold (disk cache cleared: frontend, passes, backend), warm
+//!   (a new `Compiler` and `Module` reading the optimized IR, PTX or SPIR-V
+//!   from the disk cache, then the backend's remaining work) and in-memory
+//!   (`Device::load` of a module already compiled for the device);
+//! * throughput: the median of several launches at full size;
+//! * launch overhead (one column per backend, measured once): the median of
+//!   10 000 launches of saxpy over `dim = 1`.
+//!
+//! A launch is timed from its call until the kernel has finished. On the
+//! host devices it runs with the host arrays ([`Device::launch`]). On a
+//! device with its own memory (`cuda`, `vulkan`) the arrays are uploaded
+//! once and stay there ([`DeviceArray`]): each timed launch is
+//! [`Device::launch_async`] with the device arrays and a
+//! [`Device::synchronize`], so no host↔device copy is timed (a launch with
+//! host arrays copies every array in and out, which would swamp the
+//! kernel). The launch overhead of such a device is also given with host
+//! arrays (`NAME (host arrays)`: two 1-element arrays copied in and out).
+//!
+//! The disk cache used (IR, PTX, SPIR-V) is a fresh directory under the
+//! system temp dir (the devices are opened with it, [`DeviceOptions`]), so
+//! the user's cache is untouched and "cold" is cold. `--quick` shrinks
+//! sizes and repetitions (tests).
+//! The interpreter is timed for compile and launch overhead only.
+
+use crate::reference::{bodies, nbody_step, saxpy, V3};
+use crate::Error;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use weft::{
+    Arg, Array, ArrayLayout, CacheLocation, CompileOptions, Compiler, Device, DeviceArg,
+    DeviceArray, DeviceOptions, Kernel, LayoutOptions, Value,
+};
+
+const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
+
+const SOURCE: &str = r#"
+import warp as wp
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+@wp.kernel
+def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    y[i] = wp.sin(v) * wp.cos(v) + wp.exp(-v * v) + wp.sqrt(wp.abs(v))
+
+@wp.kernel
+def atomic_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(total, 0, x[i])
+"#;
+
+const PARTICLES_SOURCE: &str = r#"
+import warp as wp
+
+@wp.kernel
+def particles(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), gravity: float, dt: float):
+    i = wp.tid()
+    vi = v[i] + wp.vec3(0.0, -gravity, 0.0) * dt
+    xi = x[i] + vi * dt
+    if xi[1] < 0.0:
+        xi = wp.vec3(xi[0], -xi[1], xi[2])
+        vi = wp.vec3(vi[0], -0.5 * vi[1], vi[2])
+    v[i] = vi
+    x[i] = xi
+"#;
+
+const DT: f32 = 1e-3;
+const GRAV: f32 = 1.0;
+const EPS2: f32 = 0.0025;
+
+/// Options of [`run`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Small sizes and few repetitions.
+    pub quick: bool,
+    /// Backends to measure (default: all).
+    pub backends: Vec<String>,
+    /// Only the workloads whose name contains one of these (default: all).
+    pub workloads: Vec<String>,
+}
+
+/// One workload on one backend.
+#[derive(Clone, Debug, Default)]
+pub struct Row {
+    pub workload: String,
+    pub backend: String,
+    pub cold_ms: f64,
+    pub warm_ms: f64,
+    pub mem_us: f64,
+    /// Median launch time at full size (None: not measured).
+    pub run_ms: Option<f64>,
+    /// Throughput in `unit`.
+    pub rate: Option<f64>,
+    pub unit: &'static str,
+    /// The hand-written loop's time divided by this one's (>1: faster).
+    pub vs_hand: Option<f64>,
+    /// Why a measurement is missing.
+    pub note: String,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub rows: Vec<Row>,
+    /// Launch overhead per backend, µs (median, dim = 1).
+    pub launch_us: Vec<(String, f64)>,
+    /// Hand-written Rust + rayon: (workload, ms), the fastest median of
+    /// its runs alternating with each backend's.
+    pub hand: Vec<(String, f64)>,
+    /// Backends not available here, with the reason.
+    pub skipped: Vec<(String, String)>,
+    pub threads: usize,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+/// A workload: its source, kernel, size, arrays and rate.
+struct Workload {
+    name: String,
+    source: &'static str,
+    kernel: &'static str,
+    n: usize,
+    arrays: Vec<Array>,
+    /// Work per launch in `unit`s (bytes for GB/s, items otherwise).
+    work: f64,
+    unit: &'static str,
+    /// The layout of the kernel's eligible array parameters (and of
+    /// `arrays`).
+    layout: ArrayLayout,
+}
+
+impl Workload {
+    /// The kernel's arguments in parameter order, as `array(i)` for
+    /// `self.arrays[i]` and `value(v)` for a by-value argument.
+    fn args_by<A>(&self, array: impl Fn(usize) -> A, value: impl Fn(Value) -> A) -> Vec<A> {
+        match self.kernel {
+            "saxpy" => vec![array(0), array(1), value(Value::new(0.5f32))],
+            "particles" => vec![
+                array(0),
+                array(1),
+                value(Value::new(9.81f32)),
+                value(Value::new(DT)),
+            ],
+            "nbody_step" => vec![
+                array(0),
+                array(1),
+                array(2),
+                array(3),
+                array(4),
+                value(Value::new(self.n as i32)),
+                value(Value::new(DT)),
+                value(Value::new(GRAV)),
+                value(Value::new(EPS2)),
+            ],
+            _ => vec![array(0), array(1)],
+        }
+    }
+
+    /// The arguments with the host arrays.
+    fn args(&self) -> Vec<Arg<'_>> {
+        self.args_by(|i| Arg::array(&self.arrays[i]), Arg::Value)
+    }
+}
+
+/// Where a workload's timed launches find its arrays: the host arrays on
+/// the host devices, else device copies uploaded once (see the module
+/// docs).
+enum Resident {
+    Host,
+    Device(Vec<DeviceArray>),
+}
+
+/// A workload's launch arguments on its device.
+enum LaunchArgs<'a> {
+    Host(Vec<Arg<'a>>),
+    Device(Vec<DeviceArg<'a>>),
+}
+
+impl Resident {
+    /// On a device with its own memory, uploads the workload's arrays
+    /// (layout kept); on the host devices nothing.
+    fn new(dev: &Device, w: &Workload) -> Result<Resident, Error> {
+        if dev.describe().host_memory {
+            return Ok(Resident::Host);
+        }
+        let arrays = w
+            .arrays
+            .iter()
+            .map(|a| dev.upload(a))
+            .collect::<Result<_, _>>()?;
+        Ok(Resident::Device(arrays))
+    }
+
+    fn args<'a>(&'a self, w: &'a Workload) -> LaunchArgs<'a> {
+        match self {
+            Resident::Host => LaunchArgs::Host(w.args()),
+            Resident::Device(a) => {
+                LaunchArgs::Device(w.args_by(|i| DeviceArg::array(&a[i]), DeviceArg::from))
+            }
+        }
+    }
+}
+
+/// Launches `k` over `n` threads and waits for it to finish; returns the
+/// time that took (with device arrays: the launch and the wait for the
+/// device).
+fn timed_launch(
+    dev: &Device,
+    k: &Kernel,
+    n: usize,
+    args: &LaunchArgs<'_>,
+) -> Result<Duration, Error> {
+    let t = Instant::now();
+    match args {
+        LaunchArgs::Host(a) => dev.launch(k, &[n], a)?,
+        LaunchArgs::Device(a) => {
+            dev.launch_async(k, &[n], a)?;
+            dev.synchronize()?;
+        }
+    }
+    Ok(t.elapsed())
+}
+
+fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
+    let (sx, tr, at): (usize, usize, usize) = if quick {
+        (1 << 16, 1 << 14, 1 << 14)
+    } else {
+        (1 << 24, 1 << 22, 1 << 22)
+    };
+    let nb: &[usize] = if quick { &[256] } else { &[4096, 16384] };
+    let ramp = |n: usize| -> Vec<f32> { (0..n).map(|i| (i % 1000) as f32 * 1e-3 - 0.5).collect() };
+    let mut out = vec![Workload {
+        name: format!("saxpy 2^{}", sx.trailing_zeros()),
+        source: SOURCE,
+        kernel: "saxpy",
+        n: sx,
+        arrays: vec![
+            Array::from_slice(&ramp(sx), &[sx])?,
+            Array::from_slice(&vec![1.0f32; sx], &[sx])?,
+        ],
+        work: 12.0 * sx as f64 / 1e9,
+        unit: "GB/s",
+        layout: ArrayLayout::Aos,
+    }];
+    for &n in nb {
+        let (p, v, m) = bodies(n);
+        let pos = Array::from_slice(&p, &[n])?;
+        let dt = pos.dtype().clone();
+        out.push(Workload {
+            name: format!("nbody {n}"),
+            source: NBODY_SOURCE,
+            kernel: "nbody_step",
+            n,
+            arrays: vec![
+                pos,
+                Array::from_slice(&v, &[n])?,
+                Array::from_slice(&m, &[n])?,
+                Array::zeros(dt.clone(), &[n])?,
+                Array::zeros(dt, &[n])?,
+            ],
+            work: (n * n) as f64 / 1e9,
+            unit: "Ginteract/s",
+            layout: ArrayLayout::Aos,
+        });
+    }
+    out.push(Workload {
+        name: format!("transcendental 2^{}", tr.trailing_zeros()),
+        source: SOURCE,
+        kernel: "transcendental",
+        n: tr,
+        arrays: vec![
+            Array::from_slice(&ramp(tr), &[tr])?,
+            Array::from_slice(&vec![0.0f32; tr], &[tr])?,
+        ],
+        work: tr as f64 / 1e9,
+        unit: "Gelem/s",
+        layout: ArrayLayout::Aos,
+    });
+    out.push(Workload {
+        name: format!("atomic sum 2^{}", at.trailing_zeros()),
+        source: SOURCE,
+        kernel: "atomic_sum",
+        n: at,
+        arrays: vec![
+            Array::from_slice(&ramp(at), &[at])?,
+            Array::from_slice(&[0.0f32], &[1])?,
+        ],
+        work: at as f64 / 1e9,
+        unit: "Gelem/s",
+        layout: ArrayLayout::Aos,
+    });
+    let pn = at;
+    let (p, v) = particles(pn);
+    for layout in [ArrayLayout::Aos, ArrayLayout::Soa] {
+        out.push(Workload {
+            name: format!(
+                "particles 2^{} {}",
+                pn.trailing_zeros(),
+                weft_runtime::error::layout_name(layout)
+            ),
+            source: PARTICLES_SOURCE,
+            kernel: "particles",
+            n: pn,
+            arrays: vec![
+                Array::from_slice(&p, &[pn])?.to_layout(layout)?,
+                Array::from_slice(&v, &[pn])?.to_layout(layout)?,
+            ],
+            // Each particle's position and velocity read and written.
+            work: 48.0 * pn as f64 / 1e9,
+            unit: "GB/s",
+            layout,
+        });
+    }
+    Ok(out)
+}
+
+/// `n` particles above the ground with various velocities.
+fn particles(n: usize) -> (Vec<V3>, Vec<V3>) {
+    let f = |i: usize, k: usize| ((i * 7 + k * 13) % 1000) as f32 * 1e-3;
+    let p = (0..n).map(|i| [f(i, 0), f(i, 1) + 0.01, f(i, 2)]).collect();
+    let v = (0..n)
+        .map(|i| [f(i, 3) - 0.5, f(i, 4) - 0.5, f(i, 5) - 0.5])
+        .collect();
+    (p, v)
+}
+
+/// The compiler of a workload: every eligible array in its layout.
+fn compiler_for(w: &Workload, cache: &Path) -> Compiler {
+    Compiler::with_options(CompileOptions {
+        layout: LayoutOptions {
+            default: w.layout,
+            params: Vec::new(),
+        },
+        ..CompileOptions::default()
+    })
+    .with_cache(CacheLocation::Dir(cache.to_path_buf()))
+}
+
+/// Cold, warm and in-memory compile times (ms, ms, µs) and the kernel.
+fn compile_times(
+    w: &Workload,
+    dev: &Device,
+    cache: &Path,
+) -> Result<(f64, f64, f64, Kernel), Error> {
+    if let Ok(c) = weft_cache::Cache::open(cache) {
+        let _ = c.clear();
+    }
+    let t = Instant::now();
+    let m = compiler_for(w, cache).compile("bench.py", w.source)?;
+    dev.load(&m, w.kernel)?;
+    let cold = ms(t.elapsed());
+    let t = Instant::now();
+    let m = compiler_for(w, cache).compile("bench.py", w.source)?;
+    let k = dev.load(&m, w.kernel)?;
+    let warm = ms(t.elapsed());
+    let reps = 100;
+    let t = Instant::now();
+    for _ in 0..reps {
+        dev.load(&m, w.kernel)?;
+    }
+    let mem = t.elapsed().as_secs_f64() * 1e6 / reps as f64;
+    Ok((cold, warm, mem, k))
+}
+
+/// Median launch time of saxpy over dim = 1 (µs), launch to completion
+/// (with device arrays on a device with its own memory, see
+/// [`timed_launch`], unless `host`).
+fn launch_overhead(dev: &Device, launches: usize, host: bool) -> Result<f64, Error> {
+    let m = Compiler::new().compile("bench.py", SOURCE)?;
+    let k = dev.load(&m, "saxpy")?;
+    let w = Workload {
+        name: "saxpy 1".into(),
+        source: SOURCE,
+        kernel: "saxpy",
+        n: 1,
+        arrays: vec![
+            Array::from_slice(&[1.0f32], &[1])?,
+            Array::from_slice(&[1.0f32], &[1])?,
+        ],
+        work: 0.0,
+        unit: "",
+        layout: ArrayLayout::Aos,
+    };
+    let res = match host {
+        true => Resident::Host,
+        false => Resident::new(dev, &w)?,
+    };
+    let args = res.args(&w);
+    let mut times = Vec::with_capacity(launches);
+    for _ in 0..launches {
+        times.push(timed_launch(dev, &k, 1, &args)?);
+    }
+    Ok(median(times).as_secs_f64() * 1e6)
+}
+
+/// Runs the benchmarks; `progress` is told what runs.
+pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Error> {
+    // One cache of our own for the IR, PTX and SPIR-V, cleared for each
+    // cold compile.
+    let cache = std::env::temp_dir().join(format!("weft-bench-cache-{}", std::process::id()));
+    let dev_opts = DeviceOptions {
+        cache: CacheLocation::Dir(cache.clone()),
+        ..DeviceOptions::default()
+    };
+    let mut report = Report {
+        threads: rayon::current_num_threads(),
+        ..Default::default()
+    };
+    let mut devices = Vec::new();
+    for name in &opts.backends {
+        match Device::open_with(name, &dev_opts) {
+            Ok(d) => devices.push(d),
+            Err(e) => {
+                let why = crate::conform::one_line(&e.into());
+                let why = why.strip_prefix("error: ").unwrap_or(&why).to_string();
+                report.skipped.push((name.clone(), why))
+            }
+        }
+    }
+    let mut ws = workloads(opts.quick)?;
+    if !opts.workloads.is_empty() {
+        ws.retain(|w| opts.workloads.iter().any(|n| w.name.contains(n.as_str())));
+    }
+    // Hand-written loops, timed alternately with each backend's launches
+    // (a shared machine's load then disturbs both sides alike).
+    let reps = if opts.quick { 3 } else { 7 };
+    let mut hands: Vec<(String, Box<dyn FnMut()>)> = Vec::new();
+    for w in &ws {
+        match w.kernel {
+            "saxpy" => {
+                let x: Vec<f32> = w.arrays[0].to_vec()?;
+                let mut y: Vec<f32> = w.arrays[1].to_vec()?;
+                hands.push((w.name.clone(), Box::new(move || saxpy(0.5, &x, &mut y))));
+            }
+            "nbody_step" => {
+                let p: Vec<V3> = w.arrays[0].to_vec()?;
+                let v: Vec<V3> = w.arrays[1].to_vec()?;
+                let m: Vec<f32> = w.arrays[2].to_vec()?;
+                let (mut np, mut nv) = (vec![[0.0; 3]; w.n], vec![[0.0; 3]; w.n]);
+                hands.push((
+                    w.name.clone(),
+                    Box::new(move || nbody_step(&p, &v, &m, &mut np, &mut nv, (DT, GRAV, EPS2))),
+                ));
+            }
+            _ => {}
+        }
+    }
+    for dev in &devices {
+        let name = dev.name().to_string();
+        progress(&format!("{name}: launch overhead"));
+        let launches = match (opts.quick, dev.name()) {
+            (true, _) => 200,
+            (false, "interp") => 1000,
+            (false, _) if !dev.describe().host_memory => 1000,
+            (false, _) => 10_000,
+        };
+        report
+            .launch_us
+            .push((name.clone(), launch_overhead(dev, launches, false)?));
+        if !dev.describe().host_memory {
+            let host = launch_overhead(dev, launches, true)?;
+            report
+                .launch_us
+                .push((format!("{name} (host arrays)"), host));
+        }
+        for w in &ws {
+            progress(&format!("{name}: {}", w.name));
+            let (cold_ms, warm_ms, mem_us, k) = compile_times(w, dev, &cache)?;
+            let mut row = Row {
+                workload: w.name.clone(),
+                backend: name.clone(),
+                cold_ms,
+                warm_ms,
+                mem_us,
+                unit: w.unit,
+                ..Default::default()
+            };
+            if dev.name() == "interp" {
+                row.note = "reference interpreter: throughput not measured".into();
+            } else {
+                let res = Resident::new(dev, w)?;
+                let args = res.args(w);
+                timed_launch(dev, &k, w.n, &args)?;
+                // The same workload in the other layout runs between the
+                // timed launches (untimed), so both layouts' medians see the
+                // same machine load.
+                let twin = ws
+                    .iter()
+                    .find(|o| o.kernel == w.kernel && o.layout != w.layout);
+                // Vulkan (lavapipe, arrays resident): 0.1-0.2 s a launch at
+                // full size, 2 s for the large N-body.
+                let big_nbody = w.n > 8192 && w.kernel == "nbody_step";
+                let r = if twin.is_some() {
+                    if opts.quick {
+                        reps
+                    } else if dev.name() == "vulkan" {
+                        7
+                    } else {
+                        11
+                    }
+                } else if big_nbody {
+                    reps.min(if dev.name() == "vulkan" { 2 } else { 5 })
+                } else {
+                    reps
+                };
+                let twin_res = match twin {
+                    Some(o) => Some(Resident::new(dev, o)?),
+                    None => None,
+                };
+                let twin = match (twin, &twin_res) {
+                    (Some(o), Some(r)) => {
+                        let m = compiler_for(o, &cache).compile("bench.py", o.source)?;
+                        Some((dev.load(&m, o.kernel)?, o.n, r.args(o)))
+                    }
+                    _ => None,
+                };
+                let mut hand = hands.iter_mut().find(|(n, _)| *n == w.name);
+                if let Some((_, h)) = hand.as_mut() {
+                    h();
+                }
+                let (mut times, mut htimes) = (Vec::new(), Vec::new());
+                for _ in 0..r {
+                    times.push(timed_launch(dev, &k, w.n, &args)?);
+                    if let Some((_, h)) = hand.as_mut() {
+                        htimes.push(time(h));
+                    }
+                    if let Some((tk, n, targs)) = &twin {
+                        timed_launch(dev, tk, *n, targs)?;
+                    }
+                }
+                let t = median(times);
+                row.run_ms = Some(ms(t));
+                row.rate = Some(w.work / t.as_secs_f64());
+                if !htimes.is_empty() {
+                    let h = ms(median(htimes));
+                    row.vs_hand = Some(h / ms(t));
+                    match report.hand.iter_mut().find(|(n, _)| *n == w.name) {
+                        Some((_, best)) => *best = best.min(h),
+                        None => report.hand.push((w.name.clone(), h)),
+                    }
+                }
+            }
+            report.rows.push(row);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+    Ok(report)
+}
+
+impl Report {
+    /// The table as text.
+    pub fn table(&self) -> String {
+        let head = [
+            "workload",
+            "backend",
+            "cold",
+            "warm cache",
+            "in-memory",
+            "run (median)",
+            "throughput",
+            "vs rayon",
+        ];
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for r in &self.rows {
+            rows.push(vec![
+                r.workload.clone(),
+                r.backend.clone(),
+                format!("{:.1} ms", r.cold_ms),
+                format!("{:.2} ms", r.warm_ms),
+                format!("{:.1} µs", r.mem_us),
+                r.run_ms.map_or("-".into(), |t| format!("{t:.2} ms")),
+                r.rate
+                    .map_or(r.note.clone(), |x| format!("{x:.2} {}", r.unit)),
+                r.vs_hand.map_or("-".into(), |x| format!("{x:.2}x")),
+            ]);
+        }
+        let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+        for r in &rows {
+            for (k, c) in r.iter().enumerate() {
+                w[k] = w[k].max(c.chars().count());
+            }
+        }
+        let fmt = |cells: &[String]| {
+            let mut s = String::new();
+            for (k, c) in cells.iter().enumerate() {
+                let pad = w[k].saturating_sub(c.chars().count());
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad + 2));
+            }
+            s.trim_end().to_string()
+        };
+        let mut out = vec![fmt(&head.map(String::from))];
+        out.extend(rows.iter().map(|r| fmt(r)));
+        out.push(String::new());
+        let lo: Vec<_> = self
+            .launch_us
+            .iter()
+            .map(|(b, us)| format!("{b} {us:.2} µs"))
+            .collect();
+        out.push(format!(
+            "launch overhead (saxpy, dim = 1, median): {}",
+            lo.join(", ")
+        ));
+        let hand: Vec<_> = self
+            .hand
+            .iter()
+            .map(|(n, t)| format!("{n} {t:.2} ms"))
+            .collect();
+        out.push(format!("hand-written Rust + rayon: {}", hand.join(", ")));
+        let resident: Vec<_> = self
+            .launch_us
+            .iter()
+            .filter_map(|(b, _)| b.strip_suffix(" (host arrays)"))
+            .collect();
+        if !resident.is_empty() {
+            out.push(format!("{}: arrays uploaded once, device-resident; a timed launch = launch + wait for the device (no host<->device copy timed)", resident.join(", ")));
+        }
+        for (b, why) in &self.skipped {
+            out.push(format!("skipped {b}: {why}"));
+        }
+        out.push(format!(
+            "{} rayon threads; compile: cold = frontend + passes + backend, warm = from the disk cache, in-memory = Device::load of a loaded module",
+            self.threads
+        ));
+        out.join("\n")
+    }
+
+    /// The report as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        use serde_json::json;
+        json!({
+            "threads": self.threads,
+            "rows": self.rows.iter().map(|r| json!({
+                "workload": r.workload, "backend": r.backend,
+                "compile_cold_ms": r.cold_ms, "compile_warm_ms": r.warm_ms,
+                "load_in_memory_us": r.mem_us, "run_ms": r.run_ms,
+                "throughput": r.rate, "unit": r.unit, "vs_rayon": r.vs_hand,
+                "note": r.note,
+            })).collect::<Vec<_>>(),
+            "launch_overhead_us": self.launch_us.iter().map(|(b, us)| json!({"backend": b, "us": us})).collect::<Vec<_>>(),
+            "rayon_ms": self.hand.iter().map(|(n, t)| json!({"workload": n, "ms": t})).collect::<Vec<_>>(),
+            "skipped": self.skipped.iter().map(|(b, w)| json!({"backend": b, "reason": w})).collect::<Vec<_>>(),
+        })
+    }
+}
