@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU check for a machine with an NVIDIA GPU and no network:
-#   1. builds `weft` in release (offline) if cargo is here and WEFT_PREBUILT
-#      is unset, else uses a prebuilt target/release/weft;
+#   1. builds `weft` in release with the `llvm` feature (PTX and the `cuda`
+#      device; offline) if cargo is here and WEFT_PREBUILT is unset, else
+#      uses a prebuilt target/release/weft (built with `--features llvm`);
 #   2. runs the conformance corpus on the `cuda` backend;
 #   3. runs it again in SoA layout (`--layout soa`) and with `--fast-math`;
 #   4. bounds-checked mode: `weft run tests/checked/oob_read --checked`
@@ -47,8 +48,8 @@ say "GPU: ${gpu:-unknown (libcuda present, nvidia-smi absent)}"
 weft=target/release/weft
 build="prebuilt"
 if [ -z "${WEFT_PREBUILT:-}" ] && command -v cargo >/dev/null 2>&1; then
-  say "cargo build --release --offline --bin weft (limit $(limit 270 200)s)"
-  if timeout "$(limit 270 200)" cargo build --release --offline --bin weft; then
+  say "cargo build --release --offline --features llvm --bin weft (limit $(limit 270 200)s)"
+  if timeout "$(limit 270 200)" cargo build --release --offline --features llvm --bin weft; then
     build="built"
   else
     echo "warning: the release build failed or timed out"

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Runs every check CI runs: formatting, clippy, the whole test suite (unit,
-# file, snapshot, end-to-end and conformance tests), and the conformance
-# corpus through the CLI on every backend available here.
+# file, snapshot, end-to-end and conformance tests) with every cargo feature,
+# the default build's tests, and the conformance corpus through the CLI on
+# every backend available here. Prints the tests skipped (and why) at the end.
 #
 # Installs what it needs on a fresh Debian machine with a Rust toolchain.
+# Set WEFT_REQUIRE_CORPUS=1 (CI does) to make a missing conformance corpus a
+# failure instead of a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: a C toolchain, LLVM 19 (PTX / llvm-cpu backends), glslang +
-# SPIRV-Tools (HLSL -> SPIR-V, validation), Mesa's lavapipe (a Vulkan device on the CPU).
+# System packages: a C toolchain, LLVM 19 (the `llvm` feature: PTX, llvm-cpu,
+# cuda), glslang + SPIRV-Tools (HLSL -> SPIR-V, validation), Mesa's lavapipe
+# (a Vulkan device on the CPU), gdb (the JIT debug info tests).
 pkgs=(build-essential pkg-config llvm-19-dev libpolly-19-dev libzstd-dev glslang-tools spirv-tools
       mesa-vulkan-drivers libvulkan1 vulkan-tools python3-venv chromium gdb)
 missing=()
@@ -18,8 +22,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
+# llvm-sys finds LLVM through this prefix; setting it also makes cargo rerun
+# llvm-sys's build script when LLVM was installed after a build without it
+# (its "not found" result is otherwise cached).
+LLVM_SYS_191_PREFIX="$(llvm-config-19 --prefix)"
+export LLVM_SYS_191_PREFIX
 # ptxas and libdevice for the PTX tests, from NVIDIA's wheel, in a project-local venv.
-if [ ! -x .venv/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin/ptxas ] && ! ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas >/dev/null 2>&1; then
+if ! ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas >/dev/null 2>&1; then
   python3 -m venv .venv
   .venv/bin/pip install -q nvidia-cuda-nvcc-cu12
 fi
@@ -27,15 +36,27 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 export WEFT_CONFORMANCE_DIR="${WEFT_CONFORMANCE_DIR:-$PWD/../shared/conformance}"
 [ -d "$WEFT_CONFORMANCE_DIR" ] || echo "note: conformance corpus not found at $WEFT_CONFORMANCE_DIR; its tests will say SKIP"
+# Every test that returns early (no corpus, tool or device) appends a line.
+WEFT_SKIP_LOG="$(mktemp)"
+export WEFT_SKIP_LOG
+trap 'rm -f "$WEFT_SKIP_LOG"' EXIT
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy"
-cargo clippy --workspace --all-targets -- -D warnings
-echo "== cargo test"
-cargo test --workspace
+echo "== cargo clippy (default features)"
+cargo clippy -p weft -p weft-cli -p weft-runtime --all-targets -- -D warnings
+echo "== cargo clippy (all features)"
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+echo "== cargo test (default features: no LLVM)"
+# What a build without LLVM has and says: the library, the runtime's
+# registry, the CLI's errors for devices it lacks, the file tests.
+cargo test -p weft -p weft-runtime --lib
+cargo test -p weft-cli --lib --bins --test api --test cli --test features --test filetests
+echo "== cargo test (all features)"
+cargo test --workspace --all-features
 if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
-  # The acceptance commands, through the CLI (the debug binary cargo test built).
+  # The acceptance commands, through the CLI (the all-features debug binary
+  # cargo test built last).
   echo "== weft conform"
   # Both memory layouts: --layout soa makes every eligible array SoA (about
   # 20 s more on these three backends; vulkan's SoA subset is tests/layout.rs).
@@ -51,3 +72,7 @@ if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
   done
   done
 fi
+echo "== skipped"
+n=$(wc -l <"$WEFT_SKIP_LOG")
+echo "$n test(s) skipped a part for a missing corpus, tool or device"
+sort "$WEFT_SKIP_LOG" | uniq -c | sed 's/^/  /'
