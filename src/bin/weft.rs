@@ -49,7 +49,7 @@ fn cli() -> Command {
             .value_name("N")
             .value_parser(["0", "1", "2"])
             .default_value("2")
-            .help("Pass pipeline level: -O0 (no passes, for the debugger), -O1, -O2")
+            .help("Optimization level of the pass pipeline and the backend: -O0 (no passes, unoptimized code, for the debugger), -O1, -O2")
     };
     let fast_math = || {
         CArg::new("fast-math")
@@ -362,7 +362,9 @@ fn str_arg<'a>(a: &'a ArgMatches, name: &str) -> &'a str {
 /// The `--backend` device, opened (a GPU that cannot be opened, or a device
 /// this build lacks, is an error); with `-g` (or `WEFT_GDB=1`) the `cpu`
 /// backend compiles with debug info for gdb, unoptimized so that no code
-/// moves across source lines (docs/debugging.md).
+/// moves across source lines (docs/debugging.md). `-O` is the level of the
+/// device's code generator too (one optimization level for the passes and
+/// the backend).
 fn device(a: &ArgMatches) -> Result<Device, Error> {
     let gdb = a
         .try_get_one::<bool>("gdb")
@@ -371,9 +373,15 @@ fn device(a: &ArgMatches) -> Result<Device, Error> {
         .copied()
         .unwrap_or(false)
         || std::env::var_os("WEFT_GDB").is_some_and(|v| v == "1");
+    let level = a
+        .try_get_one::<String>("opt-level")
+        .ok()
+        .flatten()
+        .and_then(|s| s.parse::<OptLevel>().ok())
+        .unwrap_or(OptLevel::O2);
     let opts = DeviceOptions {
         debug_info: gdb,
-        opt_level: if gdb { OptLevel::O0 } else { OptLevel::O2 },
+        opt_level: if gdb { OptLevel::O0 } else { level },
         ..DeviceOptions::default()
     };
     Ok(Device::open_with(str_arg(a, "backend"), &opts)?)

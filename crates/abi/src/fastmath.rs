@@ -499,7 +499,6 @@ impl Ops for Exact {
     }
 }
 
-/// [`Ops`] emitting Cranelift IR for `f32` (`ty` = `F32`) or its lanes
 #[cfg(test)]
 mod tests {
     use super::*;

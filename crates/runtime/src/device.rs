@@ -195,13 +195,32 @@ impl Device {
         })
     }
 
+    /// How errors name the device: `` `cuda:1` `` (the unit when not 0).
+    pub fn label(&self) -> String {
+        match self.ordinal {
+            0 => format!("`{}`", self.name()),
+            k => format!("`{}:{k}`", self.name()),
+        }
+    }
+
+    /// How errors name `other` beside `self`: its label, saying that it is
+    /// another opened device when the labels are the same (other options).
+    fn label_beside(&self, other: &Device) -> String {
+        let l = other.label();
+        if l == self.label() && other != self {
+            format!("{l} (another opening, with other options)")
+        } else {
+            l
+        }
+    }
+
     /// The error of a kernel loaded for another device.
     fn check_own(&self, kernel: &Kernel) -> Result<(), LaunchError> {
         if kernel.device != *self {
             return Err(LaunchError::WrongDevice {
                 kernel: kernel.sig.name.clone(),
-                loaded: kernel.device.name(),
-                device: self.name(),
+                loaded: self.label_beside(&kernel.device),
+                device: self.label(),
             });
         }
         Ok(())
@@ -261,8 +280,8 @@ impl Device {
                 if arr.device != *self {
                     return Err(LaunchError::ArgKind {
                         param: p.name.clone(),
-                        expected: format!("an array on the `{}` device", self.name()),
-                        got: format!("an array on the `{}` device", arr.device.name()),
+                        expected: format!("an array on the {} device", self.label()),
+                        got: format!("an array on the {} device", self.label_beside(&arr.device)),
                     });
                 }
             }

@@ -79,11 +79,12 @@ pub enum LaunchError {
         other: String,
         device: &'static str,
     },
-    #[error("kernel `{kernel}` was loaded for the `{loaded}` device, not `{device}`")]
+    #[error("kernel `{kernel}` was loaded for the {loaded} device, not {device}")]
     WrongDevice {
         kernel: String,
-        loaded: &'static str,
-        device: &'static str,
+        /// The devices, as [`crate::Device::label`] shows them.
+        loaded: String,
+        device: String,
     },
     /// A check of the bounds-checked mode failed (an out-of-bounds index or
     /// an integer division by zero): that thread stopped before the access,

@@ -212,3 +212,53 @@ fn interp_and_cpu_agree_through_one_launch_path() {
     assert_eq!(outs[0], outs[1]);
     assert_eq!(outs[0][3], -1.25 * xs[3] + 0.5);
 }
+
+#[test]
+fn devices_opened_alike_are_shared_and_others_are_named_apart() {
+    // The same name and options: the same device.
+    assert_eq!(Device::open("cpu").unwrap(), Device::cpu());
+    let o0 = DeviceOptions {
+        opt_level: OptLevel::O0,
+        ..DeviceOptions::default()
+    };
+    let slow = Device::open_with("cpu", &o0).unwrap();
+    assert_ne!(slow, Device::cpu());
+    assert_eq!(slow.options().opt_level, OptLevel::O0);
+    // Another opening's kernel and array are refused, and the message says
+    // which is which.
+    let k = slow
+        .compile(Arc::new(saxpy_module()))
+        .unwrap()
+        .kernel("saxpy")
+        .unwrap();
+    let e = Device::cpu().launch(&k, &[1], &[]).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "kernel `saxpy` was loaded for the `cpu` (another opening, with other options) device, not `cpu`"
+    );
+    let f = Dtype::scalar(Scalar::F32);
+    let a = slow.zeros(f.clone(), &[4]).unwrap();
+    let b = Device::cpu().zeros(f, &[4]).unwrap();
+    let kc = Device::cpu()
+        .compile(Arc::new(saxpy_module()))
+        .unwrap()
+        .kernel("saxpy")
+        .unwrap();
+    let args = [
+        DeviceArg::array(&a),
+        DeviceArg::array(&b),
+        DeviceArg::of(1.0f32),
+    ];
+    let e = Device::cpu().launch_async(&kc, &[4], &args).unwrap_err();
+    assert_eq!(e.param(), Some("x"));
+    assert!(
+        e.to_string()
+            .contains("another opening, with other options"),
+        "{e}"
+    );
+    // Unknown names and units are errors, never panics.
+    assert!(matches!(
+        Device::open("cpu:x"),
+        Err(RuntimeError::UnknownDevice { .. })
+    ));
+}

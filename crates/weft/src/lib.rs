@@ -144,8 +144,8 @@ pub struct CompileOptions {
     /// Bounds-checked mode: every array index and integer divisor is tested
     /// before use; a failure stops that thread and the launch returns
     /// [`LaunchError::Trap`] (kernel, file:line, index, axis, size). Default
-    /// off; off, the generated code is unchanged. Supported on `cpu`,
-    /// `llvm-cpu` and `interp` (see `docs/debugging.md`).
+    /// off; off, the generated code is unchanged. Supported on every device
+    /// (see `docs/debugging.md`).
     pub checked: bool,
     /// The pass pipeline's level (default [`OptLevel::O2`]; `O0` runs no
     /// pass, for the debugger).

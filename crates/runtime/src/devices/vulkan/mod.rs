@@ -21,7 +21,7 @@
 //! # Kernels
 //!
 //! A kernel is compiled when it is first loaded from a program
-//! (`emit_hlsl` → `glslangValidator`, through the compile cache → shader
+//! (`compile_kernel` → `glslangValidator`, through the compile cache → shader
 //! module → compute pipeline, [`pipeline`]), once per program and kernel.
 //! Its descriptor set 0 follows the backend's `BindingLayout`: binding 0
 //! the uniform buffer (`b0`), binding `k + 1` the `k`-th array parameter as

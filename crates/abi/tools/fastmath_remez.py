@@ -5,7 +5,7 @@ Each table approximates g(z) on [a, b] by a polynomial p of degree n,
 minimising max |w(z) * (p(z) - g(z))| (w chosen so that the error of the
 final function is relative). g is evaluated by its Taylor series in f64,
 which is exact to ~1e-16 on these small intervals. Run:
-`python3 crates/backend-cpu/tools/fastmath_remez.py`; it prints the tables
+`python3 crates/abi/tools/fastmath_remez.py`; it prints the tables
 as Rust constants (f32, rounded to nearest) and the weighted error of each.
 """
 import math
