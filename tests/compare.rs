@@ -2,9 +2,10 @@
 //! backend available here agrees with the reference interpreter within the
 //! case's tolerance (and the interpreter with Warp's outputs).
 //!
-//! The corpus is at `$WEFT_CONFORMANCE_DIR`, default
-//! `<workspace>/../shared/conformance`; when it is missing the test prints
-//! `SKIP:` and returns.
+//! The corpus is at `$WEFT_CONFORMANCE_DIR`, default `shared/conformance`
+//! beside an ancestor of the workspace (`weft_testkit::corpus`); when it is
+//! missing the test prints a counted `SKIP:` and returns (it fails with
+//! `WEFT_REQUIRE_CORPUS=1`).
 
 mod common;
 
@@ -18,7 +19,7 @@ fn every_case_agrees_on_every_available_backend() {
     let devices = open_backends(&backends());
     for (name, d) in &devices {
         if let Err(why) = d {
-            println!("SKIP: backend {name}: {why}");
+            weft_testkit::skip(format!("backend {name}: {why}"));
         }
     }
     let compiler = Compiler::new();

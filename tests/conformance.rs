@@ -1,8 +1,9 @@
 //! Runs the whole conformance corpus on every device and expects no failure.
 //!
-//! The corpus is at `$WEFT_CONFORMANCE_DIR`, default
-//! `<workspace>/../shared/conformance`; when it is missing the test says so
-//! and returns.
+//! The corpus is at `$WEFT_CONFORMANCE_DIR`, default `shared/conformance`
+//! beside an ancestor of the workspace (`weft_testkit::corpus`); when it is
+//! missing the test prints a counted `SKIP` and returns (it fails with
+//! `WEFT_REQUIRE_CORPUS=1`).
 
 mod common;
 

@@ -5,19 +5,13 @@
 use weft::debug::{Breakpoint, Debugger};
 use weft::{Arg, Array};
 
+/// The seed's N-body kernel source, or `None` after a counted `SKIP` when
+/// the corpus is missing (a failure with `WEFT_REQUIRE_CORPUS=1`).
 fn nbody_source() -> Option<String> {
-    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
-        .unwrap_or_else(|_| "../shared/conformance".to_string());
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(dir)
-        .join("cases/seed_nbody_step/kernel.py");
-    match std::fs::read_to_string(&p) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            println!("SKIP: {} not readable: {e}", p.display());
-            None
-        }
-    }
+    let p = weft_testkit::corpus::case("seed_nbody_step")?.join("kernel.py");
+    let src =
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{} not readable: {e}", p.display()));
+    Some(src)
 }
 
 fn vec3s(v: &[[f32; 3]]) -> Array {
@@ -206,13 +200,12 @@ fn watch_stops_when_a_value_changes() {
 /// launch runs under the recorder, stopping at least once.
 #[test]
 fn every_case_runs_in_the_debug_build() {
-    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
-        .unwrap_or_else(|_| "../shared/conformance".to_string());
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let Ok(cases) = weft_cli::conform::find_cases(&root) else {
-        println!("SKIP: no conformance corpus at {}", root.display());
+    let Some(root) = weft_testkit::corpus::find() else {
         return;
     };
+    let cases = weft_cli::conform::find_cases(&root)
+        .unwrap_or_else(|e| panic!("the corpus at {}: {e}", root.display()));
+    assert!(!cases.is_empty(), "no case under {}", root.display());
     let mut failures = Vec::new();
     for path in &cases {
         let case = weft_cli::conform::Case::load(path).expect("case loads");

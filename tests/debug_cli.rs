@@ -2,19 +2,25 @@
 //! the seed's N-body case is a snapshot (`tests/debug/*.txt`;
 //! `WEFT_BLESS=1` rewrites it).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The seed's N-body case (its folder), or `None` after a counted `SKIP`
+/// (a failure with `WEFT_REQUIRE_CORPUS=1`).
+fn nbody_case() -> Option<PathBuf> {
+    let case = weft_testkit::corpus::case("seed_nbody_step")?;
+    assert!(
+        case.join("case.json").is_file(),
+        "{} has no case.json",
+        case.display()
+    );
+    Some(case)
+}
 
 #[test]
 fn scripted_nbody_session_matches_the_snapshot() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
-        .unwrap_or_else(|_| "../shared/conformance".to_string());
-    let case = root.join(dir).join("cases/seed_nbody_step");
-    if !case.join("case.json").is_file() {
-        println!("SKIP: {} not found", case.display());
-        return;
-    }
+    let Some(case) = nbody_case() else { return };
     let script = root.join("tests/debug/nbody.script");
     let r = Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["debug", "--tid", "3,5", "--script"])
@@ -25,12 +31,9 @@ fn scripted_nbody_session_matches_the_snapshot() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let got = String::from_utf8(r.stdout).expect("utf-8");
     let snap = root.join("tests/debug/nbody.txt");
-    if std::env::var_os("WEFT_BLESS").is_some() {
-        std::fs::write(&snap, &got).expect("writes the snapshot");
-        return;
+    if let Err(e) = weft_testkit::snapshot::check(&snap, &got) {
+        panic!("the transcript: {e}");
     }
-    let want = std::fs::read_to_string(&snap).expect("snapshot (WEFT_BLESS=1 to create)");
-    assert_eq!(got, want, "transcript differs from {}", snap.display());
 }
 
 /// `weft debug --layout soa`: the kernel's vec3 arrays are SoA (planes),
@@ -42,13 +45,7 @@ fn scripted_nbody_session_matches_the_snapshot() {
 #[test]
 fn scripted_nbody_session_is_the_same_in_soa() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
-        .unwrap_or_else(|_| "../shared/conformance".to_string());
-    let case = root.join(dir).join("cases/seed_nbody_step");
-    if !case.join("case.json").is_file() {
-        println!("SKIP: {} not found", case.display());
-        return;
-    }
+    let Some(case) = nbody_case() else { return };
     // The session's module really has SoA arrays.
     let src = std::fs::read_to_string(case.join("kernel.py")).expect("reads kernel.py");
     let m = weft::debug::Debugger::compile_with_layout("kernel.py", &src, weft::ArrayLayout::Soa)

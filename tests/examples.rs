@@ -1,7 +1,7 @@
 //! Smoke tests of the examples at small sizes: each runs the example's own
 //! simulation code (`examples/<name>/sim.rs`, included here) on the CPU,
 //! and on Vulkan when a Vulkan device opens here (otherwise it prints
-//! `SKIP: ...`), and checks a physical property of the result.
+//! a counted `SKIP: ...`), and checks a physical property of the result.
 
 #[allow(dead_code)]
 #[path = "../examples/cloth/sim.rs"]
@@ -25,7 +25,7 @@ fn devices(test: &str) -> Vec<Device> {
     let mut out = vec![Device::cpu()];
     match Device::open("vulkan") {
         Ok(d) => out.push(d),
-        Err(e) => println!("SKIP: {test} on vulkan: {e}"),
+        Err(e) => weft_testkit::skip(format!("{test} on vulkan: {e}")),
     }
     out
 }

@@ -15,18 +15,16 @@ fn case() -> Option<PathBuf> {
     case_named("func_basic")
 }
 
-/// Conformance case `name`, if the corpus is here.
+/// Conformance case `name`, if the corpus is here (a counted `SKIP`
+/// otherwise, a failure with `WEFT_REQUIRE_CORPUS=1`).
 fn case_named(name: &str) -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::var("WEFT_CONFORMANCE_DIR")
-        .unwrap_or_else(|_| "../shared/conformance".to_string());
-    let case = root.join(dir).join("cases").join(name);
-    if case.join("case.json").is_file() {
-        Some(case)
-    } else {
-        println!("SKIP: {} not found", case.display());
-        None
-    }
+    let case = weft_testkit::corpus::case(name)?;
+    assert!(
+        case.join("case.json").is_file(),
+        "{} has no case.json",
+        case.display()
+    );
+    Some(case)
 }
 
 /// The 1-based line of `kernel.py` that contains `text`.
@@ -43,7 +41,7 @@ fn have_gdb() -> bool {
     match Command::new("gdb").arg("--version").output() {
         Ok(o) if o.status.success() => true,
         _ => {
-            println!("SKIP: gdb is not on PATH (apt-get install gdb)");
+            weft_testkit::skip("gdb is not on PATH (apt-get install gdb)");
             false
         }
     }
@@ -102,7 +100,9 @@ fn gdb_env(case: &Path, commands: &[&str], extra: &[&str], tag: &str, env: bool)
     }
     let out = std::fs::read_to_string(&log).expect("reads the log");
     if out.contains("ptrace: Operation not permitted") {
-        println!("SKIP: gdb may not ptrace here:\n{out}");
+        // The reason on one line (the skip log counts lines), gdb's output after.
+        weft_testkit::skip("gdb may not ptrace here");
+        println!("{out}");
         return None;
     }
     Some(out)

@@ -2,7 +2,7 @@
 //! (Debian's `chromium`): after the page's script ran, the dumped DOM has
 //! the five columns, the results table, line badges on the Python lines
 //! and, for the line selected by the URL fragment, highlighted lines in
-//! every column. Prints `SKIP:` when chromium or the corpus is missing.
+//! every column. Prints a counted `SKIP:` when chromium or the corpus is missing.
 
 mod common;
 
@@ -82,7 +82,6 @@ fn highlighted(section: &str, n: u32) -> (usize, usize, usize) {
 #[test]
 fn page_renders_offline_with_linked_columns() {
     let Some(case) = common::corpus_case("vec_geometry") else {
-        println!("SKIP: conformance corpus not found");
         return;
     };
     let dir = std::env::temp_dir().join(format!("weft-html-{}", std::process::id()));
@@ -117,7 +116,7 @@ fn page_renders_offline_with_linked_columns() {
         .min()
         .expect("a linked line");
     let Some(browser) = chromium() else {
-        println!("SKIP: chromium not installed (apt-get install chromium)");
+        weft_testkit::skip("chromium not installed (apt-get install chromium)");
         return;
     };
     let url = format!("file://{}#L{ir_line}", page.display());

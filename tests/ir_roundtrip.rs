@@ -1,9 +1,10 @@
 //! The IR text form of every conformance kernel round-trips, and the
 //! verifier accepts the IR at every stage.
 //!
-//! For each `cases/*/kernel.py` of the corpus (`$WEFT_CONFORMANCE_DIR`,
-//! default `<workspace>/../shared/conformance`; the test prints `SKIP` and
-//! returns when it is missing):
+//! For each `cases/*/kernel.py` of the corpus (`weft_testkit::corpus`:
+//! `$WEFT_CONFORMANCE_DIR`, default `shared/conformance` beside an ancestor
+//! of the workspace; the test prints a counted `SKIP` and returns when it is
+//! missing, or fails with `WEFT_REQUIRE_CORPUS=1`):
 //!
 //! 1. the frontend's IR is verified and must round-trip (print → parse →
 //!    print gives the same text), and the parsed module must verify too;

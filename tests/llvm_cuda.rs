@@ -66,19 +66,21 @@ fn llvm_cpu_matches_cpu_and_checks_arguments() {
 fn cuda_without_a_driver_is_an_error() {
     let err = match Device::open("cuda") {
         Ok(_) => {
-            println!("SKIP: a CUDA device is present; this test is for machines without one");
+            weft_testkit::skip("a CUDA device is present; this test is for machines without one");
             return;
         }
         Err(e) => e.to_string(),
     };
     if !err.contains("no CUDA driver found") {
-        println!("SKIP: a CUDA driver is present ({err}); this test is for machines without one");
+        weft_testkit::skip(format!(
+            "a CUDA driver is present ({err}); this test is for machines without one"
+        ));
         return;
     }
     assert!(Device::open("cuda:1").is_err());
 
+    // The CLI part needs the corpus.
     let Some(case) = common::corpus_case("seed_double_kernel") else {
-        eprintln!("SKIP (CLI part): conformance corpus not found");
         return;
     };
     let out = Command::new(env!("CARGO_BIN_EXE_weft"))
@@ -176,7 +178,6 @@ fn ptx_cache_hits_and_rebuilds_corrupt_entries() {
 #[test]
 fn conformance_corpus_on_llvm_cpu() {
     let Some(case) = common::corpus_case("seed_double_kernel") else {
-        eprintln!("SKIP: conformance corpus not found");
         return;
     };
     let dir = case.parent().unwrap().parent().unwrap();

@@ -100,6 +100,6 @@ fn projectile_knocks_the_top_off_on_cpu() {
 fn tower_stands_on_vulkan() {
     match Device::open("vulkan") {
         Ok(device) => assert_standing(&device, 60),
-        Err(e) => println!("SKIP: no vulkan device: {e}"),
+        Err(e) => weft_testkit::skip(format!("no vulkan device: {e}")),
     }
 }

@@ -442,7 +442,7 @@ fn multi_kernel_cases_spirv_validates() {
     use weft_backend_hlsl::{compile_spirv, find_glslang, find_spirv_val, validate_spirv};
     let Some(dir) = common::corpus() else { return };
     if find_glslang().is_none() || find_spirv_val().is_none() {
-        println!("SKIP: glslangValidator or spirv-val not found");
+        weft_testkit::skip("glslangValidator or spirv-val not found");
         return;
     }
     let compiler = Compiler::new();
@@ -477,12 +477,9 @@ fn multi_kernel_cases_spirv_validates() {
 
 #[test]
 fn no_vulkan_device_is_an_error_not_a_panic() {
-    let Some(dir) = common::corpus() else { return };
-    let case = dir.join("cases/atomic_histogram_int");
-    if !case.is_dir() {
-        println!("SKIP: no case {}", case.display());
+    let Some(case) = common::corpus_case("atomic_histogram_int") else {
         return;
-    }
+    };
     // No installable client driver: the loader finds no device.
     let out = Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["run", "--backend", "vulkan", "--out"])

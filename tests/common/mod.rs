@@ -4,33 +4,25 @@
 
 use std::path::PathBuf;
 
-/// Where the conformance corpus is: `$WEFT_CONFORMANCE_DIR`, default
-/// `<workspace>/../shared/conformance`.
+/// Where the conformance corpus should be ([`weft_testkit::corpus::dir`]):
+/// `$WEFT_CONFORMANCE_DIR`, else `shared/conformance` beside an ancestor of
+/// the workspace.
 pub fn corpus_dir() -> PathBuf {
-    std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"))
+    weft_testkit::corpus::dir()
 }
 
-/// The conformance corpus ([`corpus_dir`]), or `None` after printing
-/// `SKIP` when it has no `cases/`.
+/// The conformance corpus, or `None` after a counted `SKIP` when it has no
+/// `cases/` (a failure with `WEFT_REQUIRE_CORPUS=1`;
+/// [`weft_testkit::corpus::find`]).
 pub fn corpus() -> Option<PathBuf> {
-    let dir = corpus_dir();
-    if dir.join("cases").is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIP: conformance corpus not found at {} (set WEFT_CONFORMANCE_DIR)",
-            dir.display()
-        );
-        None
-    }
+    weft_testkit::corpus::find()
 }
 
-/// Conformance case `name` (its folder), if the corpus has it.
+/// Conformance case `name` (its folder), with [`corpus`]'s rules for a
+/// missing corpus; a corpus without that case is a failure
+/// ([`weft_testkit::corpus::case`]).
 pub fn corpus_case(name: &str) -> Option<PathBuf> {
-    let case = corpus_dir().join("cases").join(name);
-    case.is_dir().then_some(case)
+    weft_testkit::corpus::case(name)
 }
 
 /// The particle update of `weft bench` (`src/cli/bench.rs`, which the
@@ -70,24 +62,25 @@ pub const PARTICLES: &str = particles_source!("");
 /// The particle update of `weft bench`, `x` hinted SoA in the source.
 pub const PARTICLES_SOA_HINT: &str = particles_source!("  # weft: layout=soa");
 
-/// The device `name`, or `None` after printing why it is skipped (a build
-/// without its feature, no driver, no device, no glslang).
+/// The device `name`, or `None` after a counted `SKIP` that says why (a
+/// build without its feature, no driver, no device, no glslang).
 pub fn device(name: &str) -> Option<weft::Device> {
     match weft::Device::open(name) {
         Ok(d) => Some(d),
         Err(e) => {
-            println!("SKIP ({name}): {e}");
+            weft_testkit::skip(format!("{name}: {e}"));
             None
         }
     }
 }
 
-/// The devices of `names` that open here (the others print `SKIP`).
+/// The devices of `names` that open here (the others print a counted
+/// `SKIP`).
 pub fn devices(names: &[&str]) -> Vec<weft::Device> {
     names.iter().filter_map(|n| device(n)).collect()
 }
 
-/// The Vulkan device, or `None` after printing why it is skipped.
+/// The Vulkan device, or `None` after a counted `SKIP` that says why.
 pub fn vulkan() -> Option<weft::Device> {
     device("vulkan")
 }

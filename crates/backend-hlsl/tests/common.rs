@@ -5,25 +5,30 @@
 use std::path::PathBuf;
 use weft_backend_hlsl::{compile_kernel, Error, Options, Shader};
 
-/// The corpus: `$WEFT_CONFORMANCE_DIR`, default `/work/shared/conformance`.
+/// Where the corpus should be ([`weft_testkit::corpus::dir`]):
+/// `$WEFT_CONFORMANCE_DIR`, else `shared/conformance` beside an ancestor of
+/// the workspace.
 pub fn corpus_dir() -> PathBuf {
-    std::env::var_os("WEFT_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/conformance"))
+    weft_testkit::corpus::dir()
 }
 
-/// Names of every case, sorted.
-pub fn case_names() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(corpus_dir().join("cases"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter(|e| e.path().join("case.json").is_file())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+/// The corpus, or `None` after a counted `SKIP` when it is missing (a
+/// failure with `WEFT_REQUIRE_CORPUS=1`; [`weft_testkit::corpus::find`]).
+pub fn corpus() -> Option<PathBuf> {
+    weft_testkit::corpus::find()
+}
+
+/// Names of every case, sorted, or `None` after [`corpus`]'s skip; a
+/// corpus without cases is a failure.
+pub fn case_names() -> Option<Vec<String>> {
+    let dir = corpus()?;
+    let v: Vec<String> = weft_testkit::corpus::cases()
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    assert!(!v.is_empty(), "no case under {}", dir.display());
+    Some(v)
 }
 
 /// The `"kernel"` entry of a case.json.

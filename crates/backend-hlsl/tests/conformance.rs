@@ -16,17 +16,12 @@ const UNSUPPORTED: &[&str] = &["atomic_bitwise_and_wide", "math_float64"];
 
 #[test]
 fn every_kernel_compiles_and_validates() {
-    let cases = common::case_names();
-    if cases.is_empty() {
-        println!(
-            "SKIP: no conformance corpus at {}",
-            common::corpus_dir().display()
-        );
+    let Some(cases) = common::case_names() else {
         return;
-    }
+    };
     let tools = find_glslang().is_some() && find_spirv_val().is_some();
     if !tools {
-        println!("SKIP: glslangValidator or spirv-val not found: emitting only");
+        weft_testkit::skip("glslangValidator or spirv-val not found: emitting only");
     }
     let only = std::env::var("WEFT_HLSL_CASE").ok();
     let mut failures = Vec::new();

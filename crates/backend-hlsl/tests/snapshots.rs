@@ -44,14 +44,9 @@ fn snapshot_path(case: &str, variant: Variant) -> PathBuf {
 
 #[test]
 fn emitted_hlsl_matches_snapshots() {
-    if common::case_names().is_empty() {
-        println!(
-            "SKIP: no conformance corpus at {}",
-            common::corpus_dir().display()
-        );
+    let Some(_) = common::corpus() else {
         return;
-    }
-    let bless = std::env::var_os("WEFT_BLESS").is_some_and(|v| v == "1");
+    };
     let tools = find_glslang().is_some() && find_spirv_val().is_some();
     let mut mismatches = Vec::new();
     for &(case, variant) in CASES {
@@ -63,25 +58,8 @@ fn emitted_hlsl_matches_snapshots() {
             validate_spirv(&spv).unwrap_or_else(|e| panic!("{case}: {e}"));
         }
         let path = snapshot_path(case, variant);
-        if bless {
-            std::fs::write(&path, &art.source)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            continue;
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        if want != art.source {
-            let line = want
-                .lines()
-                .zip(art.source.lines())
-                .position(|(a, b)| a != b)
-                .map_or(
-                    want.lines().count().min(art.source.lines().count()) + 1,
-                    |i| i + 1,
-                );
-            mismatches.push(format!(
-                "{case}: emitted HLSL differs from {} (first difference at line {line})",
-                path.display()
-            ));
+        if let Err(e) = weft_testkit::snapshot::check(&path, &art.source) {
+            mismatches.push(format!("{case}: emitted HLSL: {e}"));
         }
     }
     assert!(

@@ -81,7 +81,7 @@ fn arithmetic_without_fast_math_is_correctly_rounded() {
 #[test]
 fn transcendentals_without_fast_math_use_libdevice() {
     if find_libdevice(None).is_none() {
-        println!("SKIP: libdevice.10.bc not found (WEFT_LIBDEVICE, CUDA_HOME or .venv)");
+        weft_testkit::skip("libdevice.10.bc not found (WEFT_LIBDEVICE, CUDA_HOME or .venv)");
         return;
     }
     let allowed = [
@@ -309,7 +309,6 @@ fn llvm_cpu_artifact_is_send_and_sync() {
 #[test]
 fn compiles_concurrently_from_several_threads() {
     let Some(m) = common::case_module("seed_nbody_step") else {
-        println!("SKIP: conformance corpus not found");
         return;
     };
     let serial = emit_ptx(&m, &Options::default()).unwrap().ptx;
@@ -348,7 +347,6 @@ fn compiles_concurrently_from_several_threads() {
 #[test]
 fn line_info_does_not_disable_optimization() {
     let Some(m) = common::case_module("seed_nbody_step") else {
-        println!("SKIP: conformance corpus not found");
         return;
     };
     let with = emit_ptx(&m, &Options::default()).unwrap().ptx;
@@ -365,7 +363,7 @@ fn line_info_does_not_disable_optimization() {
     .unwrap()
     .ptx;
     if weft_backend_ptx::find_ptxas().is_none() {
-        println!("SKIP (ptxas part): ptxas not found");
+        weft_testkit::skip("ptxas part: ptxas not found");
         return;
     }
     let regs = |ptx: &str| {

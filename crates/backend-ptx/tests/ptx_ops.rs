@@ -120,11 +120,11 @@ fn module_for(s: Scalar) -> weft_ir::Module {
 #[test]
 fn every_op_cast_and_atomic_compiles_to_ptx() {
     if find_libdevice(None).is_none() {
-        println!("SKIP (transcendentals): libdevice.10.bc not found");
+        weft_testkit::skip("transcendentals: libdevice.10.bc not found");
     }
     let ptxas = find_ptxas();
     if ptxas.is_none() {
-        println!("SKIP (ptxas part): ptxas not found");
+        weft_testkit::skip("ptxas part: ptxas not found");
     }
     let mut failures = Vec::new();
     for s in Scalar::ALL {

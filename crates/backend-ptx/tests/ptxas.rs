@@ -9,14 +9,14 @@ use weft_backend_ptx::{find_ptxas, ptxas_info, Options, TRAP_GLOBAL};
 
 #[test]
 fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
-    let cases = common::cases();
-    if cases.is_empty() {
-        println!("SKIP: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
+    let Some(cases) = common::cases() else {
         return;
-    }
+    };
     let ptxas = find_ptxas();
     if ptxas.is_none() {
-        println!("SKIP (ptxas part): ptxas not found (WEFT_PTXAS, PATH or .venv); PTX is still generated");
+        weft_testkit::skip(
+            "ptxas part: ptxas not found (WEFT_PTXAS, PATH or .venv); PTX is still generated",
+        );
     }
     let mut failures = Vec::new();
     let mut kernels = 0;
@@ -82,12 +82,15 @@ fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
 /// has the trap record and assembles for sm_80 and sm_90.
 #[test]
 fn every_checked_conformance_kernel_assembles_for_sm80_and_sm90() {
-    let cases = common::cases();
-    if cases.is_empty() {
-        println!("SKIP: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
+    let Some(cases) = common::cases() else {
         return;
-    }
+    };
     let ptxas = find_ptxas();
+    if ptxas.is_none() {
+        weft_testkit::skip(
+            "ptxas part: ptxas not found (WEFT_PTXAS, PATH or .venv); PTX is still generated",
+        );
+    }
     let record = format!(".global .align 8 .b8 {TRAP_GLOBAL}[{TRAP_RECORD_SIZE}]");
     let mut failures = Vec::new();
     let mut with_checks = 0;

@@ -18,16 +18,15 @@ fn check(case: &str) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
     let ir_path = dir.join(format!("{case}.ir"));
     let ptx_path = dir.join(format!("{case}.ptx"));
-    let bless = std::env::var_os("WEFT_BLESS").is_some_and(|v| v == "1");
-    if bless {
-        let Some(corpus) = common::conformance_dir() else {
+    if weft_testkit::bless() {
+        let Some(case_dir) = weft_testkit::corpus::case(case) else {
             panic!("WEFT_BLESS=1 needs the conformance corpus (WEFT_CONFORMANCE_DIR)");
         };
-        let src =
-            std::fs::read_to_string(corpus.join("cases").join(case).join("kernel.py")).unwrap();
+        let src = std::fs::read_to_string(case_dir.join("kernel.py")).unwrap();
         // A relative file name keeps `.file` independent of the corpus path.
         let m = common::compile_source(&format!("{case}/kernel.py"), &src);
-        std::fs::write(&ir_path, weft_ir::text::print_module(&m)).unwrap();
+        weft_testkit::snapshot::check(&ir_path, &weft_ir::text::print_module(&m))
+            .unwrap_or_else(|e| panic!("{e}"));
     }
     let ir = std::fs::read_to_string(&ir_path).unwrap_or_else(|_| {
         panic!(
@@ -38,29 +37,8 @@ fn check(case: &str) {
     let m = weft_ir::text::parse_module(&ir)
         .unwrap_or_else(|e| panic!("{}: {e:?} (rerun with WEFT_BLESS=1)", ir_path.display()));
     let ptx = emit_ptx(&m, &Options::default()).unwrap().ptx;
-    if bless {
-        std::fs::write(&ptx_path, &ptx).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&ptx_path).unwrap_or_else(|_| {
-        panic!(
-            "{} is missing: run with WEFT_BLESS=1 to create it",
-            ptx_path.display()
-        )
-    });
-    if want != ptx {
-        let line = want
-            .lines()
-            .zip(ptx.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(ptx.lines().count()));
-        panic!(
-            "PTX of {case} differs from {} at line {}:\n  snapshot: {:?}\n  now:      {:?}\nrerun with WEFT_BLESS=1 to accept the new output",
-            ptx_path.display(),
-            line + 1,
-            want.lines().nth(line),
-            ptx.lines().nth(line)
-        );
+    if let Err(e) = weft_testkit::snapshot::check(&ptx_path, &ptx) {
+        panic!("PTX of {case}: {e}");
     }
 }
 

@@ -1,38 +1,31 @@
 //! Compiles every kernel of the conformance corpus and verifies the IR.
 //!
-//! The corpus is `$WEFT_CONFORMANCE_DIR`, by default `../shared/conformance`
-//! relative to the workspace root; the test prints a skip line when it is
-//! missing.
+//! The corpus is found by `weft_testkit::corpus` (`$WEFT_CONFORMANCE_DIR`,
+//! else `shared/conformance` beside an ancestor of the workspace); the test
+//! prints a counted `SKIP` when it is missing (a failure with
+//! `WEFT_REQUIRE_CORPUS=1`).
 
-use std::path::PathBuf;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("WEFT_CONFORMANCE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
-    };
-    dir.join("cases").is_dir().then_some(dir)
-}
-
+/// Every case's name and `kernel.py`, sorted by name; `None` after the
+/// testkit's skip when the corpus is missing.
 fn kernels() -> Option<Vec<(String, String)>> {
-    let dir = corpus_dir()?;
-    let mut out = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir.join("cases"))
-        .ok()?
-        .flatten()
+    let dir = weft_testkit::corpus::find()?;
+    let out: Vec<(String, String)> = weft_testkit::corpus::cases()
+        .into_iter()
+        .map(|case| {
+            let p = case.join("kernel.py");
+            let src =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            (name, src)
+        })
         .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let src = std::fs::read_to_string(e.path().join("kernel.py")).ok()?;
-        out.push((e.file_name().to_string_lossy().into_owned(), src));
-    }
+    assert!(!out.is_empty(), "no case under {}", dir.display());
     Some(out)
 }
 
 #[test]
 fn corpus_compiles_and_verifies() {
     let Some(cases) = kernels() else {
-        println!("SKIP corpus: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
         return;
     };
     let mut failures = Vec::new();

@@ -18,7 +18,6 @@ fn cases() -> Vec<PathBuf> {
 
 #[test]
 fn diagnostics_snapshots() {
-    let bless = std::env::var_os("WEFT_BLESS").is_some_and(|v| v == "1");
     let cases = cases();
     assert!(
         cases.len() >= 30,
@@ -43,17 +42,8 @@ fn diagnostics_snapshots() {
             }
         };
         let snap = py.with_extension("stderr");
-        if bless {
-            std::fs::write(&snap, &rendered).expect("write snapshot");
-            continue;
-        }
-        match std::fs::read_to_string(&snap) {
-            Ok(expected) if expected == rendered => {}
-            Ok(expected) => failures.push(format!(
-                "{file}: diagnostics differ from {}\n--- expected\n{expected}\n--- actual\n{rendered}",
-                snap.display()
-            )),
-            Err(_) => failures.push(format!("{file}: no snapshot {}\n{rendered}", snap.display())),
+        if let Err(e) = weft_testkit::snapshot::check(&snap, &rendered) {
+            failures.push(format!("{file}: {e}\n--- actual\n{rendered}"));
         }
     }
     assert!(

@@ -3,23 +3,23 @@
 //! diagnostics.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 
+/// Every case's name and `kernel.py`, sorted by name; `None` after the
+/// testkit's counted `SKIP` when the corpus is missing (a failure with
+/// `WEFT_REQUIRE_CORPUS=1`).
 fn corpus() -> Option<Vec<(String, String)>> {
-    let dir = match std::env::var_os("WEFT_CONFORMANCE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
-    };
-    let mut entries: Vec<_> = std::fs::read_dir(dir.join("cases"))
-        .ok()?
-        .flatten()
+    let dir = weft_testkit::corpus::find()?;
+    let out: Vec<(String, String)> = weft_testkit::corpus::cases()
+        .into_iter()
+        .map(|case| {
+            let p = case.join("kernel.py");
+            let src =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            (name, src)
+        })
         .collect();
-    entries.sort_by_key(|e| e.file_name());
-    let mut out = Vec::new();
-    for e in entries {
-        let src = std::fs::read_to_string(e.path().join("kernel.py")).ok()?;
-        out.push((e.file_name().to_string_lossy().into_owned(), src));
-    }
+    assert!(!out.is_empty(), "no case under {}", dir.display());
     Some(out)
 }
 
@@ -43,7 +43,6 @@ fn check(src: &str) -> Result<(), String> {
 #[test]
 fn every_line_deleted() {
     let Some(cases) = corpus() else {
-        println!("SKIP robustness: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
         return;
     };
     let mut failures = Vec::new();
@@ -67,7 +66,6 @@ fn every_line_deleted() {
 #[test]
 fn truncations_and_token_swaps() {
     let Some(cases) = corpus() else {
-        println!("SKIP robustness: conformance corpus not found (set WEFT_CONFORMANCE_DIR)");
         return;
     };
     let mut failures = Vec::new();

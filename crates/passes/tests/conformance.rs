@@ -1,6 +1,8 @@
 //! The passes on real kernels: every case of the conformance corpus
-//! (`$WEFT_CONFORMANCE_DIR`, default `../shared/conformance` from the
-//! workspace root) is compiled by the frontend, run through the pipeline
+//! (`weft_testkit::corpus`: `$WEFT_CONFORMANCE_DIR`, else
+//! `shared/conformance` beside an ancestor of the workspace; a counted
+//! `SKIP` when it is missing, a failure with `WEFT_REQUIRE_CORPUS=1`) is
+//! compiled by the frontend, run through the pipeline
 //! of every optimization level (O2 also without inlining and with the
 //! opt-in passes, O0 also with forced inlining) with the verifier after every pass, and launched on the reference interpreter before and after; the
 //! final contents of every
@@ -12,22 +14,19 @@
 
 mod corpus;
 
-use corpus::{corpus_dir, run_and_compare, run_case, RunDiff};
+use corpus::{run_and_compare, run_case, RunDiff};
 use serde_json::Value as Json;
 use std::path::PathBuf;
 use weft_passes::{run_pipeline, OptLevel, PipelineOptions, VerifyMode};
 
 #[test]
 fn conformance_kernels_run_the_same_after_the_pipeline() {
-    let root = corpus_dir();
-    let cases_dir = root.join("cases");
-    let Ok(entries) = std::fs::read_dir(&cases_dir) else {
-        println!(
-            "SKIPPED: conformance corpus not found at {} (set WEFT_CONFORMANCE_DIR)",
-            root.display()
-        );
+    let Some(root) = weft_testkit::corpus::find() else {
         return;
     };
+    let cases_dir = root.join("cases");
+    let entries =
+        std::fs::read_dir(&cases_dir).unwrap_or_else(|e| panic!("{}: {e}", cases_dir.display()));
     let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     dirs.sort();
     let only = std::env::var("WEFT_CASE").ok();

@@ -6,12 +6,16 @@
 //! ; pass: simplify dce          one or more lines naming passes, run in order
 //! ; (any other `;` comment lines)
 //! <input module in IR text>
-//! ; check: <text>               optional: lines that must appear in the
+//! ; check: <text>               optional: texts that must appear in the
 //!                               output, in this order (substring match)
 //! ; error: <text>               or: the passes must fail with this text
 //! ; expect:                     optional: the exact output, each line
 //! ;   <printed module line>     prefixed with "; " (must be the last section)
 //! ```
+//!
+//! The directives are parsed, and the output checked, by
+//! `weft_testkit::filetest` (`; pass:` and `; layout:` are this runner's
+//! own directives).
 //!
 //! Pass names: `inline`, `simplify`, `dce`, `cse`, `licm`, `unroll`,
 //! `strength-reduce`, `fast-math`, `soa`; or, alone, a level's whole
@@ -23,7 +27,6 @@
 //! pass. With `WEFT_BLESS=1` the `; expect:` section of every file is
 //! rewritten from the actual output (appended when missing).
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use weft_ir::ArrayLayout;
 use weft_passes::{
@@ -31,68 +34,35 @@ use weft_passes::{
     run_pipeline, simplify::Simplify, soa::Soa, unroll::Unroll, LayoutOptions, OptLevel,
     PassManager, PipelineOptions, VerifyMode,
 };
+use weft_testkit::filetest::FileTest;
 
-const EXPECT: &str = "; expect:";
-
-struct FileTest {
-    passes: Vec<String>,
-    /// `; layout: soa`: every eligible array SoA.
-    layout: LayoutOptions,
-    checks: Vec<String>,
-    error: Option<String>,
-    expect: Option<String>,
-    /// The file's text before the `; expect:` section.
-    head: String,
+/// The passes of a file's `; pass:` lines, in order.
+fn passes(t: &FileTest) -> Vec<String> {
+    t.values("pass")
+        .flat_map(str::split_whitespace)
+        .map(String::from)
+        .collect()
 }
 
-fn parse_test(text: &str) -> FileTest {
-    let (head, expect) = match text.find(EXPECT) {
-        Some(i) => {
-            let body = &text[i + EXPECT.len()..];
-            let lines: Vec<&str> = body
-                .lines()
-                .skip(1)
-                .map(|l| {
-                    l.strip_prefix("; ")
-                        .unwrap_or(l.strip_prefix(';').unwrap_or(l))
-                })
-                .collect();
-            let mut e = lines.join("\n");
-            e.push('\n');
-            (text[..i].to_string(), Some(e))
-        }
-        None => (text.to_string(), None),
-    };
-    let mut t = FileTest {
-        passes: Vec::new(),
-        layout: LayoutOptions::default(),
-        checks: Vec::new(),
-        error: None,
-        expect,
-        head,
-    };
-    for line in t.head.lines() {
-        let line = line.trim();
-        if let Some(p) = line.strip_prefix("; pass:") {
-            t.passes.extend(p.split_whitespace().map(String::from));
-        } else if let Some(c) = line.strip_prefix("; check:") {
-            t.checks.push(c.trim().to_string());
-        } else if let Some(l) = line.strip_prefix("; layout:") {
-            if l.trim() == "soa" {
-                t.layout.default = ArrayLayout::Soa;
-            }
-        } else if let Some(e) = line.strip_prefix("; error:") {
-            t.error = Some(e.trim().to_string());
-        }
+/// The layout options of a file: `; layout: soa` makes every eligible
+/// array SoA.
+fn layout(t: &FileTest) -> LayoutOptions {
+    let mut layout = LayoutOptions::default();
+    if t.values("layout").any(|l| l == "soa") {
+        layout.default = ArrayLayout::Soa;
     }
-    t
+    layout
 }
 
 /// Runs the passes; the printed module or the error's text.
-fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
+fn run(
+    passes: &[String],
+    layout: &LayoutOptions,
+    input: &str,
+) -> Result<Result<String, String>, String> {
     let mut m = weft_ir::text::parse_module(input)
         .map_err(|e| format!("input does not parse: {}:{}: {}", e.line, e.col, e.message))?;
-    if let [p] = &t.passes[..] {
+    if let [p] = passes {
         let level = match p.as_str() {
             "O0" => Some(OptLevel::O0),
             "O1" => Some(OptLevel::O1),
@@ -103,7 +73,7 @@ fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
             let opts = PipelineOptions {
                 opt_level,
                 verify: VerifyMode::Always,
-                layout: t.layout.clone(),
+                layout: layout.clone(),
                 ..PipelineOptions::default()
             };
             return Ok(run_pipeline(&mut m, &opts)
@@ -112,7 +82,7 @@ fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
         }
     }
     let mut pm = PassManager::new().with_verify(VerifyMode::Always);
-    for p in &t.passes {
+    for p in passes {
         match p.as_str() {
             "inline" => pm.add(Box::new(Inline::default())),
             "simplify" => pm.add(Box::new(Simplify)),
@@ -123,7 +93,7 @@ fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
             "strength-reduce" => pm.add(Box::new(StrengthReduce)),
             "fast-math" => pm.add(Box::new(FastMath::default())),
             "soa" => pm.add(Box::new(Soa {
-                options: t.layout.clone(),
+                options: layout.clone(),
             })),
             other => return Err(format!("unknown pass `{other}` (or a level not alone)")),
         };
@@ -137,65 +107,48 @@ fn run(t: &FileTest, input: &str) -> Result<Result<String, String>, String> {
 /// Checks one file; `Err` describes the failure.
 fn check_file(path: &Path, bless: bool) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let t = parse_test(&text);
-    if t.passes.is_empty() {
+    let t = FileTest::parse(&text);
+    let passes = passes(&t);
+    if passes.is_empty() {
         return Err("no `; pass:` line".into());
     }
-    let out = run(&t, &t.head)?;
-    let printed = match (&out, &t.error) {
-        (Err(e), Some(want)) if e.contains(want.as_str()) => return Ok(()),
-        (Err(e), _) => return Err(format!("passes failed: {e}")),
-        (Ok(p), Some(want)) => {
-            return Err(format!("expected an error containing `{want}`, got:\n{p}"))
-        }
-        (Ok(p), None) => p,
-    };
-    // `; check:` lines, in order.
-    let mut lines = printed.lines();
-    for c in &t.checks {
-        if !lines.any(|l| l.contains(c.as_str())) {
+    let expects_error = t.values("error").next().is_some();
+    let printed = match run(&passes, &layout(&t), &t.head)? {
+        Err(e) => return t.check_error(&e).map_err(|m| format!("passes failed: {m}")),
+        Ok(p) if expects_error => {
+            let want: Vec<&str> = t.values("error").collect();
             return Err(format!(
-                "`; check: {c}` not found (in order) in the output:\n{printed}"
+                "expected an error containing `{}`, got:\n{p}",
+                want.join("`, `")
             ));
         }
-    }
+        Ok(p) => p,
+    };
     if bless {
-        let mut new = t.head.trim_end().to_string();
-        new.push_str("\n\n");
-        new.push_str(EXPECT);
-        new.push('\n');
-        for l in printed.lines() {
-            let _ = writeln!(new, "; {l}");
+        // `; check:` (and `; not:`) lines still hold; the `; expect:`
+        // section is rewritten (appended when missing).
+        FileTest {
+            expect: None,
+            ..t.clone()
         }
-        let new = new.replace("; \n", ";\n");
+        .check_output(&printed)?;
+        // Empty output lines as `;`, not `; `.
+        let new = t.blessed(&printed).replace("; \n", ";\n");
         if new != text {
             std::fs::write(path, new).map_err(|e| e.to_string())?;
         }
         return Ok(());
     }
-    match &t.expect {
-        Some(e) if normalize(e) == normalize(printed) => Ok(()),
-        Some(e) => Err(format!(
-            "output differs from `; expect:`\n--- expected\n{e}--- actual\n{printed}"
-        )),
-        None if t.checks.is_empty() => Err("no `; check:` lines and no `; expect:` section".into()),
-        None => Ok(()),
+    if t.expect.is_none() && t.values("check").next().is_none() {
+        return Err("no `; check:` lines and no `; expect:` section".into());
     }
-}
-
-fn normalize(s: &str) -> String {
-    s.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim()
-        .to_string()
+    t.check_output(&printed)
 }
 
 #[test]
 fn filetests() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/filetests");
-    let bless = std::env::var("WEFT_BLESS").is_ok_and(|v| v == "1");
+    let bless = weft_testkit::bless();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/filetests exists")
         .map(|e| e.expect("readable dir entry").path())

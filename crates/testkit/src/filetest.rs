@@ -192,9 +192,12 @@ mod tests {
     #[test]
     fn blessing_writes_the_expect_section() {
         let t = FileTest::parse(T);
-        let b = FileTest::parse(&t.blessed("new\nout\n"));
-        assert_eq!(b.expect.as_deref(), Some("new\nout\n"));
+        // The output keeps satisfying `T`'s `; check: add`.
+        let b = FileTest::parse(&t.blessed("new add\nout\n"));
+        assert_eq!(b.expect.as_deref(), Some("new add\nout\n"));
         assert_eq!(b.test, t.test);
-        assert!(b.check_output("new\nout").is_ok());
+        assert_eq!(b.directives, t.directives);
+        assert!(b.check_output("new add\nout").is_ok());
+        assert!(b.check_output("new\nout").is_err());
     }
 }

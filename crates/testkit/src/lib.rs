@@ -35,12 +35,15 @@ pub fn skip(why: impl std::fmt::Display) {
             .unwrap_or_default();
         // The binary's name without cargo's hash suffix.
         let name = exe.rsplit_once('-').map_or(exe.as_str(), |(n, _)| n);
+        // One write of the whole line: tests run on several threads (and
+        // binaries), and an append of one small write is not interleaved.
+        let line = format!("{name}: {why}\n");
         if let Ok(mut f) = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
         {
-            let _ = writeln!(f, "{name}: {why}");
+            let _ = f.write_all(line.as_bytes());
         }
     }
 }

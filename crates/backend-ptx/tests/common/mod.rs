@@ -50,33 +50,28 @@ pub fn llvm_ir(m: &Module, nvptx: Option<&Options>, o: weft_ir::OptLevel) -> Str
     .expect("LLVM IR")
 }
 
-/// The conformance corpus: `$WEFT_CONFORMANCE_DIR`, else `../shared/conformance`
-/// next to the workspace.
+/// The conformance corpus ([`weft_testkit::corpus::find`]:
+/// `$WEFT_CONFORMANCE_DIR`, else `shared/conformance` beside an ancestor of
+/// the workspace), or `None` after a counted `SKIP` (a failure with
+/// `WEFT_REQUIRE_CORPUS=1`).
 pub fn conformance_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("WEFT_CONFORMANCE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    here.ancestors()
-        .map(|p| p.join("shared/conformance"))
-        .find(|p| p.join("cases").is_dir())
+    weft_testkit::corpus::find()
 }
 
-/// Every case directory, sorted by name.
-pub fn cases() -> Vec<PathBuf> {
-    let Some(d) = conformance_dir() else {
-        return Vec::new();
-    };
-    let mut v: Vec<PathBuf> = std::fs::read_dir(d.join("cases"))
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.join("kernel.py").is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+/// Every case directory with a `kernel.py`, sorted by name, or `None` after
+/// [`conformance_dir`]'s skip; a corpus without such cases is a failure.
+pub fn cases() -> Option<Vec<PathBuf>> {
+    let d = conformance_dir()?;
+    let v: Vec<PathBuf> = weft_testkit::corpus::cases()
+        .into_iter()
+        .filter(|p| p.join("kernel.py").is_file())
+        .collect();
+    assert!(
+        !v.is_empty(),
+        "no case with a kernel.py under {}",
+        d.display()
+    );
+    Some(v)
 }
 
 /// Compiles a source file through the frontend and the default pipeline.
@@ -99,13 +94,11 @@ pub fn compile_source_with(file: &str, src: &str, inline: bool) -> Module {
     m
 }
 
-/// The IR of a conformance case's kernel.py.
+/// The IR of a conformance case's kernel.py, or `None` after
+/// [`conformance_dir`]'s skip; a corpus without the case is a failure.
 pub fn case_module(name: &str) -> Option<Module> {
-    let p = conformance_dir()?
-        .join("cases")
-        .join(name)
-        .join("kernel.py");
-    let src = std::fs::read_to_string(&p).ok()?;
+    let p = weft_testkit::corpus::case(name)?.join("kernel.py");
+    let src = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     Some(compile_source(&p.to_string_lossy(), &src))
 }
 

@@ -1,6 +1,7 @@
-//! Running conformance cases (`$WEFT_CONFORMANCE_DIR`, default
-//! `../shared/conformance` from the workspace root) on the reference
-//! interpreter: shared by `conformance.rs` and `soa.rs`.
+//! Running conformance cases (found by `weft_testkit::corpus`:
+//! `$WEFT_CONFORMANCE_DIR`, else `shared/conformance` beside an ancestor of
+//! the workspace) on the reference interpreter: shared by `conformance.rs`
+//! and `soa.rs`.
 //!
 //! A case's arrays are kept in the C (AoS) layout of their element type
 //! between launches. A kernel parameter the `soa` pass lowered
@@ -13,16 +14,9 @@
 
 use serde_json::Value as Json;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use weft_ir::interp::{run_kernel, ArgValue, InterpOptions};
 use weft_ir::{layout, ElemType, Module, Scalar, StructTable, Type};
-
-pub fn corpus_dir() -> PathBuf {
-    match std::env::var_os("WEFT_CONFORMANCE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
-    }
-}
 
 /// Reads a .npy file (format 1.0, C order): returns its data bytes.
 pub fn npy_data(path: &Path) -> Result<Vec<u8>, String> {

@@ -437,7 +437,7 @@ mod tests {
     #[test]
     fn opening_without_a_driver_is_an_error() {
         if driver_present() {
-            println!("SKIP: a CUDA driver is present here");
+            weft_testkit::skip("a CUDA driver is present here");
             return;
         }
         let e = open(0, &DeviceOptions::default()).err().expect("no driver");
