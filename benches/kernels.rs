@@ -197,20 +197,8 @@ fn bench_compile(c: &mut Criterion) {
     });
 }
 
-const MORE_SOURCE: &str = r#"
-import warp as wp
-
-@wp.kernel
-def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
-    i = wp.tid()
-    v = x[i]
-    y[i] = wp.sin(v) * wp.cos(v) + wp.exp(-v * v) + wp.sqrt(wp.abs(v))
-
-@wp.kernel
-def atomic_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
-    i = wp.tid()
-    wp.atomic_add(total, 0, x[i])
-"#;
+/// The transcendental and atomic-sum kernels of `weft bench`.
+const MORE_SOURCE: &str = weft_cli::bench::SOURCE;
 
 /// The transcendental-heavy elementwise kernel and the atomic sum (2^22
 /// each), and the launch overhead (saxpy over dim = 1), on the CPU.

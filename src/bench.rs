@@ -46,7 +46,8 @@ use weft::{
 
 const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
 
-const SOURCE: &str = r#"
+/// The saxpy, transcendental and atomic-sum workloads' kernels.
+pub const SOURCE: &str = r#"
 import warp as wp
 
 @wp.kernel
@@ -66,11 +67,23 @@ def atomic_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
     wp.atomic_add(total, 0, x[i])
 "#;
 
-const PARTICLES_SOURCE: &str = r#"
+/// The particle update (gravity, a step, a ground bounce), with
+/// `$x_comment` after the annotation of `x` (e.g. a layout hint).
+macro_rules! particles_source {
+    ($x_comment:literal) => {
+        concat!(
+            r#"
 import warp as wp
 
 @wp.kernel
-def particles(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), gravity: float, dt: float):
+def particles(
+    x: wp.array(dtype=wp.vec3),"#,
+            $x_comment,
+            r#"
+    v: wp.array(dtype=wp.vec3),
+    gravity: float,
+    dt: float,
+):
     i = wp.tid()
     vi = v[i] + wp.vec3(0.0, -gravity, 0.0) * dt
     xi = x[i] + vi * dt
@@ -79,7 +92,16 @@ def particles(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), gravity: f
         vi = wp.vec3(vi[0], -0.5 * vi[1], vi[2])
     v[i] = vi
     x[i] = xi
-"#;
+"#
+        )
+    };
+}
+
+/// The particle update of the `particles` workloads.
+pub const PARTICLES_SOURCE: &str = particles_source!("");
+
+/// [`PARTICLES_SOURCE`] with `x` hinted SoA in the source.
+pub const PARTICLES_SOA_HINT: &str = particles_source!("  # weft: layout=soa");
 
 const DT: f32 = 1e-3;
 const GRAV: f32 = 1.0;

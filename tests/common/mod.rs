@@ -25,42 +25,11 @@ pub fn corpus_case(name: &str) -> Option<PathBuf> {
     weft_testkit::corpus::case(name)
 }
 
-/// The particle update of `weft bench` (`src/cli/bench.rs`, which the
-/// tests cannot reach: it is part of the binary), with `$x_comment` after
-/// the annotation of `x` (e.g. a layout hint).
-macro_rules! particles_source {
-    ($x_comment:literal) => {
-        concat!(
-            r#"
-import warp as wp
-
-@wp.kernel
-def particles(
-    x: wp.array(dtype=wp.vec3),"#,
-            $x_comment,
-            r#"
-    v: wp.array(dtype=wp.vec3),
-    gravity: float,
-    dt: float,
-):
-    i = wp.tid()
-    vi = v[i] + wp.vec3(0.0, -gravity, 0.0) * dt
-    xi = x[i] + vi * dt
-    if xi[1] < 0.0:
-        xi = wp.vec3(xi[0], -xi[1], xi[2])
-        vi = wp.vec3(vi[0], -0.5 * vi[1], vi[2])
-    v[i] = vi
-    x[i] = xi
-"#
-        )
-    };
-}
-
 /// The particle update of `weft bench`.
-pub const PARTICLES: &str = particles_source!("");
+pub const PARTICLES: &str = weft_cli::bench::PARTICLES_SOURCE;
 
 /// The particle update of `weft bench`, `x` hinted SoA in the source.
-pub const PARTICLES_SOA_HINT: &str = particles_source!("  # weft: layout=soa");
+pub const PARTICLES_SOA_HINT: &str = weft_cli::bench::PARTICLES_SOA_HINT;
 
 /// The device `name`, or `None` after a counted `SKIP` that says why (a
 /// build without its feature, no driver, no device, no glslang).

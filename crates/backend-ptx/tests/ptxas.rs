@@ -5,13 +5,28 @@ mod common;
 
 use common::emit_ptx;
 use weft_abi::trap::record::SIZE as TRAP_RECORD_SIZE;
-use weft_backend_ptx::{find_ptxas, ptxas_info, Options, TRAP_GLOBAL};
+use weft_backend_ptx::{find_libdevice, find_ptxas, ptxas_info, Options, TRAP_GLOBAL};
+
+/// Whether libdevice is here (the corpus has transcendental kernels, which
+/// need it on NVPTX); a counted SKIP when it is not.
+fn libdevice_here() -> bool {
+    let here = find_libdevice(None).is_some();
+    if !here {
+        weft_testkit::skip(
+            "libdevice.10.bc not found (WEFT_LIBDEVICE, CUDA_HOME or .venv): the corpus's transcendental kernels need it on NVPTX",
+        );
+    }
+    here
+}
 
 #[test]
 fn every_conformance_kernel_assembles_for_sm80_and_sm90() {
     let Some(cases) = common::cases() else {
         return;
     };
+    if !libdevice_here() {
+        return;
+    }
     let ptxas = find_ptxas();
     if ptxas.is_none() {
         weft_testkit::skip(
@@ -85,6 +100,9 @@ fn every_checked_conformance_kernel_assembles_for_sm80_and_sm90() {
     let Some(cases) = common::cases() else {
         return;
     };
+    if !libdevice_here() {
+        return;
+    }
     let ptxas = find_ptxas();
     if ptxas.is_none() {
         weft_testkit::skip(
