@@ -168,12 +168,8 @@ impl ConstEval<'_> {
                     }
                 }
                 if self.imports.is_wp(m) {
-                    match attr {
-                        "pi" => return Ok(CVal::Float(std::f64::consts::PI)),
-                        "e" => return Ok(CVal::Float(std::f64::consts::E)),
-                        "tau" => return Ok(CVal::Float(std::f64::consts::TAU)),
-                        "inf" => return Ok(CVal::Float(f64::INFINITY)),
-                        _ => {}
+                    if let Some(v) = warp_constant(attr) {
+                        return Ok(CVal::Float(v));
                     }
                 }
                 Err(not_const(span, &format!("`{m}.{attr}`")))
@@ -424,6 +420,26 @@ fn construct(ty: Type, args: &[CVal], span: Span) -> R {
         return Err(bad());
     };
     Ok(CVal::Agg(ty, comps))
+}
+
+/// Warp's named float constants (`warp/_src/constants.py`: `wp.pi`,
+/// `wp.INF`, `wp.nan`, ...), in both spellings.
+fn warp_constant(name: &str) -> Option<f64> {
+    use std::f64::consts as c;
+    Some(match name {
+        "e" | "E" => c::E,
+        "log2e" | "LOG2E" => c::LOG2_E,
+        "log10e" | "LOG10E" => c::LOG10_E,
+        "ln2" | "LN2" => c::LN_2,
+        "ln10" | "LN10" => c::LN_10,
+        "phi" | "PHI" => 1.618_033_988_749_895,
+        "pi" | "PI" => c::PI,
+        "half_pi" | "HALF_PI" => c::FRAC_PI_2,
+        "tau" | "TAU" => c::TAU,
+        "inf" | "INF" => f64::INFINITY,
+        "nan" | "NAN" => f64::NAN,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

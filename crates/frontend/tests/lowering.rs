@@ -827,3 +827,34 @@ def k(v: wp.array(dtype=vec5), m: wp.array(dtype=mat23), r: Real, out: wp.array(
         ]
     );
 }
+
+#[test]
+fn warp_named_constants() {
+    // Every constant of `warp/_src/constants.py`, in both spellings (found
+    // by `weft fuzz-diff`: `wp.nan` was rejected).
+    let src = r#"import warp as wp
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    out[0] = wp.E + wp.e + wp.LOG2E + wp.log2e + wp.LOG10E + wp.log10e
+    out[1] = wp.LN2 + wp.ln2 + wp.LN10 + wp.ln10 + wp.PHI + wp.phi
+    out[2] = wp.PI + wp.pi + wp.HALF_PI + wp.half_pi + wp.TAU + wp.tau
+    out[3] = wp.where(wp.isnan(wp.nan) and wp.isnan(wp.NAN), 1.0, 0.0)
+    out[4] = -wp.inf
+    out[5] = wp.INF
+"#;
+    let mut args = [Arg::F32(vec![0.0; 6], 1)];
+    run(src, "k", &[1], &mut args);
+    let got = floats(&args[0]);
+    use std::f32::consts as c;
+    let close = |a: f32, b: f32| (a - b).abs() < 1e-5;
+    assert!(close(got[0], 2.0 * (c::E + c::LOG2_E + c::LOG10_E)));
+    assert!((got[1] - 2.0 * (0.693_147_2 + 2.302_585_1 + 1.618_034)).abs() < 1e-5);
+    assert!(
+        (got[2]
+            - 2.0 * (std::f32::consts::PI + std::f32::consts::FRAC_PI_2 + std::f32::consts::TAU))
+            .abs()
+            < 1e-5
+    );
+    assert_eq!(&got[3..], &[1.0, f32::NEG_INFINITY, f32::INFINITY]);
+}
