@@ -466,9 +466,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some((var, ..)) = counter {
             assigned.remove(var);
         }
+        // Arrays are never rebound (a store into one is not a new value):
+        // not carried, so that the loop sees the parameter itself (the
+        // `soa` pass rewrites only direct uses of an SoA array).
         let mut carried: Vec<String> = assigned
             .into_iter()
-            .filter(|n| self.env.contains_key(n))
+            .filter(|n| self.env.get(n).is_some_and(|&v| !b.ty(v).is_array()))
             .collect();
         // The loop variable keeps its last value after the loop, as in
         // Python and Warp (`for j in range(n): if ...: break` then use `j`):
