@@ -10,12 +10,15 @@
 //!   interpreter, and its HTML page;
 //! * [`bench`], [`gpu_bench`] and [`reference`]: `weft bench` /
 //!   `weft bench-gpu` and the hand-written loops they are measured against;
-//! * [`debug`]: `weft debug`'s command loop over the library's debugger.
+//! * [`debug`]: `weft debug`'s command loop over the library's debugger;
+//! * [`fuzz`]: the fuzz targets' bodies and seeds, the random program
+//!   generator and `weft fuzz-diff`.
 
 pub mod bench;
 pub mod compare;
 pub mod conform;
 pub mod debug;
+pub mod fuzz;
 pub mod gpu_bench;
 pub mod reference;
 pub mod report;

@@ -1,5 +1,5 @@
 //! `weft`: the command-line driver (check, build, run, conform, compare,
-//! cache, bench, bench-gpu).
+//! cache, bench, bench-gpu, fuzz-diff, fuzz-seeds).
 
 use clap::{value_parser, Arg as CArg, ArgAction, ArgMatches, Command};
 use std::io::{IsTerminal, Write};
@@ -298,6 +298,53 @@ fn cli() -> Command {
                 ),
         )
         .subcommand(
+            Command::new("fuzz-diff")
+                .about("Generate random Warp programs (deterministic from the seed) and compare every backend with the interpreter")
+                .arg(
+                    CArg::new("seed")
+                        .long("seed")
+                        .value_name("S")
+                        .value_parser(value_parser!(u64))
+                        .default_value("1")
+                        .help("Seed of the first program (program i has seed S + i)"),
+                )
+                .arg(
+                    CArg::new("count")
+                        .long("count")
+                        .value_name("N")
+                        .value_parser(value_parser!(u64))
+                        .default_value("100")
+                        .help("Programs to generate"),
+                )
+                .arg(
+                    CArg::new("only")
+                        .long("backend")
+                        .value_name("B")
+                        .action(ArgAction::Append)
+                        .value_parser(device_names())
+                        .help("Backends to compare (repeatable; default: interp, cpu, llvm-cpu, vulkan, cuda, those this build and machine have)"),
+                )
+                .arg(
+                    CArg::new("save")
+                        .long("save")
+                        .value_name("DIR")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Write each divergent program to DIR/fuzz_<seed>/ as a conformance case"),
+                )
+                .arg(
+                    CArg::new("print")
+                        .long("print")
+                        .action(ArgAction::SetTrue)
+                        .help("Print each program's source and case.json instead of running it"),
+                ),
+        )
+        .subcommand(
+            Command::new("fuzz-seeds")
+                .about("Write the fuzz targets' seed inputs, made from the conformance corpus, to OUT/<target>/ (scripts/fuzz.sh)")
+                .arg(CArg::new("corpus").required(true).value_name("CORPUS").value_parser(value_parser!(PathBuf)))
+                .arg(CArg::new("out").required(true).value_name("OUT").value_parser(value_parser!(PathBuf))),
+        )
+        .subcommand(
             Command::new("bench-gpu")
                 .about("Benchmark the CUDA device: N-body step (GFLOP/s) and saxpy (GB/s)")
                 .arg(
@@ -339,6 +386,8 @@ fn main() -> ExitCode {
         Some(("cache", a)) => cache_cmd(a),
         Some(("bench", a)) => bench_cmd(a),
         Some(("bench-gpu", a)) => bench_gpu(a),
+        Some(("fuzz-diff", a)) => fuzz_diff(a),
+        Some(("fuzz-seeds", a)) => fuzz_seeds(a),
         _ => Ok(ExitCode::from(2)),
     };
     match r {
@@ -595,6 +644,68 @@ fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `weft fuzz-diff`: generated programs on every backend vs the
+/// interpreter; exit 1 when some diverge.
+fn fuzz_diff(a: &ArgMatches) -> Result<ExitCode, Error> {
+    use weft_cli::fuzz::{diff, progen};
+    let seed = a.get_one::<u64>("seed").copied().unwrap_or(1);
+    let count = a.get_one::<u64>("count").copied().unwrap_or(100);
+    let config = progen::Config::default();
+    if a.get_flag("print") {
+        for i in 0..count {
+            let p = progen::generate(seed.wrapping_add(i), &config);
+            say!("# seed {}\n{}", p.seed, p.source);
+            say!("# case.json: {}", p.case_json());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let names: Vec<String> = match a.get_many::<String>("only") {
+        Some(v) => v.cloned().collect(),
+        // Every default backend that opens here (cuda only with a GPU).
+        None => ["interp", "cpu", "llvm-cpu", "vulkan", "cuda"]
+            .iter()
+            .filter(|n| Device::open(n).is_ok())
+            .map(|n| n.to_string())
+            .collect(),
+    };
+    let backends = diff::open_backends(&names)?;
+    let opts = diff::Options {
+        seed,
+        count,
+        backends: names.clone(),
+        config,
+        save: a.get_one::<PathBuf>("save").cloned(),
+    };
+    say!(
+        "fuzz-diff: seeds {seed}..{}, backends {} vs interp -O0",
+        seed.wrapping_add(count),
+        names.join(", ")
+    );
+    let summary = diff::run(&opts, &backends, |d| say!("{d}"));
+    for (b, n) in &summary.unsupported {
+        if *n > 0 {
+            say!("{b}: {n} programs unsupported");
+        }
+    }
+    say!("{summary}");
+    Ok(if summary.divergences == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `weft fuzz-seeds CORPUS OUT`.
+fn fuzz_seeds(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let (corpus, out) = (path_arg(a, "corpus"), path_arg(a, "out"));
+    let counts =
+        weft_cli::fuzz::seeds::write_seeds(&corpus, &out).map_err(|e| Error::io(&out, e))?;
+    for (t, n) in counts {
+        say!("{t}: {n} seeds");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn bench_gpu(a: &ArgMatches) -> Result<ExitCode, Error> {

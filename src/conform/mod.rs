@@ -97,13 +97,29 @@ pub struct RunTimes {
     pub run: std::time::Duration,
 }
 
-/// [`run_case`] with the case's module already compiled: loads every
-/// kernel it launches on `device` first, then creates the buffers and runs
-/// the launches, timing both steps.
+/// [`run_case`] with the case's module already compiled: reads the
+/// buffers' npy files, then [`run_module_with`].
 pub fn run_module(
     case: &Case,
     device: &Device,
     module: &weft::Module,
+) -> Result<(CaseRun, RunTimes), Error> {
+    let mut inputs = Vec::new();
+    for b in &case.buffers {
+        inputs.push((b.name.clone(), read_npy(&case.dir.join(&b.file))?));
+    }
+    run_module_with(case, device, module, &inputs)
+}
+
+/// Runs the case's launches with `module` on `device`, its buffers made
+/// from `inputs` (each buffer's npy contents, by name): loads every
+/// launched kernel first, then creates the buffers and runs the launches,
+/// timing both steps.
+pub fn run_module_with(
+    case: &Case,
+    device: &Device,
+    module: &weft::Module,
+    inputs: &[(String, Npy)],
 ) -> Result<(CaseRun, RunTimes), Error> {
     let t = std::time::Instant::now();
     let mut kernels: Vec<(&str, weft::Kernel)> = Vec::new();
@@ -121,8 +137,12 @@ pub fn run_module(
     let mut buffers = Vec::new();
     for b in &case.buffers {
         let path = case.dir.join(&b.file);
-        let npy = read_npy(&path)?;
-        let a = data::array_from_npy(&npy, dtype(&b.dtype, &path)?, &b.shape)
+        let npy = inputs
+            .iter()
+            .find(|(n, _)| *n == b.name)
+            .map(|(_, n)| n)
+            .ok_or_else(|| case_err(&path, format!("no contents for array `{}`", b.name)))?;
+        let a = data::array_from_npy(npy, dtype(&b.dtype, &path)?, &b.shape)
             .map_err(|m| case_err(&path, format!("array `{}`: {m}", b.name)))?;
         buffers.push((b.name.clone(), a));
     }
@@ -188,6 +208,9 @@ pub struct Mismatch {
     /// How many scalars differ, of how many.
     pub count: usize,
     pub total: usize,
+    /// The element (row-major) and the scalar leaf within it of `index`.
+    pub element: usize,
+    pub leaf: usize,
 }
 
 impl std::fmt::Display for Mismatch {
@@ -358,7 +381,25 @@ pub fn compare(
         got: show(l.scalar, decode(l.scalar, &actual.data[off..off + w])),
         count,
         total: got.len() * leaves.len(),
+        element: e,
+        leaf: li,
     }))
+}
+
+/// Scalar leaf `leaf` of element `element` of `a` as text (as
+/// [`Mismatch`] shows values); `None` out of range.
+pub fn leaf_value(a: &Array, element: usize, leaf: usize) -> Option<String> {
+    let npy = data::array_to_npy(a);
+    let leaves: Vec<Leaf> = a.dtype().leaves();
+    let l = leaves.get(leaf)?;
+    let item: usize = leaves.iter().map(|l| l.scalar.size() as usize).sum();
+    let off = element * item
+        + leaves[..leaf]
+            .iter()
+            .map(|l| l.scalar.size() as usize)
+            .sum::<usize>();
+    let bytes = npy.data.get(off..off + l.scalar.size() as usize)?;
+    Some(show(l.scalar, decode(l.scalar, bytes)))
 }
 
 /// Element-wise differences of one array from a reference ([`diff_stats`]).
@@ -561,7 +602,8 @@ pub fn one_line(e: &Error) -> String {
     s
 }
 
-fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+/// The message of a caught panic.
+pub(crate) fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
