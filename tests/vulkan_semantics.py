@@ -110,3 +110,9 @@ def atomics(k: wp.array(dtype=int), x: wp.array(dtype=float), fsum: wp.array(dty
     wp.atomic_min(fmin, slot, x[i])
     wp.atomic_max(fmax, slot, x[i])
     wp.atomic_max(umax, slot, wp.uint32(j))
+
+
+@wp.kernel
+def f64_sqrt(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = wp.sqrt(x[i])

@@ -279,12 +279,43 @@ double weft_rint64(double x)
         name: "weft_sqrt64",
         deps: &["weft_isinf64", "weft_bits64"],
         text: "// Double square root (DXIL has none): a float rsqrt seed, two Newton steps
-// in double on the mantissa scaled to [1, 4), and a fused residual correction.
+// in double on the mantissa scaled to [1, 4), a fused residual correction,
+// then correct rounding from the exact residual.
+double weft_sqrt64_round(double r, double m)
+{
+    // One rounding step of r ~ sqrt(m), m in [1, 4), r in [1, 2): from
+    // the exact residual m - r*r = a - q, a = m - p exact (Sterbenz),
+    // q = r*r - p exact (Dekker's product: `precise`, no fma, which a
+    // driver may split). m is above the midpoint r + u/2 iff
+    // a - q > r*u + u*u/4, i.e. iff a - r*u > q (all but the u*u/4 are
+    // multiples of 2^-104, and a - r*u is exact where it matters); below
+    // r - u/2 iff a + r*u <= q. No midpoint squares to a double: no ties.
+    // Constants are bit patterns, exact however a compiler reads literals.
+    double u = asdouble(0u, 0x3cb00000u);            // 2^-52
+    double top = asdouble(0xffffffffu, 0x3fffffffu); // 2 - 2^-52
+    double split = asdouble(0x02000000u, 0x41a00000u); // 2^27 + 1
+    if (r < 1.0L)
+        r = 1.0L;
+    if (r > top)
+        r = top;
+    precise double p = r * r;
+    precise double c = r * split;
+    precise double rh = c - (c - r);
+    precise double rl = r - rh;
+    precise double q = ((rh * rh - p) + 2.0L * rh * rl) + rl * rl;
+    precise double a = m - p;
+    precise double t = r * u;
+    if (a - t > q)
+        r += u;
+    else if (a + t <= q)
+        r -= u;
+    return r;
+}
 double weft_sqrt64(double x)
 {
     if (!(x > 0.0L) || weft_isinf64(x))
         return (x == 0.0L || x > 0.0L) ? x : asdouble(0u, 0x7ff80000u);
-    double s = 1.0L;
+    precise double s = 1.0L;
     if (x < 2.2250738585072014e-308L)
     {
         x *= 18014398509481984.0L;
@@ -292,13 +323,76 @@ double weft_sqrt64(double x)
     }
     int e = (int)((weft_bits64(x).y >> 20) & 0x7ffu) - 1023;
     int k = e >> 1;
-    double m = x * asdouble(0u, (uint)(1023 - 2 * k) << 20);
-    double y = (double)rsqrt((float)m);
+    precise double m = x * asdouble(0u, (uint)(1023 - 2 * k) << 20);
+    precise double y = (double)rsqrt((float)m);
     y = y * (1.5L - 0.5L * m * y * y);
     y = y * (1.5L - 0.5L * m * y * y);
-    double r = m * y;
+    precise double r = m * y;
     r = r + 0.5L * y * fma(-r, r, m);
+    // Two steps of correct rounding (each moves r by at most an ulp).
+    r = weft_sqrt64_round(r, m);
+    r = weft_sqrt64_round(r, m);
     return r * asdouble(0u, (uint)(1023 + k) << 20) * s;
+}",
+    },
+    Helper {
+        name: "weft_fma64",
+        deps: &[],
+        text: "// x + y rounded to odd (the nearest double whose last bit is 1 when the
+// sum is not exact): with a second rounding it gives the correctly rounded
+// result of a longer sum (Boldo & Melquiond, 'Emulation of FMA and
+// correctly rounded sums: proved algorithms using rounding to odd', 2008).
+// For normal operands and sums. Constants are bit patterns.
+double weft_ro_sum64(double x, double y)
+{
+    precise double v = x + y;
+    precise double bb = v - x;
+    precise double w = (x - (v - bb)) + (y - bb); // v + w = x + y exactly
+    if (w == 0.0L)
+        return v;
+    // ufp(v), the largest power of two <= |v| (Rump): q = (2^52 + 1) v,
+    // ufp = |q - (1 - 2^-53) q|; ulp(v) = ufp * 2^-52.
+    precise double q = v * asdouble(0x00000001u, 0x43300000u);
+    precise double f = abs(q - q * asdouble(0xffffffffu, 0x3fefffffu));
+    precise double u = f * asdouble(0u, 0x3cb00000u);
+    // v / u is an integer in [2^52, 2^53): odd iff adding 2^53 (spacing 2
+    // there) does not keep it.
+    precise double k = abs(v) / u;
+    precise double big = asdouble(0u, 0x43400000u);
+    if ((k + big) - big != k)
+        return v;
+    // v is even: the odd neighbour on w's side (half an ulp below a power
+    // of two when going towards zero).
+    bool away = (w > 0.0L) == (v > 0.0L);
+    precise double step = (!away && abs(v) == f) ? u * 0.5L : u;
+    return (w > 0.0L) ? v + step : v - step;
+}
+// fma of doubles, exactly rounded (GLSL lets a driver compute fma as a
+// multiply and an add, and lavapipe does): Dekker's exact product
+// p + e = a * b, c + p = s + t exactly, result = RN(s + RO(t + e)). Operands
+// or results outside [2^-900, 2^500] (products and addends up to 2^1000)
+// fall back to a * b + c.
+double weft_fma64(double a, double b, double c)
+{
+    precise double p = a * b;
+    double lo = asdouble(0u, 0x07b00000u);
+    double hi = asdouble(0u, 0x5f300000u);
+    double top = asdouble(0u, 0x7e700000u);
+    double ap = abs(p);
+    if (!(abs(a) <= hi && abs(b) <= hi && abs(c) <= top && ap >= lo && (c == 0.0L || abs(c) >= lo)))
+        return p + c;
+    double split = asdouble(0x02000000u, 0x41a00000u); // 2^27 + 1
+    precise double ca = a * split;
+    precise double ah = ca - (ca - a);
+    precise double al = a - ah;
+    precise double cb = b * split;
+    precise double bh = cb - (cb - b);
+    precise double bl = b - bh;
+    precise double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    precise double s = c + p;
+    precise double bs = s - c;
+    precise double t = (c - (s - bs)) + (p - bs);
+    return s + weft_ro_sum64(t, e);
 }",
     },
     Helper {
@@ -843,6 +937,7 @@ fn entry_of(name: &str) -> &'static str {
         "weft_rem_i32" | "weft_div_u32" | "weft_rem_u32" => "weft_div_i32",
         "weft_f32_to_u32" => "weft_f32_to_i32",
         "weft_atan2_32" | "weft_asin32" | "weft_acos32" => "weft_atan32",
+        "weft_ro_sum64" => "weft_fma64",
         "weft_acos32_afn" => "weft_asin32_afn",
         "weft_f64_to_u32" => "weft_f64_to_i32",
         "weft_u64_to_f64" => "weft_i64_to_f64",

@@ -152,8 +152,17 @@ impl<'a> Emitter<'a> {
                         format!("mad({a}, {b}, {c})")
                     }
                     Scalar::F16 => format!("{}({a} * {b} + {c})", self.helpers.call("weft_f16")),
-                    Scalar::F32 => format!("(float)((double){a} * (double){b} + (double){c})"),
-                    Scalar::F64 => format!("fma({a}, {b}, {c})"),
+                    // The product is exact in double; the sum rounded to
+                    // odd, then to float, is the correctly rounded fma.
+                    Scalar::F32 => format!(
+                        "(float){}((double){a} * (double){b}, (double){c})",
+                        self.helpers.call("weft_ro_sum64")
+                    ),
+                    // GLSL's `fma` need not be fused (lavapipe's is not).
+                    Scalar::F64 if self.allows(MathFlags::CONTRACT) => {
+                        format!("fma({a}, {b}, {c})")
+                    }
+                    Scalar::F64 => format!("{}({a}, {b}, {c})", self.helpers.call("weft_fma64")),
                     _ => return Err(self.invalid("fma of a non-float")),
                 };
                 self.def(need(self)?, e)?;
