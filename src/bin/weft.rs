@@ -332,6 +332,13 @@ fn cli() -> Command {
                         .help("Write each divergent program to DIR/fuzz_<seed>/ as a conformance case"),
                 )
                 .arg(
+                    CArg::new("save-all")
+                        .long("save-all")
+                        .action(ArgAction::SetTrue)
+                        .requires("save")
+                        .help("With --save: write every program, not only the divergent ones"),
+                )
+                .arg(
                     CArg::new("print")
                         .long("print")
                         .action(ArgAction::SetTrue)
@@ -677,6 +684,7 @@ fn fuzz_diff(a: &ArgMatches) -> Result<ExitCode, Error> {
         backends: names.clone(),
         config,
         save: a.get_one::<PathBuf>("save").cloned(),
+        save_all: a.get_flag("save-all"),
     };
     say!(
         "fuzz-diff: seeds {seed}..{}, backends {} vs interp -O0",

@@ -32,6 +32,9 @@ pub struct Options {
     /// Write each divergent program here as a conformance case
     /// (`fuzz_<seed>/`, expected outputs from the reference).
     pub save: Option<PathBuf>,
+    /// Write every program there, not only the divergent ones (to run
+    /// them with real Warp: `scripts/fuzz-warp.sh`).
+    pub save_all: bool,
 }
 
 /// Backends whose transcendental functions are the interpreter's, bit for
@@ -112,19 +115,17 @@ pub fn run(
                 *n += 1;
             }
         }
+        let save = opts.save_all || out.divergence.is_some();
+        if let (true, Some(dir), Some((structs, expected))) = (save, &opts.save, &out.reference) {
+            let _ = program.write_case(&dir.join(program.name()), structs, expected);
+        }
         if let Some(what) = out.divergence {
             sum.divergences += 1;
-            let d = Divergence {
+            report(&Divergence {
                 seed,
                 what,
                 program,
-            };
-            if let (Some(dir), Some((structs, expected))) = (&opts.save, &out.reference) {
-                let _ = d
-                    .program
-                    .write_case(&dir.join(d.program.name()), structs, expected);
-            }
-            report(&d);
+            });
         }
     }
     sum

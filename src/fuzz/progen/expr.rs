@@ -304,11 +304,19 @@ impl Gen<'_> {
                 let t = self.vec_type();
                 let a = self.expr(sc, t, d, true);
                 let b = self.expr(sc, t, d, true);
-                let op = *self.rng.pick(&["==", "!="]);
-                Ex::of(format!("({} {op} {})", a.s, b.s), &[&a, &b])
+                // Warp 1.19's C++ has no `!=` on vectors: `not (a == b)`.
+                if self.rng.chance(0.5) {
+                    Ex::of(format!("({} == {})", a.s, b.s), &[&a, &b])
+                } else {
+                    Ex::of(format!("(not ({} == {}))", a.s, b.s), &[&a, &b])
+                }
             }
             _ => {
-                let s = self.any_number();
+                // Warp 1.19's C++ cannot convert float16 to bool.
+                let s = match self.any_number() {
+                    Scalar::F16 => Scalar::F32,
+                    s => s,
+                };
                 let a = self.expr(sc, Ty::S(s), d, true);
                 Ex::of(format!("wp.bool({})", a.s), &[&a])
             }
@@ -355,12 +363,18 @@ impl Gen<'_> {
 
     /// A cast of another scalar type's expression to `s`.
     fn cast_expr(&mut self, sc: &Scope, s: Scalar, d: u32) -> Ex {
-        let from = if self.rng.chance(0.15) {
+        // Warp 1.19's C++ cannot convert between float16 and bool.
+        let from = if s != Scalar::F16 && self.rng.chance(0.15) {
             Scalar::Bool
         } else {
             self.any_number()
         };
-        let a = self.expr(sc, Ty::S(from), d, true);
+        let mut a = self.expr(sc, Ty::S(from), d, true);
+        if from == Scalar::Bool && a.literal {
+            // Warp 1.19 emits `Falseull` for `wp.uint64(False)`.
+            let v = self.expr(sc, Ty::I32, 0, true);
+            a = Ex::of(format!("({} != 0)", v.s), &[&v]);
+        }
         let f = match s {
             Scalar::I32 if self.rng.chance(0.3) => "int".to_string(),
             Scalar::F32 if self.rng.chance(0.3) => "float".to_string(),
@@ -829,37 +843,60 @@ impl Gen<'_> {
         }
         let mut parts = Vec::new();
         let mut texts = Vec::new();
+        // Every field: Warp matches keyword arguments to all fields.
         for (f, ft) in &def.fields {
-            if self.rng.chance(0.8) {
-                let e = self.expr(sc, *ft, d.saturating_sub(1), exact);
-                texts.push(format!("{f}={}", e.s));
-                parts.push(e);
-            }
+            let e = self.expr(sc, *ft, d.saturating_sub(1), exact);
+            texts.push(format!("{f}={}", e.s));
+            parts.push(e);
         }
         let refs: Vec<&Ex> = parts.iter().collect();
         Ex::of(format!("{}({})", def.name, texts.join(", ")), &refs)
     }
 
-    /// A call of one of the program's funcs returning `ty`.
+    /// A call of one of the program's funcs returning `ty` alone.
     fn call(&mut self, sc: &Scope, ty: Ty, d: u32, exact: bool) -> Option<Ex> {
         let cands: Vec<usize> = (0..sc.callable)
-            .filter(|&f| self.funcs[f].ret == ty && !(exact && self.funcs[f].approx))
+            .filter(|&f| self.funcs[f].rets == [ty] && !(exact && self.funcs[f].approx))
+            .filter(|&f| {
+                self.funcs[f]
+                    .array
+                    .is_none_or(|t| !self.inputs_of(sc, t).is_empty())
+            })
             .collect();
         if cands.is_empty() {
             return None;
         }
-        let f = self.funcs[cands[self.rng.below(cands.len())]].clone();
-        let args: Vec<Ex> = f
-            .params
-            .iter()
-            .map(|t| self.expr(sc, *t, d.min(2), true))
-            .collect();
-        let texts: Vec<&str> = args.iter().map(|a| a.s.as_str()).collect();
+        let f = cands[self.rng.below(cands.len())];
+        let (text, approx) = self.call_text(sc, f, d);
         Some(Ex {
-            s: format!("{}({})", f.name, texts.join(", ")),
-            approx: f.approx,
+            s: text,
+            approx,
             literal: false,
         })
+    }
+
+    /// The input arrays in scope of element and dimensionality `t`.
+    pub fn inputs_of(&self, sc: &Scope, t: (Ty, usize)) -> Vec<String> {
+        sc.arrays
+            .iter()
+            .filter(|a| a.role == Role::Input && (a.elem, a.ndim) == t)
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
+    /// A call of func `f` (its array argument an input of its type, which
+    /// the caller checked exists); whether its results are approximate.
+    pub fn call_text(&mut self, sc: &Scope, f: usize, d: u32) -> (String, bool) {
+        let sig = self.funcs[f].clone();
+        let mut args: Vec<String> = Vec::new();
+        if let Some(t) = sig.array {
+            let arrs = self.inputs_of(sc, t);
+            args.push(self.rng.pick(&arrs).clone());
+        }
+        for t in &sig.params {
+            args.push(self.expr(sc, *t, d.min(2), true).s);
+        }
+        (format!("{}({})", sig.name, args.join(", ")), sig.approx)
     }
 
     /// An in-bounds index for reading array `a` (comma-separated, one per
@@ -867,32 +904,32 @@ impl Gen<'_> {
     /// an integer wrapped into range.
     pub fn read_index(&mut self, sc: &Scope, a: &Arr) -> String {
         self.indexing += 1;
-        let parts: Vec<String> = (0..a.shape.len())
-            .map(|k| self.axis_index(sc, a, k))
-            .collect();
+        let parts: Vec<String> = (0..a.ndim).map(|k| self.axis_index(sc, a, k)).collect();
         self.indexing -= 1;
         parts.join(", ")
     }
 
     /// An in-bounds index of axis `k` of `a`.
     pub fn axis_index(&mut self, sc: &Scope, a: &Arr, k: usize) -> String {
-        let extent = a.shape[k];
-        if let Some(t) = sc.tids.get(k) {
-            if self.dims.get(k) == Some(&extent) && self.rng.chance(0.7) {
+        // A func's array: extents known only at run time.
+        let extent = a.shape.get(k).copied();
+        if let (Some(t), Some(e)) = (sc.tids.get(k), extent) {
+            if self.dims.get(k) == Some(&e) && self.rng.chance(0.7) {
                 return t.clone();
             }
         }
-        if extent == 1 {
+        if extent == Some(1) {
             return "0".into();
         }
-        if self.rng.chance(0.3) {
-            return self.rng.below(extent).to_string();
+        if let Some(e) = extent {
+            if self.rng.chance(0.3) {
+                return self.rng.below(e).to_string();
+            }
         }
         let e = self.expr(sc, Ty::I32, 1, true);
-        let n = if self.rng.chance(0.5) {
-            format!("{}.shape[{k}]", a.name)
-        } else {
-            extent.to_string()
+        let n = match extent {
+            Some(e) if self.rng.chance(0.5) => e.to_string(),
+            _ => format!("{}.shape[{k}]", a.name),
         };
         format!("(({} % {n}) + {n}) % {n}", e.s)
     }

@@ -24,7 +24,9 @@ pub enum Role {
 pub struct Arr {
     pub name: String,
     pub elem: Ty,
+    /// Its extents (empty for a func's array parameter: not known).
     pub shape: Vec<usize>,
+    pub ndim: usize,
     pub role: Role,
     /// Approximate values may be stored into it (and reads are
     /// approximate); fixed when the array is made.
@@ -52,8 +54,12 @@ pub struct Var {
 pub struct FuncSig {
     pub name: String,
     pub params: Vec<Ty>,
-    pub ret: Ty,
-    /// Its result may be approximate.
+    /// An array parameter first (read only, like an input): its element
+    /// and dimensionality; calls pass a kernel input of that type.
+    pub array: Option<(Ty, usize)>,
+    /// Its results (several: `return a, b`, called as `x, y = f(..)`).
+    pub rets: Vec<Ty>,
+    /// Its results may be approximate.
     pub approx: bool,
 }
 
@@ -70,8 +76,8 @@ pub struct Scope {
     pub loops: u32,
     /// Product of the enclosing loops' trip-count bounds.
     pub trips: u32,
-    /// A func's return type (`None` in the kernel).
-    pub ret: Option<Ty>,
+    /// A func's result types (`None` in the kernel).
+    pub ret: Option<Vec<Ty>>,
     /// A func's returns may be approximate.
     pub ret_approx: bool,
 }
@@ -90,6 +96,20 @@ pub struct Gen<'c> {
     pub indexing: u32,
     /// Statements generated so far (bounded by `Config::max_stmts`).
     stmts: usize,
+}
+
+/// The integer types of Warp's atomics.
+const ATOMIC_INTS: [Scalar; 4] = [Scalar::I32, Scalar::U32, Scalar::I64, Scalar::U64];
+
+/// Whether Warp has `atomic_<op>` for arrays of scalar `s` (`+=` on an
+/// element is `add`).
+fn atomic_ok(op: &str, s: Scalar) -> bool {
+    let wide = ATOMIC_INTS.contains(&s);
+    match op {
+        "add" | "sub" => wide || s.is_float(),
+        "min" | "max" | "exch" => wide || matches!(s, Scalar::F32 | Scalar::F64),
+        _ => wide,
+    }
 }
 
 /// Most loop iterations, all loops nested, per thread.
@@ -149,7 +169,8 @@ impl<'c> Gen<'c> {
         }
     }
 
-    /// The whole program.
+    /// The whole program: structs, the kernel's signature, funcs (which
+    /// may read arrays of the kernel's input types), the kernel.
     pub fn program(mut self, seed: u64) -> Program {
         let mut src = String::from("import warp as wp\n\n");
         for i in 0..self.rng.below(self.cfg.structs + 1) {
@@ -160,11 +181,17 @@ impl<'c> Gen<'c> {
             }
             self.structs.push(def);
         }
+        let (arrays, values) = self.signature();
+        let inputs: Vec<(Ty, usize)> = arrays
+            .iter()
+            .filter(|a| a.role == Role::Input)
+            .map(|a| (a.elem, a.shape.len()))
+            .collect();
         for _ in 0..self.rng.below(self.cfg.funcs + 1) {
-            let text = self.func();
+            let text = self.func(&inputs);
             src.push_str(&text);
         }
-        let (kernel_text, args) = self.kernel();
+        let (kernel_text, args) = self.kernel(arrays, values);
         src.push_str(&kernel_text);
         Program {
             seed,
@@ -187,24 +214,48 @@ impl<'c> Gen<'c> {
         }
     }
 
-    /// A `@wp.func` (appended to `self.funcs`), as source text.
-    fn func(&mut self) -> String {
+    /// A `@wp.func` (appended to `self.funcs`), as source text; it may
+    /// take an array of one of the kernel's input types.
+    fn func(&mut self, inputs: &[(Ty, usize)]) -> String {
         let name = format!("fn{}", self.funcs.len());
         let params: Vec<Ty> = (0..self.rng.range(1, 3))
             .map(|_| self.any_type(true))
             .collect();
-        let ret = self.any_type(true);
-        let approx = self.cfg.approx && ret.is_float() && self.rng.chance(0.3);
+        let array = if !inputs.is_empty() && self.rng.chance(0.3) {
+            Some(*self.rng.pick(inputs))
+        } else {
+            None
+        };
+        let rets: Vec<Ty> = (0..if self.rng.chance(0.2) { 2 } else { 1 })
+            .map(|_| self.any_type(true))
+            .collect();
+        let approx = self.cfg.approx && rets.iter().all(|t| t.is_float()) && self.rng.chance(0.3);
         let mut sc = Scope {
             callable: self.funcs.len(),
             // Funcs may be called inside loops: keep theirs shallow.
             trips: 4,
-            ret: Some(ret),
+            ret: Some(rets.clone()),
             ret_approx: approx,
             ..Scope::default()
         };
         let mut text = format!("\n@wp.func\ndef {name}(");
         let mut ps = Vec::new();
+        if let Some((elem, ndim)) = array {
+            ps.push(format!(
+                "arr: wp.array(dtype={}, ndim={ndim})",
+                elem.name(&self.structs)
+            ));
+            sc.arrays.push(Arr {
+                name: "arr".into(),
+                elem,
+                shape: Vec::new(),
+                ndim,
+                role: Role::Input,
+                approx: std::cell::Cell::new(false),
+                soa: false,
+                ops: &[],
+            });
+        }
         for (k, t) in params.iter().enumerate() {
             let p = format!("p{k}");
             ps.push(format!("{p}: {}", t.name(&self.structs)));
@@ -215,28 +266,43 @@ impl<'c> Gen<'c> {
                 mutable: false,
             });
         }
-        text.push_str(&format!(
-            "{}) -> {}:\n",
-            ps.join(", "),
-            ret.name(&self.structs)
-        ));
+        let ret_text: Vec<String> = rets.iter().map(|t| t.name(&self.structs)).collect();
+        // Several results are not annotated (the first `return` types them).
+        let ret_ann = if rets.len() == 1 {
+            format!(" -> {}", ret_text[0])
+        } else {
+            String::new()
+        };
+        text.push_str(&format!("{}){ret_ann}:\n", ps.join(", ")));
         let mut body = String::new();
         let n = self.rng.range(1, 5) as usize;
         self.block(&mut sc, n, 2, 1, &mut body);
-        let e = self.expr(&sc, ret, self.cfg.depth, !approx);
-        body.push_str(&format!("    return {}\n", e.s));
+        let e = self.returned(&sc);
+        body.push_str(&format!("    return {e}\n"));
         text.push_str(&body);
         self.funcs.push(FuncSig {
             name,
             params,
-            ret,
+            array,
+            rets,
             approx,
         });
         text
     }
 
-    /// The launch, the arrays and the kernel.
-    fn kernel(&mut self) -> (String, Vec<ProgArg>) {
+    /// A func's returned values (`a` or `a, b`).
+    fn returned(&mut self, sc: &Scope) -> String {
+        let rets = sc.ret.clone().unwrap_or_default();
+        let parts: Vec<String> = rets
+            .iter()
+            .map(|t| self.expr(sc, *t, self.cfg.depth, !sc.ret_approx).s)
+            .collect();
+        parts.join(", ")
+    }
+
+    /// The launch dimensions, the kernel's arrays and by-value
+    /// parameters.
+    fn signature(&mut self) -> (Vec<Arr>, Vec<(String, Ty)>) {
         let nd = self.rng.range(1, 4) as usize;
         let max_total = self.cfg.max_threads.max(1);
         self.dims = loop {
@@ -253,7 +319,6 @@ impl<'c> Gen<'c> {
                 break d;
             }
         };
-        let tids: Vec<String> = (0..nd).map(|k| format!("t{k}")).collect();
         let mut arrays = Vec::new();
         let inputs = self.rng.range(1, 3);
         let outputs = self.rng.range(1, 4);
@@ -288,7 +353,7 @@ impl<'c> Gen<'c> {
                     *self.rng.pick(&[Scalar::I32, Scalar::U32]),
                 )
             } else if self.rng.chance(0.6) {
-                Ty::S(*self.rng.pick(&INTS))
+                Ty::S(*self.rng.pick(&ATOMIC_INTS))
             } else {
                 Ty::S(*self.rng.pick(&FLOATS))
             };
@@ -302,11 +367,17 @@ impl<'c> Gen<'c> {
         for k in 0..self.rng.below(3) {
             values.push((format!("s{k}"), self.any_type(true)));
         }
+        (arrays, values)
+    }
 
+    /// The kernel: signature, body, a last store of every output slot.
+    fn kernel(&mut self, arrays: Vec<Arr>, values: Vec<(String, Ty)>) -> (String, Vec<ProgArg>) {
+        let nd = self.dims.len();
+        let tids: Vec<String> = (0..nd).map(|k| format!("t{k}")).collect();
         let mut text = String::from("\n@wp.kernel\ndef kern(\n");
         let mut args = Vec::new();
         for a in &arrays {
-            let ndim = a.shape.len();
+            let ndim = a.ndim;
             let ann = if ndim == 1 {
                 format!("wp.array(dtype={})", a.elem.name(&self.structs))
             } else if self.rng.chance(0.5) {
@@ -384,12 +455,14 @@ impl<'c> Gen<'c> {
     fn array(&mut self, prefix: &str, elem: Ty, shape: Vec<usize>, role: Role) -> Arr {
         let soa = elem.soa_eligible(&self.structs) && shape.len() < 4 && self.rng.chance(0.25);
         let approx = role == Role::Output && self.cfg.approx && self.rng.chance(0.3);
+        // Warp's atomics: add/sub on 32/64-bit integers and floats,
+        // min/max on those but float16, and/or/xor on integers.
         let s = elem.scalar().unwrap_or(Scalar::I32);
-        let families: &[&'static [&'static str]] = match (s, elem) {
-            (_, Ty::V(..)) => &[&["add", "sub"], &["min"], &["max"]],
-            (Scalar::F16, _) => &[&["min"], &["max"]],
-            (s, _) if s.is_float() => &[&["add", "sub"], &["min"], &["max"]],
-            _ => &[
+        let wide_int = ATOMIC_INTS.contains(&s);
+        let families: &[&'static [&'static str]] = match s {
+            Scalar::F16 => &[&["add", "sub"]],
+            s if s.is_float() => &[&["add", "sub"], &["min"], &["max"]],
+            _ if wide_int && !matches!(elem, Ty::V(..)) => &[
                 &["add", "sub"],
                 &["min"],
                 &["max"],
@@ -397,10 +470,12 @@ impl<'c> Gen<'c> {
                 &["or"],
                 &["xor"],
             ],
+            _ => &[&["add", "sub"], &["min"], &["max"]],
         };
         let ops = *self.rng.pick(families);
         Arr {
             ops,
+            ndim: shape.len(),
             name: self.fresh(prefix),
             elem,
             shape,
@@ -543,11 +618,15 @@ impl<'c> Gen<'c> {
             w(ctl, 3),
             w(loops_ok, 2),
             w(loops_ok, 1),
-            w(last && sc.loops > 0, 2),
-            w(last && depth < 3, 1),
+            w(sc.loops > 0, 3),
+            w(depth < 3, 1),
+            1,
+            2,
         ]);
         let d = self.cfg.depth;
         match k {
+            11 => self.tuple_call(sc, &p, out),
+            12 => self.random_draw(sc, &p, out),
             0 => {
                 let ty = self.any_type(true);
                 let e = self.expr(sc, ty, d, false);
@@ -604,34 +683,122 @@ impl<'c> Gen<'c> {
             8 => self.while_loop(sc, depth, indent, out),
             9 => {
                 let kw = *self.rng.pick(&["break", "continue"]);
-                self.guarded(sc, &p, &format!("{kw}\n"), out);
-                return true;
+                return self.guarded(sc, &p, &format!("{kw}\n"), last, out);
             }
             _ => {
                 let text = match sc.ret {
                     None => "return\n".to_string(),
-                    Some(t) => {
-                        let e = self.expr(sc, t, d, !sc.ret_approx);
-                        format!("return {}\n", e.s)
-                    }
+                    Some(_) => format!("return {}\n", self.returned(sc)),
                 };
-                self.guarded(sc, &p, &text, out);
-                return true;
+                return self.guarded(sc, &p, &text, last, out);
             }
         }
         false
     }
 
+    /// `x, y = f(..)` of a func with two results.
+    fn tuple_call(&mut self, sc: &mut Scope, p: &str, out: &mut String) {
+        let cands: Vec<usize> = (0..sc.callable)
+            .filter(|&f| self.funcs[f].rets.len() == 2)
+            .filter(|&f| {
+                self.funcs[f]
+                    .array
+                    .is_none_or(|t| !self.inputs_of(sc, t).is_empty())
+            })
+            .collect();
+        if cands.is_empty() {
+            return;
+        }
+        let f = cands[self.rng.below(cands.len())];
+        let (call, approx) = self.call_text(sc, f, self.cfg.depth);
+        let names = [self.fresh("v"), self.fresh("v")];
+        out.push_str(&format!("{p}{}, {} = {call}\n", names[0], names[1]));
+        for (name, ty) in names.into_iter().zip(self.funcs[f].rets.clone()) {
+            sc.vars.push(Var {
+                name,
+                ty,
+                approx,
+                mutable: true,
+            });
+        }
+    }
+
+    /// A random number generator: a new state (`wp.rand_init`), or a draw
+    /// from a state variable (which advances it).
+    fn random_draw(&mut self, sc: &mut Scope, p: &str, out: &mut String) {
+        let u32_var = |v: &Var| v.ty == Ty::S(Scalar::U32) && !v.approx;
+        let state = match self.pick_var(sc, u32_var) {
+            Some(v) if self.rng.chance(0.7) => v.name,
+            _ => {
+                let seed = self.expr(sc, Ty::I32, 2, true);
+                let init = if self.rng.chance(0.5) {
+                    let off = self.expr(sc, Ty::I32, 2, true);
+                    format!("wp.rand_init({}, {})", seed.s, off.s)
+                } else {
+                    format!("wp.rand_init({})", seed.s)
+                };
+                let name = self.fresh("rng");
+                out.push_str(&format!("{p}{name} = {init}\n"));
+                sc.vars.push(Var {
+                    name,
+                    ty: Ty::S(Scalar::U32),
+                    approx: false,
+                    mutable: true,
+                });
+                return;
+            }
+        };
+        let f32 = Ty::F32;
+        let (draw, ty, approx) = match self.rng.below(7) {
+            0 => (format!("wp.randf({state})"), f32, false),
+            1 => {
+                let lo = self.expr(sc, f32, 1, true);
+                let hi = self.expr(sc, f32, 1, true);
+                (format!("wp.randf({state}, {}, {})", lo.s, hi.s), f32, false)
+            }
+            2 => (format!("wp.randi({state})"), Ty::I32, false),
+            3 => {
+                let lo = self.expr(sc, Ty::I32, 1, true);
+                let hi = self.expr(sc, Ty::I32, 1, true);
+                (
+                    format!("wp.randi({state}, {}, {})", lo.s, hi.s),
+                    Ty::I32,
+                    false,
+                )
+            }
+            4 => (format!("wp.randu({state})"), Ty::S(Scalar::U32), false),
+            5 if self.cfg.approx => (format!("wp.randn({state})"), f32, true),
+            _ => {
+                let (f, t) = *self.rng.pick(&[
+                    ("sample_unit_square", Ty::V(2, Scalar::F32)),
+                    ("sample_unit_cube", Ty::V(3, Scalar::F32)),
+                ]);
+                (format!("wp.{f}({state})"), t, false)
+            }
+        };
+        let name = self.fresh("v");
+        out.push_str(&format!("{p}{name} = {draw}\n"));
+        sc.vars.push(Var {
+            name,
+            ty,
+            approx,
+            mutable: true,
+        });
+    }
+
     /// `stmt` (a `return`, `break` or `continue` line), behind an `if`
-    /// most of the time.
-    fn guarded(&mut self, sc: &Scope, p: &str, stmt: &str, out: &mut String) {
+    /// unless it is the block's `last` statement (then most of the time);
+    /// returns whether it is unguarded, ending the block.
+    fn guarded(&mut self, sc: &Scope, p: &str, stmt: &str, last: bool, out: &mut String) -> bool {
         // Unguarded only inside a nested block: the code after a
         // function's top-level block must stay reachable.
-        if p.len() <= 4 || self.rng.chance(0.8) {
+        if !last || p.len() <= 4 || self.rng.chance(0.8) {
             let c = self.expr(sc, Ty::BOOL, self.cfg.depth, true);
             out.push_str(&format!("{p}if {}:\n{p}    {stmt}", c.s));
+            false
         } else {
             out.push_str(&format!("{p}{stmt}"));
+            true
         }
     }
 
@@ -719,7 +886,7 @@ impl<'c> Gen<'c> {
         if path.is_empty()
             && self.rng.chance(0.2)
             && !a.approx.get()
-            && a.elem.scalar().is_some_and(|s| s != Scalar::Bool)
+            && matches!(a.elem, Ty::S(s) if atomic_ok("add", s))
         {
             // `+=` on an array element is an atomic add (own element).
             out.push_str(&format!("{p}{}[{idx}] += {}\n", a.name, e.s));
@@ -737,8 +904,10 @@ impl<'c> Gen<'c> {
             .iter()
             .filter(|a| {
                 a.role == Role::Reduce
-                    || (a.role == Role::Output && matches!(a.elem, Ty::S(s) if s != Scalar::Bool))
+                    || (a.role == Role::Output && matches!(a.elem, Ty::S(s) if atomic_ok("add", s)))
             })
+            // Float16 sums stay exact only outside loops (few updates).
+            .filter(|a| a.elem.scalar() != Some(Scalar::F16) || sc.trips == 1)
             .cloned()
             .collect();
         if cands.is_empty() {
@@ -750,8 +919,13 @@ impl<'c> Gen<'c> {
         if a.role == Role::Reduce {
             let ops = a.ops;
             let op = *self.rng.pick(ops);
-            let value = if s.is_float() && matches!(op, "add" | "sub") {
-                // Multiples of 1/4 below 2^10: every order sums exactly.
+            let value = if s == Scalar::F16 {
+                // -1, 0 or 1, a few hundred times at most: exact sums.
+                let i = self.expr(sc, Ty::I32, 2, true);
+                format!("wp.float16(({}) % 2)", i.s)
+            } else if s.is_float() && matches!(op, "add" | "sub") {
+                // Multiples of 1/4 below 2^4, under 2^20 updates: every
+                // order sums exactly.
                 let i = self.expr(sc, Ty::I32, 2, true);
                 let q = self.float_text(s, 0.25);
                 format!("(wp.{}(({}) % 16) * {q})", s.warp_name(), i.s)
@@ -766,12 +940,11 @@ impl<'c> Gen<'c> {
                 out.push_str(&format!("{p}wp.atomic_{op}({}, {idx}, {value})\n", a.name));
             }
         } else {
-            let ops: &[&str] = if s.is_float() {
-                &["add", "sub", "min", "max", "exch"]
-            } else {
-                &["add", "sub", "min", "max", "and", "or", "xor", "exch"]
-            };
-            let op = *self.rng.pick(ops);
+            let ops: Vec<&str> = ["add", "sub", "min", "max", "and", "or", "xor", "exch"]
+                .into_iter()
+                .filter(|op| atomic_ok(op, s))
+                .collect();
+            let op = *self.rng.pick(&ops);
             let value = self.expr(sc, a.elem, d, true);
             let idx = self.own_index(sc, &a);
             let name = self.fresh("v");
