@@ -125,8 +125,3 @@ impl Ty {
         }
     }
 }
-
-/// Whether a scalar type takes the arithmetic operators (not bool).
-pub fn numeric(s: Scalar) -> bool {
-    s != Scalar::Bool
-}
