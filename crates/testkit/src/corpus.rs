@@ -65,6 +65,25 @@ pub fn cases() -> Vec<PathBuf> {
     out
 }
 
+/// Every case's name and `kernel.py` text, sorted by name; `None` after
+/// [`find`]'s counted skip when the corpus is missing. A corpus without
+/// cases, or a case whose `kernel.py` does not read, is a failure.
+pub fn kernels() -> Option<Vec<(String, String)>> {
+    let dir = find()?;
+    let out: Vec<(String, String)> = cases()
+        .into_iter()
+        .map(|case| {
+            let p = case.join("kernel.py");
+            let src =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            (name, src)
+        })
+        .collect();
+    assert!(!out.is_empty(), "no case under {}", dir.display());
+    Some(out)
+}
+
 /// Data a test needs is missing: a failure with `WEFT_REQUIRE_CORPUS=1`,
 /// else a counted skip.
 pub fn missing(why: &str) {
