@@ -12,6 +12,9 @@
 #   transform and $S the spatial vector of that scalar type.
 #
 # Every func is named __weft_<builtin>; user code cannot use that prefix.
+# Where Warp's adjoint of a builtin is not the derivative of its formula,
+# the prelude gives it as `@wp.func_grad(__weft_f) def __weft_f__adjoint`
+# (found by that name); the adjoint pass uses it at every call.
 # Formulas follow Warp 1.19's native code (vec.h, mat.h, quat.h, spatial.h,
 # builtin.h, rand.h) operation for operation, so rounding matches.
 
@@ -109,6 +112,17 @@ def __weft_normalize(q: $Q):
 @wp.func
 def __weft_cross(a: $V3, b: $V3):
     return $V3(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@wp.func
+def __weft_frac(x: $F):
+    return x - wp.trunc(x)
+
+
+# Warp 1.19 gives frac no adjoint (MISSINGADJOINT in native/builtin.h).
+@wp.func_grad(__weft_frac)
+def __weft_frac__adjoint(x: $F, adj_ret: $F):
+    pass
 
 
 @wp.func

@@ -82,6 +82,7 @@
 //! );
 //! ```
 
+pub mod adjoint;
 pub mod bounds;
 pub mod callgraph;
 pub mod cse;

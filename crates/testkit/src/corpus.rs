@@ -50,10 +50,32 @@ pub fn case(name: &str) -> Option<PathBuf> {
 
 /// Every case folder of `cases/`, sorted (empty after [`find`]'s skip).
 pub fn cases() -> Vec<PathBuf> {
+    cases_in("cases")
+}
+
+/// Every gradient case folder of `grad/cases/`, sorted (empty after
+/// [`find`]'s skip). A corpus without `grad/` is a failure.
+pub fn grad_cases() -> Vec<PathBuf> {
+    let out = cases_in("grad/cases");
+    if let (Some(d), true) = (find_quiet(), out.is_empty()) {
+        panic!(
+            "the corpus at {} has no gradient cases (grad/cases)",
+            d.display()
+        );
+    }
+    out
+}
+
+fn find_quiet() -> Option<PathBuf> {
+    let d = dir();
+    d.join("cases").is_dir().then_some(d)
+}
+
+fn cases_in(sub: &str) -> Vec<PathBuf> {
     let Some(d) = find() else {
         return Vec::new();
     };
-    let mut out: Vec<PathBuf> = std::fs::read_dir(d.join("cases"))
+    let mut out: Vec<PathBuf> = std::fs::read_dir(d.join(sub))
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
