@@ -129,6 +129,12 @@ fn cli() -> Command {
                         .default_value("nvptx")
                         .help("Target of --emit llvm"),
                 )
+                .arg(
+                    CArg::new("adjoint")
+                        .long("adjoint")
+                        .action(ArgAction::SetTrue)
+                        .help("The backward module instead: each kernel's adjoint (docs/autodiff.md)"),
+                )
                 .arg(CArg::new("kernel").long("kernel").value_name("K").help("Only this kernel"))
                 .arg(
                     CArg::new("output")
@@ -449,10 +455,11 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
     let file = str_arg(a, "file");
     let source = read(Path::new(file))?;
     let emit = str_arg(a, "emit");
-    let ir = if emit == "ir-raw" {
-        compiler.compile_raw(file, &source)?
-    } else {
-        compiler.compile(file, &source)?.ir().clone()
+    let ir = match (emit == "ir-raw", a.get_flag("adjoint")) {
+        (true, false) => compiler.compile_raw(file, &source)?,
+        (true, true) => compiler.compile_backward_raw(file, &source)?,
+        (false, false) => compiler.compile(file, &source)?.ir().clone(),
+        (false, true) => compiler.compile_backward(file, &source)?.ir().clone(),
     };
     let ir = match a.get_one::<String>("kernel") {
         Some(k) => only_kernel(&ir, k)?,

@@ -286,6 +286,12 @@ impl Compiler {
         let raw = self.compile_raw(file_name, source)?;
         self.backward_of(&raw)
     }
+    /// The backward module of `source` before the pass pipeline.
+    pub fn compile_backward_raw(&self, file_name: &str, source: &str) -> Result<ir::Module, Error> {
+        let raw = self.compile_raw(file_name, source)?;
+        let opts = weft_passes::adjoint::AdjointOptions::default();
+        Ok(weft_passes::adjoint::adjoint_module(&raw, &opts)?)
+    }
     /// [`Compiler::compile_backward`] of IR as the frontend made it.
     fn backward_of(&self, raw: &ir::Module) -> Result<Module, Error> {
         let opts = weft_passes::adjoint::AdjointOptions::default();

@@ -478,6 +478,11 @@ pub(crate) fn call_builtin(
                     args[1],
                     span,
                 )),
+                // Float vectors of 2 to 4: a prelude func, whose adjoint is
+                // Warp's (to the first extremum, `argmin`/`argmax`).
+                [Type::Vec(2..=4, s)] if s.is_float() => {
+                    c.call_prelude(b, &format!("{PRELUDE_PREFIX}{name}"), args, span)
+                }
                 [Type::Vec(..)] if is_num(tys[0]) => {
                     one(reduce(b, args[0], |b, x, y| b.binary(op, x, y)))
                 }

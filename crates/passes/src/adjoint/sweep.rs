@@ -341,6 +341,21 @@ impl<'a> Sweep<'a> {
             .collect()
     }
 
+    /// The adjoints the reverse of `insts` may change: those of the values
+    /// they use from outside, and, at the `top` of a reversed loop body,
+    /// those of the carried variables (the final `continue` moves them).
+    pub(super) fn touched(&self, insts: &[Inst], top: bool) -> Vec<Value> {
+        let mut t = self.outer_uses(insts);
+        if let (true, Some(it)) = (top, &self.iter) {
+            for &p in &it.params[it.k0..] {
+                if self.tracked(p) && !t.contains(&p) {
+                    t.push(p);
+                }
+            }
+        }
+        t
+    }
+
     /// Whether instruction `i` may leave the sequence it is in: an `if`
     /// with a `return`, `break` or `continue` in it (not inside a nested
     /// loop). Range loops' headers do not count (see [`IterCtx::skip`]).
@@ -632,7 +647,7 @@ impl<'a> Sweep<'a> {
             if self.may_exit(i) {
                 let (code, args) = self.replay_exiting_if(i)?;
                 let rest = &insts[k + 1..];
-                let touched = self.outer_uses(rest);
+                let touched = self.touched(rest, top);
                 let mut tys = vec![Type::I32];
                 tys.extend(self.exit_types());
                 let n_args = args.len();
@@ -668,7 +683,7 @@ impl<'a> Sweep<'a> {
                 // unless the iteration left by `break`/`continue`.
                 let prefix = &insts[..=k];
                 if self.iter.is_some() {
-                    let touched = self.outer_uses(prefix);
+                    let touched = self.touched(prefix, top);
                     let brk = self.code_is(code, Exit::Break);
                     let cont = self.code_is(code, Exit::Continue);
                     let skip = self.b().binary(BinaryOp::Or, brk, cont);
