@@ -537,6 +537,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if !b.is_terminated() {
             self.at(b, def.range());
             if let Some(vs) = self.adjoint_results().filter(|_| !self.adjoints.is_empty()) {
+                self.at(b, def.name.range());
                 b.return_(vs);
                 return Ok(());
             }
