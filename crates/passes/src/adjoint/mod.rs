@@ -15,7 +15,8 @@
 //!   same types: an array's gradient array, a value's adjoint), then one
 //!   `i32` `retain_p` per array parameter (1: the array has `retain_grad`).
 //!   An adjoint array whose first axis is empty is *absent* (the array has
-//!   no gradient): nothing is read from or written to it. A by-value
+//!   no gradient): nothing is read from or written to it; so is one whose
+//!   shape is not its primal array's (never indexed out of bounds). A by-value
 //!   adjoint is the initial adjoint of that parameter (Warp discards it).
 //! * The adjoint of func `f(p..) -> (r..)` (`__weft_adj_f`) takes `f`'s
 //!   parameters, the adjoint arrays and `retain` flags of its array
@@ -341,9 +342,22 @@ fn bind_params(s: &mut Sweep<'_>, grads: &[(weft_ir::Value, weft_ir::Value)]) {
         .filter(|&p| s.sty(p).is_array())
         .collect();
     for (p, &(grad, flag)) in arrays.into_iter().zip(grads) {
+        // Present: the same shape as the primal array, and not empty. An
+        // adjoint array of another shape is ignored, never indexed.
         let zero = s.i32c(0);
+        let primal = s.replay.get(p).unwrap_or(grad);
+        let ndim = match s.sty(p) {
+            Type::Array(a) => a.ndim,
+            _ => 1,
+        };
         let len = s.b().array_shape(grad, 0);
-        let present = s.b().binary(BinaryOp::Ne, len, zero);
+        let mut present = s.b().binary(BinaryOp::Ne, len, zero);
+        for axis in 0..ndim {
+            let a = s.b().array_shape(grad, axis);
+            let b = s.b().array_shape(primal, axis);
+            let same = s.b().binary(BinaryOp::Eq, a, b);
+            present = s.b().binary(BinaryOp::And, present, same);
+        }
         let retain = s.b().binary(BinaryOp::Ne, flag, zero);
         s.arrays.insert(
             p,
