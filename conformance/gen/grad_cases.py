@@ -61,7 +61,8 @@ def npdtype(name):
 class Case:
     """A kernel, its arrays (name -> (dtype, data)), scalars and seeds."""
 
-    def __init__(self, name, source, kernel, arrays, outputs, scalars=(), dim=N, note="", rtol=1e-4, atol=1e-5):
+    def __init__(self, name, source, kernel, arrays, outputs, scalars=(), dim=N, note="", rtol=1e-4, atol=1e-5,
+                 rules=None):
         self.name = name
         self.source = "import warp as wp\n\n" + source.strip() + "\n"
         self.kernel = kernel
@@ -72,6 +73,9 @@ class Case:
         self.note = note
         self.rtol = rtol
         self.atol = atol
+        # array -> why its gradient is Warp's rule, not the derivative
+        # (`grad_kind` "rule: ..."; `weft gradcheck` does not compare it).
+        self.rules = rules or {}
 
 
 def rng(seed):
@@ -142,7 +146,8 @@ def unary(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
     k = len(UNARY)
     note = "columns: " + ", ".join(n for n, _, _ in UNARY) + "; each column starts with its edge points"
     return Case("builtin_unary", src, "unary",
-                [("x", "float32", x), ("y", "float32", np.zeros((N, k), np.float32))], ["y"], note=note)
+                [("x", "float32", x), ("y", "float32", np.zeros((N, k), np.float32))], ["y"], note=note,
+                rules={"x": KINK})
 
 
 BINARY = [
@@ -181,9 +186,10 @@ def binary(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), y: wp.array2d
     b[0, 7] = 0.0
     note = "columns: " + ", ".join(n for n, _ in BINARY) + "; min/max tie in rows 0-3, atan2(0, 0) in row 0"
     f = np.float32
+    kink = {"a": KINK, "b": KINK}
     return Case("builtin_binary", src, "binary",
                 [("a", "float32", a.astype(f)), ("b", "float32", b.astype(f)), ("y", "float32", np.zeros((N, k), f))],
-                ["y"], note=note)
+                ["y"], note=note, rules=kink)
 
 
 def ternary_case():
@@ -210,7 +216,8 @@ def ternary(x: wp.array(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dt
     return Case("builtin_clamp_lerp_where", src, "ternary",
                 [("x", "float32", x.astype(f)), ("lo", "float32", lo.astype(f)), ("hi", "float32", hi.astype(f)),
                  ("t", "float32", t.astype(f)), ("y", "float32", np.zeros((N, 6), f))],
-                ["y"], note="clamp with x at lo, at hi, below, above (rows 0-3); ternaries; smoothstep at its edges")
+                ["y"], note="clamp with x at lo, at hi, below, above (rows 0-3); ternaries; smoothstep at its edges",
+                rules={"x": KINK, "lo": KINK, "hi": KINK})
 
 
 def vec_case():
@@ -253,7 +260,8 @@ def vec_ops(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), s: wp.array(
                 [("a", "vec3", a.astype(f)), ("b", "vec3", b.astype(f)), ("s", "float32", s.astype(f)),
                  ("f", "float32", np.zeros((N, 6), f)), ("v", "vec3", np.zeros((N, 9, 3), f)),
                  ("m", "mat33", np.zeros((N, 3, 3), f))],
-                ["f", "v", "m"], note="row 0: the zero vector (length, normalize); row 1: ties for min/max; row 2: abs at 0")
+                ["f", "v", "m"], note="row 0: the zero vector (length, normalize); row 1: ties for min/max; row 2: abs at 0",
+                rules={"a": KINK, "b": KINK})
 
 
 def vec_sizes_case():
@@ -277,7 +285,7 @@ def vec_sizes(a: wp.array(dtype=wp.vec2), b: wp.array(dtype=wp.vec4), f: wp.arra
     return Case("builtin_vec2_vec4", src, "vec_sizes",
                 [("a", "vec2", a.astype(f)), ("b", "vec4", b.astype(f)), ("f", "float32", np.zeros((N, 3), f)),
                  ("na", "vec2", np.zeros((N, 2), f)), ("nb", "vec4", np.zeros((N, 4), f))],
-                ["f", "na", "nb"], note="row 0: zero vectors")
+                ["f", "na", "nb"], note="row 0: zero vectors", rules={"a": KINK, "b": KINK})
 
 
 def mat_case():
@@ -425,7 +433,8 @@ def prod(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
         p = p * x[j]
     y[i] = p * x[i]
 """, "prod", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("n", "int32", 5)],
-        note="Warp's dynamic-loop rule: the replay skips the loop (y's adjoint sees p = 1), each reverse iteration reads p after its own update; not the derivative"))
+        note="Warp's dynamic-loop rule: the replay skips the loop (y's adjoint sees p = 1), each reverse iteration reads p after its own update; not the derivative",
+        rules={"x": "dynamic loop: p = p * x[j] is differentiated with p updated in place (Warp's rule 2)"}))
     cases.append(Case("loop_while_shift_rule", """
 @wp.kernel
 def shift(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
@@ -437,7 +446,8 @@ def shift(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
         k += 1
     y[i] = s
 """, "shift", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("n", "int32", 6)],
-        note="Warp's while rule: each reverse iteration's adjoint runs after its replay advanced k (the gradient lands one entry later)"))
+        note="Warp's while rule: each reverse iteration's adjoint runs after its replay advanced k (the gradient lands one entry later)",
+        rules={"x": "while loop: the adjoint of sin(x[k]) reads k after the replay advanced it (Warp's rule 3)"}))
     cases.append(Case("loop_constant_range_17", """
 @wp.kernel
 def seventeen(x: wp.array(dtype=float), y: wp.array(dtype=float)):
@@ -447,7 +457,8 @@ def seventeen(x: wp.array(dtype=float), y: wp.array(dtype=float)):
         s += x[(i + j) % 16] * float(j)
     y[i] = s * s
 """, "seventeen", [("x", "float32", x), ("y", "float32", z)], ["y"],
-        note="range(17) exceeds max_unroll: a dynamic loop, and s*s after it is differentiated at s's pre-loop value"))
+        note="range(17) exceeds max_unroll: a dynamic loop, and s*s after it is differentiated at s's pre-loop value",
+        rules={"x": "dynamic loop: y = s * s is differentiated at s's value before the loop (Warp's rule 1)"}))
     cases.append(Case("loop_break_continue", """
 @wp.kernel
 def brk(x: wp.array(dtype=float), t: float, y: wp.array(dtype=float), z: wp.array(dtype=float)):
@@ -472,7 +483,8 @@ def brk(x: wp.array(dtype=float), t: float, y: wp.array(dtype=float), z: wp.arra
     z[i] = c
 """, "brk", [("x", "float32", x), ("y", "float32", z.copy()), ("z", "float32", z.copy())], ["y", "z"],
         scalars=[("t", "float32", 1.1)],
-        note="break and continue in dynamic loops: in the reverse sweep a replayed continue skips its iteration's adjoint, a break ends the loop"))
+        note="break and continue in dynamic loops: in the reverse sweep a replayed continue skips its iteration's adjoint, a break ends the loop",
+        rules={"x": "dynamic loops replayed backwards: the break condition on s sees the reversed accumulation (Warp's rules 2 and 4)"}))
     cases.append(Case("loop_nested_dynamic", """
 @wp.kernel
 def nested(x: wp.array(dtype=float), n: int, m: int, y: wp.array(dtype=float)):
@@ -485,7 +497,8 @@ def nested(x: wp.array(dtype=float), n: int, m: int, y: wp.array(dtype=float)):
         acc += wp.sin(row)
     y[i] = acc
 """, "nested", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("n", "int32", 3), ("m", "int32", 4)],
-        note="a dynamic loop in a dynamic loop: row restarts at 0 in each outer iteration, so the inner loop is exact"))
+        note="a dynamic loop in a dynamic loop: the outer iteration's replay skips the inner loop, so sin(row) is differentiated at row = 0",
+        rules={"x": "nested dynamic loops: the outer replay skips the inner loop, sin'(row) is taken at row's value before it (Warp's rule 1)"}))
     cases.append(Case("loop_negative_step", """
 @wp.kernel
 def down(x: wp.array(dtype=float), lo: int, y: wp.array(dtype=float)):
@@ -547,7 +560,8 @@ def fl(x: wp.array(dtype=float), k: int, y: wp.array(dtype=float)):
     q = poly(x[i], k)
     y[i] = q * q + scaled(x[i], 3.0) * x[i]
 """, "fl", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("k", "int32", 4)],
-             note="a func with a dynamic loop (its forward runs the loop, its adjoint follows Warp's rule) and a @wp.func_replay whose value the reverse sweep reads"),
+             note="a func with a dynamic loop (its forward runs the loop, its adjoint follows Warp's rule) and a @wp.func_replay whose value the reverse sweep reads",
+             rules={"x": "the func's dynamic loop carries p nonlinearly (Warp's rule 2), and the custom replay doubles scaled()'s value for the adjoint"}),
         Case("atomic_min_max_grad", """
 @wp.kernel
 def mm(x: wp.array(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dtype=float), tot: wp.array(dtype=float)):
@@ -583,7 +597,10 @@ def f64_ops(a: wp.array(dtype=wp.vec3d), s: wp.array(dtype=wp.float64), f: wp.ar
     return Case("builtin_float64", src, "f64_ops",
                 [("a", "vec3d", a), ("s", "float64", s), ("f", "float64", np.zeros((N, 4))),
                  ("v", "vec3d", np.zeros((N, 3)))], ["f", "v"], rtol=1e-9, atol=1e-12,
-                note="float64; row 0: the zero vector; row 1: abs at 0")
+                note="float64; row 0: the zero vector; row 1: abs at 0", rules={"a": KINK, "s": KINK})
+
+
+KINK = "non-differentiable points: Warp's choice there, not a finite difference"
 
 
 def all_cases():
@@ -666,6 +683,14 @@ def write_case(wp, case, root):
     for n, g in grads.items():
         np.save(d / f"expected_grad_{n}.npy", g)
     floats = [n for n, dt, _ in case.arrays if is_float(dt)]
+    kinds = {}
+    for n in floats:
+        if n in case.rules:
+            kinds[n] = "rule: " + case.rules[n]
+        elif n in case.outputs:
+            kinds[n] = "residual: written by the launch; what is left of its seed after backward"
+        else:
+            kinds[n] = "derivative: d(sum of seed * final outputs)/d(" + n + ")"
     spec = {
         "name": case.name,
         "kernel": case.kernel,
@@ -680,6 +705,7 @@ def write_case(wp, case, root):
             "check": floats,
             "rtol": case.rtol,
             "atol": case.atol,
+            "grad_kind": kinds,
         },
         "note": case.note,
     }

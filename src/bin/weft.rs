@@ -187,6 +187,27 @@ fn cli() -> Command {
                 ),
         )
         .subcommand(
+            Command::new("gradcheck")
+                .about("Check a gradient case's adjoint gradients against central finite differences")
+                .arg(
+                    CArg::new("case")
+                        .required(true)
+                        .num_args(1..)
+                        .value_name("CASE")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Gradient case directories (or a folder of them)"),
+                )
+                .arg(backend())
+                .arg(
+                    CArg::new("entries")
+                        .long("entries")
+                        .value_name("N")
+                        .value_parser(value_parser!(usize))
+                        .default_value("64")
+                        .help("Entries checked per array (spread evenly over larger arrays)"),
+                ),
+        )
+        .subcommand(
             Command::new("conform")
                 .about("Run every conformance case under DIR and compare with Warp's outputs")
                 .arg(
@@ -340,6 +361,7 @@ fn main() -> ExitCode {
         Some(("build", a)) => build(a),
         Some(("run", a)) => run(a),
         Some(("conform", a)) => conform_cmd(a),
+        Some(("gradcheck", a)) => gradcheck_cmd(a),
         Some(("compare", a)) => compare_cmd(a),
         Some(("debug", a)) => debug_cmd(a),
         Some(("cache", a)) => cache_cmd(a),
@@ -586,6 +608,59 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn gradcheck_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let dev = device(a)?;
+    let opts = weft_cli::gradcheck::Options {
+        max_entries: *a.get_one::<usize>("entries").unwrap_or(&64),
+    };
+    let mut paths = Vec::new();
+    for p in a.get_many::<PathBuf>("case").into_iter().flatten() {
+        paths.extend(conform::find_cases(p)?);
+    }
+    let compiler = Compiler::new();
+    let (mut passed, mut failed) = (0, 0);
+    for p in &paths {
+        let case = Case::load(p)?;
+        let r = match weft_cli::gradcheck::gradcheck(&case, &dev, &compiler, &opts) {
+            Ok(r) => r,
+            Err(e) => {
+                say!("FAIL {}: {}", case.name, conform::one_line(&e));
+                failed += 1;
+                continue;
+            }
+        };
+        say!(
+            "{} (finite differences in {}, on {})",
+            r.case,
+            r.precision,
+            dev.name()
+        );
+        for row in &r.rows {
+            match row.passed {
+                Some(ok) => say!(
+                    "  {:<12} {:>4} entries  worst relative error {:.1e}  {}",
+                    row.array,
+                    row.entries,
+                    row.error,
+                    if ok { "ok" } else { "FAIL" }
+                ),
+                None => say!("  {:<12} not compared: {}", row.array, row.note),
+            }
+        }
+        if r.passed() {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    say!("{} cases, {passed} passed, {failed} failed", paths.len());
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {

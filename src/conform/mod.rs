@@ -241,7 +241,7 @@ fn set_layouts(
 }
 
 /// The arguments of launch `l`: its buffers and its scalar values.
-fn launch_args<'b>(
+pub fn launch_args<'b>(
     case: &Case,
     l: &LaunchSpec,
     buffers: &'b [(String, Array)],

@@ -417,6 +417,12 @@ impl Module {
     pub fn ir(&self) -> &ir::Module {
         &self.ir
     }
+    /// The same module computing in float64 where it computes in float32
+    /// (`weft_passes::promote`), for gradient checks; `None` when it
+    /// reinterprets float32 bits. Its struct fields are promoted too.
+    pub fn to_f64(&self) -> Option<Module> {
+        weft_passes::promote::to_f64(&self.ir).map(Module::from_ir)
+    }
     /// The IR in its text form.
     pub fn ir_text(&self) -> String {
         pipeline::print_ir(&self.ir)
