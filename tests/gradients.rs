@@ -33,7 +33,10 @@ fn run_cases(dir: &Path, device: &Device) -> (usize, Vec<String>, Vec<String>) {
                 Ok(ms) if ms.is_empty() => passed += 1,
                 Ok(ms) => failures.push(format!(
                     "{name}: {}",
-                    ms.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("; ")
+                    ms.iter()
+                        .map(|m| m.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; ")
                 )),
                 Err(e) => failures.push(format!("{name}: {e}")),
             },
@@ -95,7 +98,10 @@ fn gradient_cases_on_vulkan() {
         let (passed, unsupported, failures) = run_cases(&dir, &dev);
         for u in &unsupported {
             println!("unsupported: {u}");
-            assert!(u.contains("float64"), "only float64 is unsupported on HLSL: {u}");
+            assert!(
+                u.contains("float64"),
+                "only float64 is unsupported on HLSL: {u}"
+            );
         }
         println!(
             "{} on vulkan: {passed} passed, {} unsupported",
@@ -144,13 +150,22 @@ fn tape_runs_several_kernels_backwards_from_a_loss() {
         let args = [Arg::array(&x), Arg::f32(2.0), Arg::array(&y)];
         tape.launch(&cpu, &m, "scale", &[3], &args).unwrap();
     }
-    tape.launch(&cpu, &m, "total", &[3], &[Arg::array(&y), Arg::array(&loss)])
-        .unwrap();
+    tape.launch(
+        &cpu,
+        &m,
+        "total",
+        &[3],
+        &[Arg::array(&y), Arg::array(&loss)],
+    )
+    .unwrap();
     assert_eq!(tape.len(), 3);
     assert_eq!(loss.to_vec::<f32>().unwrap(), vec![28.0]);
     tape.backward_from(&loss).unwrap();
     // d(sum 2 x^2)/dx = 4x; y's gradient was consumed by its last store.
-    assert_eq!(x.grad().unwrap().to_vec::<f32>().unwrap(), vec![4.0, 8.0, 12.0]);
+    assert_eq!(
+        x.grad().unwrap().to_vec::<f32>().unwrap(),
+        vec![4.0, 8.0, 12.0]
+    );
     assert_eq!(y.grad().unwrap().to_vec::<f32>().unwrap(), vec![0.0; 3]);
     // The loss keeps its seed (atomics do not consume).
     assert_eq!(loss.grad().unwrap().to_vec::<f32>().unwrap(), vec![1.0]);
@@ -161,11 +176,20 @@ fn tape_runs_several_kernels_backwards_from_a_loss() {
     // give twice 4x (the loss's seed flows into y again each time).
     tape.zero();
     for a in [&x, &y, &loss] {
-        assert!(a.grad().unwrap().to_vec::<f32>().unwrap().iter().all(|&g| g == 0.0));
+        assert!(a
+            .grad()
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .all(|&g| g == 0.0));
     }
     tape.backward_from(&loss).unwrap();
     tape.backward_from(&loss).unwrap();
-    assert_eq!(x.grad().unwrap().to_vec::<f32>().unwrap(), vec![8.0, 16.0, 24.0]);
+    assert_eq!(
+        x.grad().unwrap().to_vec::<f32>().unwrap(),
+        vec![8.0, 16.0, 24.0]
+    );
     tape.reset();
     assert!(tape.is_empty());
     assert_eq!(x.grad().unwrap().to_vec::<f32>().unwrap(), vec![0.0; 3]);
@@ -191,14 +215,21 @@ fn gradient_errors_name_the_problem() {
     let cpu = Device::cpu();
     let x = arr(&[1.0, 2.0]);
     let mut tape = Tape::new();
-    tape.launch(&cpu, &m, "frozen", &[2], &[Arg::array(&x)]).unwrap();
+    tape.launch(&cpu, &m, "frozen", &[2], &[Arg::array(&x)])
+        .unwrap();
     let e = tape.backward().unwrap_err().to_string();
     assert!(e.contains("frozen") && e.contains("enable_backward"), "{e}");
 
     let y = arr(&[0.0; 2]).requires_grad();
-    let e = Tape::new().backward_with(&[(&y, &arr(&[1.0; 3]))]).unwrap_err().to_string();
+    let e = Tape::new()
+        .backward_with(&[(&y, &arr(&[1.0; 3]))])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("does not match"), "{e}");
-    let e = Tape::new().backward_with(&[(&x, &arr(&[1.0; 2]))]).unwrap_err().to_string();
+    let e = Tape::new()
+        .backward_with(&[(&x, &arr(&[1.0; 2]))])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no gradient"), "{e}");
     let e = Tape::new().backward_from(&y).unwrap_err().to_string();
     assert!(e.contains("one float element"), "{e}");
