@@ -321,7 +321,7 @@ fn cli() -> Command {
                         .long("workload")
                         .value_name("NAME")
                         .action(ArgAction::Append)
-                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`)"),
+                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`); `autodiff`: forward vs backward (adjoint) compile and launch times"),
                 ),
         )
         .subcommand(
@@ -865,6 +865,13 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             .unwrap_or_default(),
     };
     let json = a.get_flag("json");
+    if opts.workloads.iter().any(|w| w == "autodiff") {
+        let (rows, skipped) = weft_cli::grad_bench::run(opts.quick, &opts.backends, |what| {
+            let _ = writeln!(std::io::stderr().lock(), "bench: {what}");
+        })?;
+        say!("{}", weft_cli::grad_bench::table(&rows, &skipped));
+        return Ok(ExitCode::SUCCESS);
+    }
     let report = bench::run(&opts, |what| {
         if !json {
             let _ = writeln!(std::io::stderr().lock(), "bench: {what}");

@@ -359,6 +359,11 @@ fn bind_params(s: &mut Sweep<'_>, grads: &[(weft_ir::Value, weft_ir::Value)]) {
             present = s.b().binary(BinaryOp::And, present, same);
         }
         let retain = s.b().binary(BinaryOp::Ne, flag, zero);
+        let owned = if s.src.kind == FuncKind::Kernel {
+            owned(s.src, p)
+        } else {
+            None
+        };
         s.arrays.insert(
             p,
             ArrayAdj {
@@ -366,9 +371,62 @@ fn bind_params(s: &mut Sweep<'_>, grads: &[(weft_ir::Value, weft_ir::Value)]) {
                 present,
                 retain,
                 retain_flag: flag,
+                owned,
             },
         );
     }
+}
+
+/// Whether every access of kernel `f` to array parameter `a` is at one
+/// index that is the thread's own: `wp.tid()` of a 1-D array, the
+/// frontend's `if trailing_dims == 1 { thread_id } else { thread_id / .. }`
+/// (one-to-one when the condition holds, which is returned) or the raw
+/// thread id (always: `Some(None)`). `None`: accesses at other indices, or
+/// the array is passed to a func.
+pub(crate) fn owned(f: &Function, a: weft_ir::Value) -> Option<Option<weft_ir::Value>> {
+    let mut index = None;
+    for i in crate::walk::all_insts(f) {
+        let d = &f.insts[i].kind;
+        let m = match d {
+            InstKind::Load(m) | InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => m,
+            InstKind::Call(_, args) if args.contains(&a) => return None,
+            _ => continue,
+        };
+        if m.array != a {
+            continue;
+        }
+        match (index, m.indices.as_slice()) {
+            (None, [x]) => index = Some(*x),
+            (Some(y), [x]) if y == *x => {}
+            _ => return None,
+        }
+    }
+    let x = index?;
+    let def = |v: weft_ir::Value| match f.values[v].def {
+        weft_ir::ValueDef::Result(i, 0) => Some(&f.insts[i].kind),
+        _ => None,
+    };
+    let is_tid = |v| matches!(def(v), Some(InstKind::ThreadId));
+    if is_tid(x) {
+        return Some(None);
+    }
+    let Some(InstKind::If {
+        cond,
+        then_region,
+        else_region,
+    }) = def(x)
+    else {
+        return None;
+    };
+    let yielded = |r: Region| match f.regions[r].insts.last().map(|&t| &f.insts[t].kind) {
+        Some(InstKind::Yield(vs)) if vs.len() == 1 => Some(vs[0]),
+        _ => None,
+    };
+    let then_tid = yielded(*then_region).is_some_and(is_tid);
+    let else_div = yielded(*else_region)
+        .and_then(def)
+        .is_some_and(|k| matches!(k, InstKind::Binary(BinaryOp::Div, t, _) if is_tid(*t)));
+    (then_tid && else_div).then_some(Some(*cond))
 }
 
 fn kernel_adjoint(ctx: &Ctx<'_>, k: FuncId) -> Result<Function, AdjointError> {

@@ -382,19 +382,36 @@ impl Sweep<'_> {
             .is_some_and(|t| super::sweep::has_float(t, self.structs()))
     }
 
-    /// `x[i]`: the adjoint is added to the adjoint array, atomically.
+    /// `x[i]`: the adjoint is added to the adjoint array, atomically — or
+    /// with a plain read and write when the element is the thread's own
+    /// ([`ArrayAdj::owned`]).
     fn reverse_load(&mut self, i: Inst, m: &MemAccess, g: Value) -> R<()> {
         if !self.access_tracked(m) {
             return Ok(());
         }
         let (am, aa) = self.adj_access(i, m)?;
+        let own = match aa.owned {
+            None => None,
+            Some(None) => Some(self.b().bconst(true)),
+            Some(Some(c)) => Some(self.rv(i, c)?),
+        };
+        let add = |s: &mut Self| {
+            let old = s.b().load(am.clone());
+            let new = s.add_any(old, g);
+            s.b().store(am.clone(), new);
+            Ok(Vec::new())
+        };
+        let atomic = |s: &mut Self| {
+            s.b().atomic(AtomicOp::Add, am.clone(), g);
+            Ok(Vec::new())
+        };
         self.emit_if(
             aa.present,
             &[],
             &[],
-            &mut |s| {
-                s.b().atomic(AtomicOp::Add, am.clone(), g);
-                Ok(Vec::new())
+            &mut |s| match own {
+                Some(o) => s.emit_if(o, &[], &[], &mut |s| add(s), &mut |s| atomic(s)),
+                None => atomic(s),
             },
             &mut |_| Ok(Vec::new()),
         )?;

@@ -48,6 +48,11 @@ pub(super) struct ArrayAdj {
     /// The same as the `i32` parameter it was read from (passed on to the
     /// adjoints of funcs).
     pub retain_flag: Value,
+    /// When every access of the kernel to this array is at the thread's own
+    /// index ([`super::owned`]): the source condition under which that index
+    /// is one-to-one (`None` in the value: always). Its gradient then needs
+    /// no atomics.
+    pub owned: Option<Option<Value>>,
 }
 
 /// The dynamic loop whose iteration is being reversed.
