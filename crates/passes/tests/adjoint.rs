@@ -11,7 +11,7 @@ fn every_gradient_case_has_a_verified_backward_module() {
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(case.join("kernel.py")).expect("reads kernel.py");
-        let m = match weft_frontend::compile("kernel.py", &src) {
+        let m = match weft_frontend::compile_for_backward("kernel.py", &src) {
             Ok(m) => m,
             Err(d) => {
                 failures.push(format!("{name}: frontend: {}", d.render(false)));

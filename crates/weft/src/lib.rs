@@ -283,12 +283,12 @@ impl Compiler {
     /// adjoint (`weft_passes::adjoint`; `docs/autodiff.md`), through the
     /// same pass pipeline as the forward module.
     pub fn compile_backward(&self, file_name: &str, source: &str) -> Result<Module, Error> {
-        let raw = self.compile_raw(file_name, source)?;
+        let raw = pipeline::frontend_for_backward(file_name, source)?;
         self.backward_of(&raw)
     }
     /// The backward module of `source` before the pass pipeline.
     pub fn compile_backward_raw(&self, file_name: &str, source: &str) -> Result<ir::Module, Error> {
-        let raw = self.compile_raw(file_name, source)?;
+        let raw = pipeline::frontend_for_backward(file_name, source)?;
         let opts = weft_passes::adjoint::AdjointOptions::default();
         Ok(weft_passes::adjoint::adjoint_module(&raw, &opts)?)
     }

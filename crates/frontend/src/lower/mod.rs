@@ -68,6 +68,9 @@ pub(crate) struct Ctx {
     names: HashSet<String>,
     /// Diagnostics about the user's file.
     pub diags: Vec<Diagnostic>,
+    /// Lower `@wp.func_grad`/`@wp.func_replay` definitions (only the
+    /// backward module needs them; [`crate::compile_for_backward`]).
+    pub custom: bool,
 }
 
 impl Ctx {
@@ -388,7 +391,9 @@ fn lower_func<'a>(
             ctx.funcs[slot as usize] = Some(func);
             ctx.returns[slot as usize] = rets.clone();
             ctx.instances.insert(key, InstState::Done(slot));
-            adjoint::lower_custom(ctx, structs, mods, origin, m, fd, slot, ptypes, &rets)?;
+            if ctx.custom {
+                adjoint::lower_custom(ctx, structs, mods, origin, m, fd, slot, ptypes, &rets)?;
+            }
             Ok(slot)
         }
         Err(ds) => {
