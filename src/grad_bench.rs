@@ -68,8 +68,12 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
     let g = |a: Array| a.requires_grad();
     let zeros3 = |n: usize| Array::from_slice(&vec![[0.0f32; 3]; n], &[n]);
     let f = |i: usize, k: usize| ((i * 7 + k * 13) % 1000) as f32 * 1e-3;
-    let px: Vec<[f32; 3]> = (0..pn).map(|i| [f(i, 0), f(i, 1) + 0.01, f(i, 2)]).collect();
-    let pv: Vec<[f32; 3]> = (0..pn).map(|i| [f(i, 3) - 0.5, f(i, 4) - 0.5, f(i, 5) - 0.5]).collect();
+    let px: Vec<[f32; 3]> = (0..pn)
+        .map(|i| [f(i, 0), f(i, 1) + 0.01, f(i, 2)])
+        .collect();
+    let pv: Vec<[f32; 3]> = (0..pn)
+        .map(|i| [f(i, 3) - 0.5, f(i, 4) - 0.5, f(i, 5) - 0.5])
+        .collect();
     Ok(vec![
         Workload {
             name: format!("nbody {nb}"),
@@ -89,15 +93,25 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
             source: PARTICLES_SOURCE,
             kernel: "particles",
             n: pn,
-            arrays: vec![g(Array::from_slice(&px, &[pn])?), g(Array::from_slice(&pv, &[pn])?)],
+            arrays: vec![
+                g(Array::from_slice(&px, &[pn])?),
+                g(Array::from_slice(&pv, &[pn])?),
+            ],
         },
     ])
 }
 
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default().as_secs_f64() * 1e3
+    v.get(v.len() / 2)
+        .copied()
+        .unwrap_or_default()
+        .as_secs_f64()
+        * 1e3
 }
+
+/// Backends that were not measured, each with the reason.
+pub type Skipped = Vec<(String, String)>;
 
 /// Measures `backends` (host-memory devices; others are reported skipped
 /// in the second list with the reason).
@@ -105,7 +119,7 @@ pub fn run(
     quick: bool,
     backends: &[String],
     mut progress: impl FnMut(&str),
-) -> Result<(Vec<Row>, Vec<(String, String)>), Error> {
+) -> Result<(Vec<Row>, Skipped), Error> {
     let reps = if quick { 3 } else { 9 };
     let mut rows = Vec::new();
     let mut skipped = Vec::new();

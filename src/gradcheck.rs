@@ -8,7 +8,8 @@
 //! whole case forward for each, in float64 when the module can be promoted
 //! ([`weft::Module::to_f64`]; float32 otherwise), with `h = 1e-6·max(1, |x|)`
 //! (`1e-3` in float32). The adjoint's gradients (the case run as usual) are
-//! compared normwise: the error of an input is
+//! compared normwise (with `--exact-loops`, also the arrays whose
+//! difference is Warp's dynamic-loop rule): the error of an input is
 //! `max |fd - grad| / max |fd|`, and it passes when every entry is within
 //! `atol + rtol · max |fd|` with the case's gradient tolerances — or, where
 //! the case asks for more than central differences can tell, the accuracy
@@ -39,6 +40,16 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options { max_entries: 64 }
+    }
+}
+
+/// Whether an array of grad kind `kind` is compared with the differences:
+/// derivatives always; Warp's dynamic-loop rule too when the compiler
+/// differentiates loops exactly (`exact`), which makes them derivatives.
+fn compared(kind: Option<&str>, exact: bool) -> bool {
+    match kind {
+        Some(k) if k.starts_with("rule") => exact && k.contains("dynamic loop"),
+        _ => true,
     }
 }
 
@@ -280,7 +291,8 @@ pub fn gradcheck(
             ));
             continue;
         }
-        if let Some(k) = kind.filter(|k| k.starts_with("rule")) {
+        let exact = compiler.options().exact_loops.is_some();
+        if let Some(k) = kind.filter(|k| !compared(Some(k), exact)) {
             rows.push(skip(&format!("a Warp rule, not the derivative ({k})")));
             continue;
         }

@@ -447,7 +447,7 @@ def shift(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
     y[i] = s
 """, "shift", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("n", "int32", 6)],
         note="Warp's while rule: each reverse iteration's adjoint runs after its replay advanced k (the gradient lands one entry later)",
-        rules={"x": "while loop: the adjoint of sin(x[k]) reads k after the replay advanced it (Warp's rule 3)"}))
+        rules={"x": "dynamic loop (while): the adjoint of sin(x[k]) reads k after the replay advanced it (Warp's rule 3)"}))
     cases.append(Case("loop_constant_range_17", """
 @wp.kernel
 def seventeen(x: wp.array(dtype=float), y: wp.array(dtype=float)):
@@ -561,7 +561,7 @@ def fl(x: wp.array(dtype=float), k: int, y: wp.array(dtype=float)):
     y[i] = q * q + scaled(x[i], 3.0) * x[i]
 """, "fl", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("k", "int32", 4)],
              note="a func with a dynamic loop (its forward runs the loop, its adjoint follows Warp's rule) and a @wp.func_replay whose value the reverse sweep reads",
-             rules={"x": "the func's dynamic loop carries p nonlinearly (Warp's rule 2), and the custom replay doubles scaled()'s value for the adjoint"}),
+             rules={"x": "custom replay: the reverse sweep reads scaled() at twice its value (and the func's loop carries p nonlinearly)"}),
         Case("atomic_min_max_grad", """
 @wp.kernel
 def mm(x: wp.array(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dtype=float), tot: wp.array(dtype=float)):

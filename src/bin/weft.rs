@@ -65,6 +65,13 @@ fn cli() -> Command {
             .default_value("aos")
             .help("Memory layout of kernel array parameters: aos (Warp's), or soa (structure of arrays for every eligible array: vectors, matrices, quaternions, transforms, one-scalar structs)")
     };
+    let exact_loops = || {
+        CArg::new("exact-loops")
+            .long("exact-loops")
+            .value_name("K")
+            .value_parser(value_parser!(u32))
+            .help("Differentiate dynamic loops exactly (beyond Warp's rule), keeping at most K states per loop and thread (docs/autodiff.md)")
+    };
     let gdb = || {
         CArg::new("gdb")
             .short('g')
@@ -91,6 +98,7 @@ fn cli() -> Command {
                 )
                 .arg(opt_level())
                 .arg(layout())
+                .arg(exact_loops())
                 .arg(
                     CArg::new("print-pipeline")
                         .long("print-pipeline")
@@ -171,6 +179,7 @@ fn cli() -> Command {
                 .arg(opt_level())
                 .arg(fast_math())
                 .arg(layout())
+                .arg(exact_loops())
                 .arg(gdb())
                 .arg(
                     CArg::new("out")
@@ -198,6 +207,7 @@ fn cli() -> Command {
                         .help("Gradient case directories (or a folder of them)"),
                 )
                 .arg(backend())
+                .arg(exact_loops())
                 .arg(
                     CArg::new("entries")
                         .long("entries")
@@ -220,6 +230,7 @@ fn cli() -> Command {
                 .arg(opt_level())
                 .arg(fast_math())
                 .arg(layout())
+                .arg(exact_loops())
                 .arg(gdb())
                 .arg(
                     CArg::new("checked")
@@ -560,6 +571,7 @@ fn compile_options(a: &ArgMatches) -> CompileOptions {
             default: layout,
             params: Vec::new(),
         },
+        exact_loops: a.try_get_one::<u32>("exact-loops").ok().flatten().copied(),
         ..CompileOptions::default()
     }
 }
@@ -619,7 +631,10 @@ fn gradcheck_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     for p in a.get_many::<PathBuf>("case").into_iter().flatten() {
         paths.extend(conform::find_cases(p)?);
     }
-    let compiler = Compiler::new();
+    let compiler = Compiler::with_options(CompileOptions {
+        exact_loops: a.get_one::<u32>("exact-loops").copied(),
+        ..CompileOptions::default()
+    });
     let (mut passed, mut failed) = (0, 0);
     for p in &paths {
         let case = Case::load(p)?;

@@ -174,6 +174,11 @@ pub struct CompileOptions {
     /// [`ArrayLayout::Soa`] at launch ([`Array::to_layout`]); see
     /// `docs/runtime.md`.
     pub layout: LayoutOptions,
+    /// The backward module differentiates dynamic loops exactly, keeping
+    /// at most this many states per loop and thread (beyond Warp, whose
+    /// rule is exact only for accumulations; `docs/autodiff.md`). Default
+    /// `None`: Warp's rule. No effect on the forward module.
+    pub exact_loops: Option<u32>,
 }
 
 impl Default for CompileOptions {
@@ -186,6 +191,7 @@ impl Default for CompileOptions {
             fast_math: false,
             fast_math_kernels: Vec::new(),
             layout: LayoutOptions::default(),
+            exact_loops: None,
         }
     }
 }
@@ -286,16 +292,23 @@ impl Compiler {
         let raw = pipeline::frontend_for_backward(file_name, source)?;
         self.backward_of(&raw)
     }
+    fn adjoint_options(&self) -> weft_passes::adjoint::AdjointOptions {
+        weft_passes::adjoint::AdjointOptions {
+            exact_loops: self.options.exact_loops,
+            ..Default::default()
+        }
+    }
     /// The backward module of `source` before the pass pipeline.
     pub fn compile_backward_raw(&self, file_name: &str, source: &str) -> Result<ir::Module, Error> {
         let raw = pipeline::frontend_for_backward(file_name, source)?;
-        let opts = weft_passes::adjoint::AdjointOptions::default();
-        Ok(weft_passes::adjoint::adjoint_module(&raw, &opts)?)
+        Ok(weft_passes::adjoint::adjoint_module(
+            &raw,
+            &self.adjoint_options(),
+        )?)
     }
     /// [`Compiler::compile_backward`] of IR as the frontend made it.
     fn backward_of(&self, raw: &ir::Module) -> Result<Module, Error> {
-        let opts = weft_passes::adjoint::AdjointOptions::default();
-        let mut m = weft_passes::adjoint::adjoint_module(raw, &opts)?;
+        let mut m = weft_passes::adjoint::adjoint_module(raw, &self.adjoint_options())?;
         pipeline::passes(&mut m, &self.options)?;
         if self.options.checked {
             pipeline::bounds_check(&mut m)?;

@@ -60,6 +60,12 @@ pub struct AdjointOptions {
     /// The kernels to differentiate, by name; empty: every kernel whose
     /// [`Function::backward`] is set.
     pub kernels: Vec<String>,
+    /// Differentiate dynamic loops exactly (beyond Warp, whose rule is only
+    /// exact for accumulations; see [`loops`]), keeping at most this many
+    /// states of each loop per thread (at least 1): iteration `t`'s state
+    /// is recomputed from the nearest kept one. `None` (default): Warp's
+    /// rule.
+    pub exact_loops: Option<u32>,
 }
 
 /// Why a backward module cannot be made.
@@ -90,6 +96,8 @@ pub(crate) struct Ctx<'a> {
     adjoints: HashMap<FuncId, FuncId>,
     /// Each func with side effects → its replay in the output.
     replays: HashMap<FuncId, FuncId>,
+    /// [`AdjointOptions::exact_loops`].
+    pub exact_loops: Option<u32>,
 }
 
 impl Ctx<'_> {
@@ -114,6 +122,7 @@ pub fn adjoint_module(m: &Module, opts: &AdjointOptions) -> Result<Module, Adjoi
         fmap: HashMap::new(),
         adjoints: HashMap::new(),
         replays: HashMap::new(),
+        exact_loops: opts.exact_loops.map(|k| k.max(1)),
     };
     let funcs: Vec<FuncId> = m
         .funcs

@@ -3,28 +3,37 @@
 //! is left (they name values not visible outside it).
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use weft_ir::Value;
 
-#[derive(Default)]
-pub(super) struct ScopedMap {
-    map: HashMap<Value, Value>,
+pub(super) struct ScopedMap<K = Value> {
+    map: HashMap<K, Value>,
     /// Each change: the key and what it held before.
-    log: Vec<(Value, Option<Value>)>,
+    log: Vec<(K, Option<Value>)>,
+}
+
+impl<K> Default for ScopedMap<K> {
+    fn default() -> Self {
+        ScopedMap {
+            map: HashMap::new(),
+            log: Vec::new(),
+        }
+    }
 }
 
 /// A point to return to with [`ScopedMap::restore`].
 #[derive(Copy, Clone)]
 pub(super) struct Mark(usize);
 
-impl ScopedMap {
-    pub(super) fn get(&self, k: Value) -> Option<Value> {
+impl<K: Copy + Eq + Hash> ScopedMap<K> {
+    pub(super) fn get(&self, k: K) -> Option<Value> {
         self.map.get(&k).copied()
     }
-    pub(super) fn set(&mut self, k: Value, v: Value) {
+    pub(super) fn set(&mut self, k: K, v: Value) {
         let old = self.map.insert(k, v);
         self.log.push((k, old));
     }
-    pub(super) fn remove(&mut self, k: Value) {
+    pub(super) fn remove(&mut self, k: K) {
         let old = self.map.remove(&k);
         if old.is_some() {
             self.log.push((k, old));
@@ -53,7 +62,7 @@ mod tests {
     #[test]
     fn restore_undoes_sets_and_removes_in_order() {
         let v = Value::from_u32;
-        let mut m = ScopedMap::default();
+        let mut m: ScopedMap = ScopedMap::default();
         m.set(v(1), v(10));
         let mark = m.mark();
         m.set(v(1), v(11));

@@ -16,7 +16,7 @@
 //! ([`Exit`]); the rest of the region is then replayed and reversed under
 //! `if code == 0`, as Warp's `goto` into the reverse sweep does.
 
-use super::scoped::ScopedMap;
+use super::scoped::{Mark, ScopedMap};
 use super::{AdjointError, Ctx};
 use std::collections::{BTreeSet, HashMap};
 use weft_ir::{
@@ -25,6 +25,10 @@ use weft_ir::{
 };
 
 pub(super) type R<T> = Result<T, AdjointError>;
+
+/// The scoped maps' marks ([`Sweep::marks`]).
+#[derive(Copy, Clone)]
+pub(super) struct Marks([Mark; 4]);
 
 /// How a replayed sequence ended (the `i32` exit code).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -87,12 +91,18 @@ pub(super) struct Sweep<'a> {
     pub replay: ScopedMap,
     pub primal: ScopedMap,
     pub adj: ScopedMap,
+    /// Exact mode: the trip count (`i64`) of each replayed loop.
+    pub counts: ScopedMap<Inst>,
     pub arrays: HashMap<Value, ArrayAdj>,
     /// Adjoints of the results of the `if` whose region is being reversed.
     pub yield_adj: Vec<Option<Value>>,
     /// Adjoints of the function's return values (funcs).
     pub ret_adj: Vec<Value>,
     pub iter: Option<IterCtx>,
+    /// Dynamic loops are differentiated exactly, keeping at most this many
+    /// states per loop ([`super::AdjointOptions::exact_loops`]); `None`:
+    /// Warp's rule.
+    pub exact: Option<u32>,
 }
 
 impl<'a> Sweep<'a> {
@@ -107,10 +117,12 @@ impl<'a> Sweep<'a> {
             replay: ScopedMap::default(),
             primal: ScopedMap::default(),
             adj: ScopedMap::default(),
+            counts: ScopedMap::default(),
             arrays: HashMap::new(),
             yield_adj: Vec::new(),
             ret_adj: Vec::new(),
             iter: None,
+            exact: ctx.exact_loops,
         }
     }
 
@@ -277,14 +289,12 @@ impl<'a> Sweep<'a> {
         let mut ends = Vec::new();
         for (k, r) in [(0, tr), (1, er)] {
             self.region = r;
-            let marks = (self.replay.mark(), self.primal.mark(), self.adj.mark());
+            let marks = self.marks();
             let vs = if k == 0 { then_f(self)? } else { else_f(self)? };
             let open = !self.b().is_terminated();
             let after: Vec<Option<Value>> = touched.iter().map(|&k| self.adj.get(k)).collect();
             ends.push((r, open, vs, after, self.region));
-            self.replay.restore(marks.0);
-            self.primal.restore(marks.1);
-            self.adj.restore(marks.2);
+            self.restore(marks);
         }
         // The touched adjoints some open branch changed.
         let changed: Vec<usize> = (0..touched.len())
@@ -317,6 +327,23 @@ impl<'a> Sweep<'a> {
         }
         results.truncate(extra.len());
         Ok(results)
+    }
+
+    /// Where the scoped maps are, to come back to when the generated region
+    /// being filled is left.
+    pub(super) fn marks(&self) -> Marks {
+        Marks([
+            self.replay.mark(),
+            self.primal.mark(),
+            self.adj.mark(),
+            self.counts.mark(),
+        ])
+    }
+    pub(super) fn restore(&mut self, m: Marks) {
+        self.replay.restore(m.0[0]);
+        self.primal.restore(m.0[1]);
+        self.adj.restore(m.0[2]);
+        self.counts.restore(m.0[3]);
     }
 
     /// The tracked source values that `insts` (and the regions in them) use
@@ -561,6 +588,14 @@ impl<'a> Sweep<'a> {
                 self.replay.set(results[0], v);
                 return Ok(());
             }
+            // Exact mode: the loop runs (without its side effects).
+            InstKind::Loop { .. } if self.exact.is_some() => {
+                let fin = self.replay_loop(i, None)?;
+                for (&r, v) in results.iter().zip(fin.state) {
+                    self.replay.set(r, v);
+                }
+                return Ok(());
+            }
             // Dynamic loops are skipped: their carried variables keep
             // their values from before the loop (Warp's rule 1).
             InstKind::Loop { init, body } => {
@@ -635,12 +670,13 @@ impl<'a> Sweep<'a> {
             if self.src.insts[i].kind.is_terminator() {
                 let out = self.replay_terminator(i, top, &[])?;
                 let skips = out.code.is_some()
+                    && self.exact.is_none()
                     && matches!(
                         self.src.insts[i].kind,
                         InstKind::Break(_) | InstKind::Continue(_)
                     );
                 // A `break`/`continue` skips its iteration's adjoint (Warp
-                // jumps over it).
+                // jumps over it; the exact mode does not).
                 if !skips {
                     self.reverse_terminator(i, top, &out)?;
                     for &j in insts[..k].iter().rev() {
@@ -675,7 +711,7 @@ impl<'a> Sweep<'a> {
                 )?;
                 let code = out[0];
                 let args = out[1..].to_vec();
-                if top {
+                if top && self.exact.is_none() {
                     // The carried variables now hold what the iteration
                     // left in them (Warp's in-place assignments).
                     if let Some(it) = self.iter.clone() {
@@ -687,7 +723,7 @@ impl<'a> Sweep<'a> {
                 // The adjoint of this instruction and of what precedes it,
                 // unless the iteration left by `break`/`continue`.
                 let prefix = &insts[..=k];
-                if self.iter.is_some() {
+                if self.iter.is_some() && self.exact.is_none() {
                     let touched = self.touched(prefix, top);
                     let brk = self.code_is(code, Exit::Break);
                     let cont = self.code_is(code, Exit::Continue);
@@ -733,6 +769,27 @@ impl<'a> Sweep<'a> {
             InstKind::Return(vs) => {
                 for (k, v) in vs.into_iter().enumerate() {
                     if let Some(&g) = self.ret_adj.get(k) {
+                        self.accum(v, g);
+                    }
+                }
+            }
+            // Exact mode: an iteration's exit passes the adjoints of the
+            // values it leaves in the carried variables on to those values.
+            InstKind::Continue(vs) | InstKind::Break(vs) if self.exact.is_some() => {
+                let Some(it) = self.iter.clone() else {
+                    return Ok(());
+                };
+                let skip = match self.src.insts[i].kind {
+                    InstKind::Continue(_) => it.k0,
+                    _ => 0,
+                };
+                let carried = &it.params[it.k0..];
+                let gs: Vec<Option<Value>> = carried.iter().map(|&p| self.adj.get(p)).collect();
+                for &p in carried {
+                    self.adj.remove(p);
+                }
+                for (&v, g) in vs.iter().skip(skip).zip(gs) {
+                    if let Some(g) = g {
                         self.accum(v, g);
                     }
                 }
@@ -795,7 +852,10 @@ impl<'a> Sweep<'a> {
         let src = self.src;
         let mut insts = src.regions[tr].insts.clone();
         insts.extend_from_slice(&src.regions[er].insts);
-        let touched = self.outer_uses(&insts);
+        // Exact mode: a `break`/`continue` in a branch moves the carried
+        // variables' adjoints on to the values it leaves in them.
+        let exits = self.exact.is_some() && self.may_exit(i);
+        let touched = self.touched(&insts, exits);
         let saved = std::mem::replace(&mut self.yield_adj, adj_in.clone());
         let r = self.emit_if(
             c,
