@@ -10,9 +10,12 @@
 //!   interpreter, and its HTML page;
 //! * [`bench`], [`gpu_bench`] and [`reference`]: `weft bench` /
 //!   `weft bench-gpu` and the hand-written loops they are measured against;
+//!   [`grad_bench`]: `weft bench --workload autodiff`;
 //! * [`debug`]: `weft debug`'s command loop over the library's debugger;
 //! * [`fuzz`]: the fuzz targets' bodies and seeds, the random program
-//!   generator and `weft fuzz-diff`.
+//!   generator and `weft fuzz-diff`;
+//! * [`gradcheck`]: `weft gradcheck`, adjoint gradients against finite
+//!   differences.
 
 pub mod bench;
 pub mod compare;
@@ -20,6 +23,8 @@ pub mod conform;
 pub mod debug;
 pub mod fuzz;
 pub mod gpu_bench;
+pub mod grad_bench;
+pub mod gradcheck;
 pub mod reference;
 pub mod report;
 

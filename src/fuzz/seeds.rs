@@ -139,7 +139,7 @@ fn cache_entries(sources: Vec<(String, String)>) -> Vec<(String, Vec<u8>)> {
     let Ok(cache) = weft_cache::Cache::open(&dir) else {
         return Vec::new();
     };
-    let mut entry = |name: &str, payload: &[u8]| {
+    let entry = |name: &str, payload: &[u8]| {
         let k = weft_cache::CacheKey::of_kind("seed", &[name.as_bytes()]);
         cache.put(&k, payload).ok()?;
         std::fs::read(cache.entry_path(&k)).ok()
