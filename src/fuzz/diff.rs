@@ -33,7 +33,7 @@ pub struct Options {
     /// (`fuzz_<seed>/`, expected outputs from the reference).
     pub save: Option<PathBuf>,
     /// Write every program there, not only the divergent ones (to run
-    /// them with real Warp: `scripts/fuzz-warp.sh`).
+    /// them elsewhere, e.g. with real Warp).
     pub save_all: bool,
 }
 

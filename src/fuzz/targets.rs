@@ -7,13 +7,14 @@
 //! * `frontend`: source text → IR. Never panics; what compiles verifies.
 //! * `pipeline`: source text → IR → every pass pipeline (O0, O1, O2 with
 //!   the opt-in passes, SoA layout, bounds checks), the verifier after
-//!   every pass → the CPU backend (CLIF) and the HLSL backend. A verifier
-//!   failure after a pass, or a backend's code generator failing on
-//!   verified IR, is a bug.
+//!   every pass → the CPU backend (CLIF) and the HLSL backend; and the
+//!   backward module (the adjoint pass, Warp's loop rule and exact loops)
+//!   through the same pipelines. A verifier failure after a pass, or a
+//!   backend's code generator failing on verified IR, is a bug.
 //! * `ir_text`: IR text → parser → verifier (and `ModuleInfo`); a module
 //!   that parses prints back to text that parses to the same text.
-//! * `ir_passes`: IR text that verifies → each pass alone and the
-//!   pipelines, the verifier after each; then the backends.
+//! * `ir_passes`: IR text that verifies → each pass alone, the adjoint
+//!   pass and the pipelines, the verifier after each; then the backends.
 //! * `case_loader`: a conformance case (case.json, kernel.py, npy files)
 //!   → case parser, npy parser, arrays, scalar arguments, the comparison
 //!   rule. Every failure is a typed error; what loads round-trips.
@@ -69,13 +70,38 @@ pub fn pipeline(data: &[u8]) {
     let Ok(source) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(m) = weft_frontend::compile("fuzz.py", source) else {
+    let Ok(m) = weft_frontend::compile_for_backward("fuzz.py", source) else {
         return;
     };
     if let Err(e) = verify_module(&m) {
         panic!("the frontend's IR does not verify: {e}");
     }
     passes_and_backends(&m);
+    adjoints(&m, true);
+}
+
+/// The backward modules of verified `m` (Warp's rule for dynamic loops,
+/// and exact loops keeping 2 states), each through the pipelines and
+/// backends when `pipelines`. A typed error (a construct without an
+/// adjoint, a kernel without backward) is fine; a backward module that
+/// does not verify is a bug.
+fn adjoints(m: &Module, pipelines: bool) {
+    use weft_passes::adjoint::{adjoint_module, AdjointError, AdjointOptions};
+    for exact_loops in [None, Some(2)] {
+        let opts = AdjointOptions {
+            exact_loops,
+            ..Default::default()
+        };
+        match adjoint_module(m, &opts) {
+            Ok(b) => match verify_module(&b) {
+                Ok(_) if pipelines => passes_and_backends(&b),
+                Ok(_) => {}
+                Err(e) => panic!("the backward module does not verify: {e}"),
+            },
+            Err(e @ AdjointError::Verify(_)) => panic!("adjoint pass on verified IR: {e}"),
+            Err(_) => {}
+        }
+    }
 }
 
 /// IR text → parser → verifier; the text form round-trips.
@@ -124,6 +150,7 @@ pub fn ir_passes(data: &[u8]) {
             Err(e) => allowed(&e, name),
         }
     }
+    adjoints(&m, false);
     passes_and_backends(&m);
 }
 
@@ -318,14 +345,20 @@ pub fn case_loader(data: &[u8]) {
 /// The source whose IR cache entry [`cache_entry`] replaces.
 const CACHED_SOURCE: &str = "import warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = a[i] * 2.0\n";
 
-/// A scratch cache directory of this process.
-fn scratch_cache() -> &'static Path {
-    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("weft-fuzz-cache-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&d);
-        d
-    })
+/// A scratch cache directory of this thread (the target writes entries
+/// and checks what it reads back, so threads must not share one).
+fn scratch_cache() -> PathBuf {
+    thread_local! {
+        static DIR: PathBuf = {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let d = std::env::temp_dir()
+                .join(format!("weft-fuzz-cache-{}-{id}", std::process::id()));
+            let _ = std::fs::create_dir_all(&d);
+            d
+        };
+    }
+    DIR.with(PathBuf::clone)
 }
 
 /// Bytes as a compile-cache entry, and as an entry's payload.
@@ -343,7 +376,7 @@ pub fn cache_entry(data: &[u8]) {
             "SPIR-V words do not cover the payload"
         );
     }
-    let dir = scratch_cache();
+    let dir = &scratch_cache();
     let Ok(cache) = weft_cache::Cache::open(dir) else {
         return;
     };

@@ -48,6 +48,24 @@ impl Sweep<'_> {
         }
     }
 
+    /// How many of loop `i`'s body params come before those its results
+    /// carry (1 for a range loop's counter, 0 for a `while`). In the
+    /// frontend's forms the last params are the carried variables, one per
+    /// result, of the results' types.
+    pub(super) fn carried_offset(&self, i: Inst, body: Region) -> R<usize> {
+        let params = &self.src.regions[body].params;
+        let results = self.src.results(i);
+        let k0 = params
+            .len()
+            .checked_sub(results.len())
+            .ok_or_else(|| self.unsupported(i, "a loop with more results than carried values"))?;
+        let mut carried = params[k0..].iter().zip(results);
+        if carried.any(|(&p, &r)| self.sty(p) != self.sty(r)) {
+            return Err(self.unsupported(i, "a loop whose results are not its carried values"));
+        }
+        Ok(k0)
+    }
+
     fn loop_form(&self, i: Inst, body: Region, k0: usize) -> R<Form> {
         let shape = || self.unsupported(i, "a loop that is not in the frontend's form");
         match k0 {
@@ -171,10 +189,7 @@ impl Sweep<'_> {
         let src = self.src;
         let params = src.regions[body].params.clone();
         let results = src.results(i).to_vec();
-        let k0 = params
-            .len()
-            .checked_sub(results.len())
-            .ok_or_else(|| self.unsupported(i, "a loop with more results than carried values"))?;
+        let k0 = self.carried_offset(i, body)?;
         let form = self.loop_form(i, body, k0)?;
         let body_insts = src.regions[body].insts.clone();
         let outer: Vec<Value> = self
@@ -364,10 +379,7 @@ impl Sweep<'_> {
         };
         let params = self.src.regions[body].params.clone();
         let nres = self.src.results(i).len();
-        let k0 = params
-            .len()
-            .checked_sub(nres)
-            .ok_or_else(|| self.unsupported(i, "a loop with more results than carried values"))?;
+        let k0 = self.carried_offset(i, body)?;
         if self.has_return(body) {
             return Err(
                 self.unsupported(i, "a `return` inside a dynamic loop in the exact loop mode")

@@ -599,7 +599,7 @@ impl<'a> Sweep<'a> {
             // Dynamic loops are skipped: their carried variables keep
             // their values from before the loop (Warp's rule 1).
             InstKind::Loop { init, body } => {
-                let k0 = self.src.regions[*body].params.len() - results.len();
+                let k0 = self.carried_offset(i, *body)?;
                 for (k, &r) in results.iter().enumerate() {
                     let v = self.rv(i, init[k0 + k])?;
                     self.replay.set(r, v);
