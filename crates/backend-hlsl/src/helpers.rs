@@ -371,16 +371,18 @@ double weft_ro_sum64(double x, double y)
 // multiply and an add, and lavapipe does): Dekker's exact product
 // p + e = a * b, c + p = s + t exactly, result = RN(s + RO(t + e)). Operands
 // or results outside [2^-900, 2^500] (products and addends up to 2^1000)
-// fall back to a * b + c.
+// fall back to a * b + c, except that finite a, b and an infinite c give c
+// (the exact product is finite even where a * b overflows).
 double weft_fma64(double a, double b, double c)
 {
     precise double p = a * b;
     double lo = asdouble(0u, 0x07b00000u);
     double hi = asdouble(0u, 0x5f300000u);
     double top = asdouble(0u, 0x7e700000u);
+    double dmax = asdouble(0xffffffffu, 0x7fefffffu);
     double ap = abs(p);
     if (!(abs(a) <= hi && abs(b) <= hi && abs(c) <= top && ap >= lo && (c == 0.0L || abs(c) >= lo)))
-        return p + c;
+        return (abs(c) > dmax && abs(a) <= dmax && abs(b) <= dmax) ? c : p + c;
     double split = asdouble(0x02000000u, 0x41a00000u); // 2^27 + 1
     precise double ca = a * split;
     precise double ah = ca - (ca - a);

@@ -500,10 +500,17 @@ impl Gen<'_> {
                         let f = *self.rng.pick(&["atan2", "pow"]);
                         Ex::of(format!("wp.{f}({}, {})", a.s, b.s), &[&a, &b])
                     }
-                    _ => {
-                        let f = *self.rng.pick(APPROX_UNARY);
-                        Ex::of(format!("wp.{f}({})", a.s), &[&a])
-                    }
+                    // Trigonometric functions of arguments wrapped into
+                    // (-64, 64): GPUs reduce larger ones with less
+                    // precision than relative error bounds (lavapipe's
+                    // cos(-3e38) is 1), which is the device's precision too.
+                    _ => match *self.rng.pick(APPROX_UNARY) {
+                        f @ ("sin" | "cos" | "tan") => Ex::of(
+                            format!("wp.{f}({} % wp.{}(64.0))", a.s, s.warp_name()),
+                            &[&a],
+                        ),
+                        f => Ex::of(format!("wp.{f}({})", a.s), &[&a]),
+                    },
                 };
                 e.approx = true;
                 if self.rng.chance(0.3) {
@@ -803,8 +810,14 @@ impl Gen<'_> {
             _ => {
                 let axis = self.expr(sc, Ty::V(3, s), d, true);
                 let angle = self.expr(sc, Ty::S(s), d, true);
+                // The angle wrapped into (-64, 64), as for `sin` and `cos`.
                 let mut e = Ex::of(
-                    format!("wp.quat_from_axis_angle({}, {})", axis.s, angle.s),
+                    format!(
+                        "wp.quat_from_axis_angle({}, {} % wp.{}(64.0))",
+                        axis.s,
+                        angle.s,
+                        s.warp_name()
+                    ),
                     &[&axis, &angle],
                 );
                 e.approx = true;

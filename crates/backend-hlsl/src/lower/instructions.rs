@@ -5,16 +5,17 @@
 use super::{native_mat, native_vec, Emitter, LoopVars, R, XYZW};
 use weft_ir::{Const, Inst, InstKind, MathFlags, Region, Scalar, Type, Value, ValueDef};
 
-/// A float literal that reads back exactly, also through a parser that goes
-/// through double first.
+/// A float literal whose decimal is the float's exact value as a double (the
+/// shortest one that reads back as that double): it reads back exactly as a
+/// float, also through a parser that goes through double first, and as a
+/// double where it is converted to one (`(double)x` in the float `fma`; a
+/// float's shortest decimal, `-85.91553` for -85.91552734375, is another
+/// double there: found by `weft fuzz-diff`).
 fn f32_lit(x: f32) -> String {
     if !x.is_finite() {
         return format!("asfloat(0x{:08x}u)", x.to_bits());
     }
-    let mut s = format!("{x:?}");
-    if s.parse::<f64>().map(|d| d as f32) != Ok(x) {
-        s = format!("{:e}", x as f64);
-    }
+    let mut s = format!("{:?}", x as f64);
     if !s.contains(['.', 'e']) {
         s.push_str(".0");
     }
