@@ -10,6 +10,12 @@
 //!   loop).
 //! * `fuzz_1047`: `normalize` of a `quatd`, one ulp off on Vulkan (float64
 //!   `sqrt` was only faithfully rounded).
+//! * `fuzz_1623`: a float64 matrix product with entries near the largest
+//!   double, NaN on Vulkan where the others give inf (the float64 `fma`
+//!   emulation's fallback added inf and -inf).
+//! * `fuzz_3368`: a float32 matrix product with a constant matrix, an ulp
+//!   off on Vulkan (constants were written as their shortest float
+//!   decimal, another value in the double arithmetic of the float `fma`).
 
 mod common;
 
