@@ -131,6 +131,9 @@ pub fn run(
     sum
 }
 
+/// The module's structs and the reference's checked arrays, by name.
+type Reference = (Arc<weft_ir::StructTable>, Vec<(String, Npy)>);
+
 /// What one program did.
 struct Checked {
     /// The first disagreement, if any.
@@ -138,7 +141,7 @@ struct Checked {
     /// Indices of the backends that could not express it.
     unsupported: Vec<usize>,
     /// The module's structs and the reference's checked arrays.
-    reference: Option<(Arc<weft_ir::StructTable>, Vec<(String, Npy)>)>,
+    reference: Option<Reference>,
 }
 
 /// The compile options of the backends' module for `program`.

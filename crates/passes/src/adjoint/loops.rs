@@ -378,7 +378,6 @@ impl Sweep<'_> {
             return Err(self.unsupported(i, "a loop that is not a loop"));
         };
         let params = self.src.regions[body].params.clone();
-        let nres = self.src.results(i).len();
         let k0 = self.carried_offset(i, body)?;
         if self.has_return(body) {
             return Err(
