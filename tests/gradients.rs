@@ -28,20 +28,10 @@ fn run_cases(dir: &Path, device: &Device) -> (usize, Vec<String>, Vec<String>) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let case = Case::load(&path).expect("case loads");
         assert!(case.adjoint.is_some(), "{name} is not a gradient case");
-        match conform::run_case(&case, device, &compiler) {
-            Ok(run) => match conform::check_case(&case, &run) {
-                Ok(ms) if ms.is_empty() => passed += 1,
-                Ok(ms) => failures.push(format!(
-                    "{name}: {}",
-                    ms.iter()
-                        .map(|m| m.to_string())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )),
-                Err(e) => failures.push(format!("{name}: {e}")),
-            },
-            Err(e) if e.is_unsupported() => unsupported.push(format!("{name}: {e}")),
-            Err(e) => failures.push(format!("{name}: {}", conform::one_line(&e))),
+        match common::run_checked(&case, device, &compiler) {
+            common::Outcome::Passed => passed += 1,
+            common::Outcome::Unsupported(e) => unsupported.push(format!("{name}: {e}")),
+            common::Outcome::Failed(e) => failures.push(format!("{name}: {e}")),
         }
     }
     (passed, unsupported, failures)
