@@ -176,14 +176,18 @@ fn single_passes() -> Vec<(&'static str, Box<dyn Pass>)> {
 }
 
 /// Errors a pass may return on verified input: what it cannot transform
-/// (recursion, a layout that does not apply, an unsupported construct).
-/// A verifier failure or "malformed IR" on verified input is a bug.
+/// (recursion, a layout that does not apply, an unsupported construct, a
+/// `wp.grad` that cannot be differentiated). A verifier failure or
+/// "malformed IR" on verified input is a bug.
 fn allowed(e: &PassError, what: &str) {
+    use weft_passes::adjoint::AdjointError;
     match e {
         PassError::Recursion { .. }
         | PassError::Layout { .. }
         | PassError::Unsupported { .. }
         | PassError::Io(..) => {}
+        PassError::Grad(AdjointError::Verify(_)) => panic!("{what} on verified IR: {e}"),
+        PassError::Grad(_) => {}
         PassError::Verify { .. } | PassError::Malformed { .. } => {
             panic!("{what} on verified IR: {e}")
         }
