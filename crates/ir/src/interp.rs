@@ -38,6 +38,7 @@ mod compile;
 mod printf;
 mod scalar;
 mod special;
+mod trace;
 
 use crate::ir::*;
 use crate::layout;
@@ -47,6 +48,7 @@ use cranelift_entity::EntityRef;
 use std::io::Write;
 
 pub use special::{erf, erf_f32, erfc, erfc_f32, erfinv, erfinv_f32};
+pub use trace::{TraceEvent, TraceVar};
 
 /// Limit on nested regions plus active calls (and on struct nesting); deeper
 /// programs (e.g. runaway recursion) stop with [`InterpError::TooDeep`].
@@ -167,6 +169,8 @@ struct Machine<'s, 'a> {
     tid: i32,
     depth: u32,
     print: bool,
+    /// The statement trace, when one is being recorded.
+    trace: Option<trace::Tracer>,
 }
 
 /// Runs every thread `0..product(dim)` of kernel `kernel`, in order.
@@ -182,6 +186,31 @@ pub fn run_kernel(
     args: &mut [ArgValue],
     opts: &InterpOptions,
 ) -> Result<()> {
+    launch(m, kernel, dim, args, opts, None).map(drop)
+}
+
+/// [`run_kernel`], recording the statement trace of thread `tid` (a linear
+/// thread index): every statement it starts, with the source variables in
+/// scope (see `trace` for the rules). The debugger's oracle.
+pub fn trace_thread(
+    m: &Module,
+    kernel: FuncId,
+    dim: &[i32],
+    args: &mut [ArgValue],
+    opts: &InterpOptions,
+    tid: i32,
+) -> Result<Vec<TraceEvent>> {
+    launch(m, kernel, dim, args, opts, Some(tid))
+}
+
+fn launch(
+    m: &Module,
+    kernel: FuncId,
+    dim: &[i32],
+    args: &mut [ArgValue],
+    opts: &InterpOptions,
+    trace_tid: Option<i32>,
+) -> Result<Vec<TraceEvent>> {
     let Some(kf) = m.funcs.get(kernel) else {
         return Err(InterpError::NotAKernel {
             what: format!("{kernel}"),
@@ -218,7 +247,7 @@ pub fn run_kernel(
             got: args.len(),
         });
     }
-    let prog = Program::new(m, kernel)?;
+    let prog = Program::new(m, kernel, trace_tid.is_some())?;
     let mut mach = Machine {
         m,
         kernel,
@@ -230,18 +259,20 @@ pub fn run_kernel(
         tid: 0,
         depth: 0,
         print: opts.print,
+        trace: trace_tid.map(trace::Tracer::new),
     };
     let code = prog.code(kernel)?;
     mach.stack.resize(code.n_slots as usize, 0);
     mach.bind_args(code)?;
     for tid in 0..total as i32 {
         mach.tid = tid;
+        mach.trace_thread_start(kernel);
         match mach.run_region(&prog, code, code.body, 0)? {
             Flow::Return => {}
             _ => return Err(mach.malformed(kernel, "kernel body did not end in return")),
         }
     }
-    Ok(())
+    Ok(mach.trace.map(|t| t.events).unwrap_or_default())
 }
 
 /// Copies `len` slots from `src` to `dst` (the runs do not overlap: they
@@ -364,6 +395,16 @@ impl Machine<'_, '_> {
 
     /// Runs region `r` of `code` with the frame at `base`.
     fn run_region(&mut self, p: &Program, code: &Code, r: u32, base: usize) -> Result<Flow> {
+        if self.trace.is_some() {
+            let mark = self.trace_mark();
+            let flow = self.run_ops(p, code, r, base);
+            self.trace_leave(mark);
+            return flow;
+        }
+        self.run_ops(p, code, r, base)
+    }
+
+    fn run_ops(&mut self, p: &Program, code: &Code, r: u32, base: usize) -> Result<Flow> {
         let ops = &code.regions[r as usize];
         for op in ops {
             match op {
@@ -386,6 +427,9 @@ impl Machine<'_, '_> {
                     }
                     self.enter(*loc)?;
                     loop {
+                        if self.trace.is_some() {
+                            self.trace_iteration();
+                        }
                         match self.run_region(p, code, *body, base)? {
                             Flow::Continue => {}
                             Flow::Break => break,
@@ -470,6 +514,8 @@ impl Machine<'_, '_> {
                 Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::ArrayShape { .. } => {
                     self.memory(op, base)?
                 }
+                Op::At(loc) => self.trace_at(*loc, base),
+                Op::Bind(b) => self.trace_bind(b),
                 _ => self.pure(op, base),
             }
         }
@@ -506,7 +552,14 @@ impl Machine<'_, '_> {
                 .copy_within(s..s + len as usize, nb + dst as usize);
         }
         self.enter(loc)?;
-        let flow = self.run_region(p, callee, callee.body, nb)?;
+        if self.trace.is_some() {
+            self.trace_call(Some(func));
+        }
+        let flow = self.run_region(p, callee, callee.body, nb);
+        if self.trace.is_some() {
+            self.trace_call(None);
+        }
+        let flow = flow?;
         self.depth -= 1;
         if flow != Flow::Return {
             return Err(self.malformed(func, "function body did not end in return"));

@@ -481,6 +481,27 @@ impl Function {
             .filter(|s| !s.is_empty())
             .map(|s| s.as_str())
     }
+    /// Whether `v` is a region param whose name an earlier param of the
+    /// same region has (a loop's `(j, acc, j)`: the second `j` is the value
+    /// the loop leaves behind, not the current one).
+    pub fn shadowed_param(&self, v: Value) -> bool {
+        let Some(ValueDef::Param(r, k)) = self.values.get(v).map(|d| d.def) else {
+            return false;
+        };
+        let name = self.value_name(v);
+        self.regions
+            .get(r)
+            .and_then(|rd| rd.params.get(..k as usize))
+            .is_some_and(|ps| ps.iter().any(|&p| self.value_name(p) == name))
+    }
+    /// The source variable `v` holds, as the debugger shows it: its debug
+    /// name, unless it is a [`Function::shadowed_param`] or an array
+    /// handle.
+    pub fn var_name(&self, v: Value) -> Option<&str> {
+        let name = self.value_name(v)?;
+        let ty = self.values.get(v)?.ty;
+        (!matches!(ty, crate::Type::Array(_)) && !self.shadowed_param(v)).then_some(name)
+    }
 }
 
 /// Unary operators. Result type equals the operand type except for the

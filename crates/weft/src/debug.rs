@@ -253,6 +253,7 @@ impl Debugger {
     ) -> Result<Module, Error> {
         Compiler::with_options(CompileOptions {
             opt: false,
+            opt_level: weft_ir::OptLevel::O0,
             layout: LayoutOptions {
                 default: layout,
                 params: Vec::new(),
@@ -431,48 +432,52 @@ impl Debugger {
     }
 }
 
-/// Builds the stops of a recorded thread.
+/// Builds the stops of a recorded thread: of its statement hooks, those
+/// that start a statement by the rules of [`weft_ir::interp::trace_thread`]
+/// (the frame's line changes, or a loop iteration or func body starts).
 fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
     let file_of = |i: u32| m.files.get(i as usize).cloned().unwrap_or_default();
-    // (func, file, line) per open frame, outermost first.
-    let mut frames: Vec<Frame> = Vec::new();
+    // Open frames, outermost first, with the line of each one's last stop.
+    let mut frames: Vec<(Frame, u32)> = Vec::new();
     let mut out = Vec::new();
     let mut entered = false;
     for ev in events {
         let Some(f) = m.funcs.get(ev.func) else {
             continue;
         };
+        let frame = || Frame {
+            func: f.name.clone(),
+            file: file_of(ev.loc.file),
+            line: ev.loc.line,
+        };
         match ev.kind {
             EventKind::Enter => {
-                frames.push(Frame {
-                    func: f.name.clone(),
-                    file: file_of(ev.loc.file),
-                    line: ev.loc.line,
-                });
+                frames.push((frame(), 0));
                 entered = true;
             }
             EventKind::Exit => {
                 frames.pop();
             }
-            EventKind::Stmt => {
+            EventKind::Stmt | EventKind::Iter => {
                 if frames.is_empty() {
                     // The kernel's frame (kernels have no entry hook).
-                    frames.push(Frame {
-                        func: f.name.clone(),
-                        file: file_of(ev.loc.file),
-                        line: ev.loc.line,
-                    });
+                    frames.push((frame(), 0));
                     entered = true;
                 }
-                if let Some(top) = frames.last_mut() {
-                    top.line = ev.loc.line;
-                    top.file = file_of(ev.loc.file);
+                let Some((top, last)) = frames.last_mut() else {
+                    continue;
+                };
+                if ev.kind == EventKind::Stmt && *last == ev.loc.line {
+                    continue;
                 }
+                *last = ev.loc.line;
+                top.line = ev.loc.line;
+                top.file = file_of(ev.loc.file);
                 let mut locals: Vec<(String, DebugValue)> = ev
                     .vars
                     .iter()
                     .filter_map(|(v, leaves)| {
-                        let name = f.value_name(*v)?;
+                        let name = f.var_name(*v)?;
                         let ty = f.values.get(*v)?.ty;
                         let mut it = leaves.iter().copied();
                         Some((name.to_string(), decode(ty, &m.structs, &mut it)?))
@@ -485,7 +490,7 @@ fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
                     line: ev.loc.line,
                     col: ev.loc.col,
                     depth: frames.len().saturating_sub(1),
-                    stack: frames.iter().rev().cloned().collect(),
+                    stack: frames.iter().rev().map(|(fr, _)| fr.clone()).collect(),
                     locals,
                     func_entry: entered,
                 });
