@@ -189,9 +189,10 @@ pub fn run_kernel(
     launch(m, kernel, dim, args, opts, None).map(drop)
 }
 
-/// [`run_kernel`], recording the statement trace of thread `tid` (a linear
-/// thread index): every statement it starts, with the source variables in
-/// scope (see `trace` for the rules). The debugger's oracle.
+/// [`run_kernel`] up to thread `tid` (a linear thread index; the threads
+/// after it are not run), recording the statement trace of `tid`: every
+/// statement it starts, with the source variables in scope (see `trace`
+/// for the rules). The debugger's oracle.
 pub fn trace_thread(
     m: &Module,
     kernel: FuncId,
@@ -264,7 +265,8 @@ fn launch(
     let code = prog.code(kernel)?;
     mach.stack.resize(code.n_slots as usize, 0);
     mach.bind_args(code)?;
-    for tid in 0..total as i32 {
+    let last = trace_tid.map_or(total, |t| (t as i64 + 1).clamp(0, total));
+    for tid in 0..last as i32 {
         mach.tid = tid;
         mach.trace_thread_start(kernel);
         match mach.run_region(&prog, code, code.body, 0)? {

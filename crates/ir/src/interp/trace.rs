@@ -45,6 +45,8 @@ pub struct TraceEvent {
     pub loc: Loc,
     /// Calls active: 0 in the kernel.
     pub depth: u32,
+    /// The first statement of its frame (a thread's or a call's).
+    pub entry: bool,
     /// The variables in scope, sorted by name.
     pub vars: Vec<TraceVar>,
 }
@@ -54,6 +56,8 @@ struct TraceFrame {
     func: FuncId,
     /// Line of the frame's last statement (0: none yet in this iteration).
     line: u32,
+    /// Whether the frame has had a statement.
+    started: bool,
     /// Bound variables in definition order: value, slot span, type.
     scope: Vec<(Value, (u32, u32), Type)>,
 }
@@ -92,6 +96,7 @@ impl Machine<'_, '_> {
                 t.frames.push(TraceFrame {
                     func,
                     line: 0,
+                    started: false,
                     scope: Vec::new(),
                 });
             }
@@ -105,6 +110,7 @@ impl Machine<'_, '_> {
                 Some(func) => t.frames.push(TraceFrame {
                     func,
                     line: 0,
+                    started: false,
                     scope: Vec::new(),
                 }),
                 None => {
@@ -156,6 +162,7 @@ impl Machine<'_, '_> {
             return;
         }
         fr.line = loc.line;
+        let entry = !std::mem::replace(&mut fr.started, true);
         let Some(f) = m.funcs.get(fr.func) else {
             return;
         };
@@ -188,6 +195,7 @@ impl Machine<'_, '_> {
             func: fr.func,
             loc,
             depth,
+            entry,
             vars,
         });
     }
