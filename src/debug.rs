@@ -119,8 +119,8 @@ fn launch(case: &Case, module: &weft::Module, tid: usize) -> Result<Debugger, Er
 }
 
 /// `help`'s text.
-const HELP: &str = "\
-  break LOC [if COND] (b)   stop at LOC: FILE:LINE, LINE or FUNC; COND in the kernel language
+const HELP: &str =
+    "  break LOC [if COND] (b)   stop at LOC: FILE:LINE, LINE or FUNC; COND in the kernel language
   tbreak LOC [if COND]      a breakpoint deleted at its first stop
   delete [N...] (d)         delete breakpoints N (all without N)
   info breakpoints | locals

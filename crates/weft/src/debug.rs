@@ -355,11 +355,10 @@ fn array_image(a: &crate::Array) -> Vec<u8> {
 }
 
 /// Whether `f` stores to (or does atomics on) its parameter `k`.
-fn writes_param(m: &weft_ir::Module, f: &weft_ir::Function, k: usize) -> bool {
+fn writes_param(f: &weft_ir::Function, k: usize) -> bool {
     let Some(&pv) = f.param_values().get(k) else {
         return true;
     };
-    let _ = m;
     f.insts.values().any(|d| match &d.kind {
         weft_ir::ir::InstKind::Store(acc, _) | weft_ir::ir::InstKind::Atomic(_, acc, _) => {
             acc.array == pv
@@ -371,7 +370,8 @@ fn writes_param(m: &weft_ir::Module, f: &weft_ir::Function, k: usize) -> bool {
 }
 
 impl Debugger {
-    /// Compiles `source` for stepping: no optimisation (funcs stay calls).
+    /// Compiles `source` for stepping: the O0 pipeline (no pass: funcs stay
+    /// calls, no variable is optimized away).
     pub fn compile(file_name: &str, source: &str) -> Result<Module, Error> {
         Self::compile_with_layout(file_name, source, ArrayLayout::Aos)
     }
@@ -379,10 +379,8 @@ impl Debugger {
     /// [`Debugger::compile`] with every eligible array parameter in
     /// `layout` (`weft debug --layout`); a kernel's SoA arrays must be
     /// launched in [`ArrayLayout::Soa`] ([`crate::Array::to_layout`]).
-    /// The values shown are the same in either layout, but in SoA a
-    /// variable holding a whole element (`p = pos[i]`) may be missing: its
-    /// value is a `make` of one load per plane, which `simplify` folds into
-    /// its uses and `dce` then removes, name and all.
+    /// The pipeline is O0 (only the `soa` pass runs), so no variable is
+    /// optimized away and the values shown are the same in either layout.
     pub fn compile_with_layout(
         file_name: &str,
         source: &str,
@@ -414,7 +412,7 @@ impl Debugger {
         if let Some(f) = m.func_by_name(kernel).map(|k| &m.funcs[k]) {
             for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
                 if let Arg::Array(a) = a {
-                    let data = (!writes_param(m, f, k)).then(|| array_image(a));
+                    let data = (!writes_param(f, k)).then(|| array_image(a));
                     arrays.push((p.name.clone(), p.ty, data));
                 }
             }
@@ -433,7 +431,8 @@ impl Debugger {
     }
 
     /// The oracle of [`Debugger::launch`]: the same launch on the
-    /// interpreter, and the stops of thread `tid` its statement trace gives
+    /// interpreter (threads `0..=tid`: those after `tid` cannot change what
+    /// it sees), and the stops of thread `tid` its statement trace gives
     /// ([`weft_ir::interp::trace_thread`]), in order. A debugger's stops
     /// must be these. (The interpreter does not keep the line each caller
     /// frame is at: a stop's `stack` has the frames' functions, and lines
