@@ -18,6 +18,7 @@
 pub mod bench;
 pub mod compare;
 pub mod conform;
+pub mod dap;
 pub mod debug;
 pub mod gpu_bench;
 pub mod grad_bench;

@@ -230,7 +230,7 @@ fn every_case_runs_in_the_debug_build() {
 }
 
 /// Issue 17's transcript on the seed's case (thread 3), rerun: `break 22`
-/// + `continue` stops with `d`, `j`, `r2` visible and equal to the
+/// and `continue` stop with `d`, `j`, `r2` visible and equal to the
 /// interpreter's values, and `next` goes to 23; `break 20` + `next` goes
 /// to 21; at every stop on 23, `r2` and `eps2` are there.
 #[test]

@@ -273,6 +273,9 @@ fn cli() -> Command {
                         .help("Read commands from FILE instead of stdin"),
                 ),
         )
+        .subcommand(Command::new("dap").about(
+            "Serve the Debug Adapter Protocol on stdin/stdout (VS Code; docs/debugging.md)",
+        ))
         .subcommand(
             Command::new("compare")
                 .about("Run one conformance case on every backend and compare each with the interpreter")
@@ -375,6 +378,8 @@ fn main() -> ExitCode {
         Some(("gradcheck", a)) => gradcheck_cmd(a),
         Some(("compare", a)) => compare_cmd(a),
         Some(("debug", a)) => debug_cmd(a),
+        Some(("dap", _)) => weft_cli::dap::serve(std::io::stdin().lock(), std::io::stdout().lock())
+            .map(|()| ExitCode::SUCCESS),
         Some(("cache", a)) => cache_cmd(a),
         Some(("bench", a)) => bench_cmd(a),
         Some(("bench-gpu", a)) => bench_gpu(a),
