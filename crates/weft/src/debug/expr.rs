@@ -141,28 +141,25 @@ impl Parser<'_> {
         }
     }
     fn or(&mut self) -> Result<Val, String> {
-        let mut a = self.and()?;
-        while self.peek_op(&["or", "||"]).is_some() {
-            self.at += 1;
-            let x = truthy(&self.value(a)?)?;
-            let y = truthy(&{
-                let b = self.and()?;
-                self.value(b)?
-            })?;
-            a = Val::V(bool_v(x || y));
-        }
-        Ok(a)
+        self.logical(&["or", "||"], Self::and, |x, y| x || y)
     }
     fn and(&mut self) -> Result<Val, String> {
-        let mut a = self.not()?;
-        while self.peek_op(&["and", "&&"]).is_some() {
+        self.logical(&["and", "&&"], Self::not, |x, y| x && y)
+    }
+    /// `operand (op operand)*` for a logical operator `op`.
+    fn logical(
+        &mut self,
+        ops: &[&str],
+        operand: fn(&mut Self) -> Result<Val, String>,
+        f: fn(bool, bool) -> bool,
+    ) -> Result<Val, String> {
+        let mut a = operand(self)?;
+        while self.peek_op(ops).is_some() {
             self.at += 1;
             let x = truthy(&self.value(a)?)?;
-            let y = truthy(&{
-                let b = self.not()?;
-                self.value(b)?
-            })?;
-            a = Val::V(bool_v(x && y));
+            let b = operand(self)?;
+            let y = truthy(&self.value(b)?)?;
+            a = Val::V(bool_v(f(x, y)));
         }
         Ok(a)
     }
