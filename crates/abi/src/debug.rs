@@ -8,8 +8,7 @@
 //!
 //! * a descriptor the artifact owns: `u32` words `[kind, func, file, line,
 //!   col, nvars, (value, nleaves) * nvars]` — `kind` 0 statement, 1 func
-//!   entry, 2 func exit, 3 statement that starts a loop iteration or a
-//!   func body; `value` the IR [`Value`] of a source variable (of each
+//!   entry, 2 func exit, 3 a loop's `continue`; `value` the IR [`Value`] of a source variable (of each
 //!   name visible there, the latest defined; array handles are left out);
 //! * the current scalar leaves of those values, one `u64` each, in the
 //!   order of [`weft_ir::layout::leaves`]: floats widened to `f64` bits,
@@ -33,9 +32,9 @@ pub enum EventKind {
     Enter,
     /// About to return from a func.
     Exit,
-    /// About to run the statement at `loc`, the first of a loop iteration
-    /// or a func body.
-    Iter,
+    /// A loop's `continue`: the frame's next statement starts an
+    /// iteration.
+    Back,
 }
 
 /// One hook call of the recorded thread.
@@ -83,7 +82,7 @@ pub unsafe extern "C" fn weft_debug_hook(desc: *const u32, vals: *const u64, tid
     let kind = match head[0] {
         1 => EventKind::Enter,
         2 => EventKind::Exit,
-        3 => EventKind::Iter,
+        3 => EventKind::Back,
         _ => EventKind::Stmt,
     };
     let ev = DebugEvent {
@@ -122,6 +121,6 @@ pub fn kind_code(k: EventKind) -> u32 {
         EventKind::Stmt => 0,
         EventKind::Enter => 1,
         EventKind::Exit => 2,
-        EventKind::Iter => 3,
+        EventKind::Back => 3,
     }
 }

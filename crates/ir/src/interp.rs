@@ -429,10 +429,8 @@ impl Machine<'_, '_> {
                     }
                     self.enter(*loc)?;
                     loop {
-                        if self.trace.is_some() {
-                            self.trace_iteration();
-                        }
                         match self.run_region(p, code, *body, base)? {
+                            Flow::Continue if self.trace.is_some() => self.trace_iteration(),
                             Flow::Continue => {}
                             Flow::Break => break,
                             Flow::Return => {

@@ -689,7 +689,7 @@ impl Debugger {
 
 /// Builds the stops of a recorded thread: of its statement hooks, those
 /// that start a statement by the rules of [`weft_ir::interp::trace_thread`]
-/// (the frame's line changes, or a loop iteration or func body starts).
+/// (the frame's line changes, or a loop's next iteration starts).
 fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
     let file_of = |i: u32| m.files.get(i as usize).cloned().unwrap_or_default();
     // Open frames, outermost first, with the line of each one's last stop.
@@ -713,7 +713,12 @@ fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
             EventKind::Exit => {
                 frames.pop();
             }
-            EventKind::Stmt | EventKind::Iter => {
+            EventKind::Back => {
+                if let Some((_, last)) = frames.last_mut() {
+                    *last = 0;
+                }
+            }
+            EventKind::Stmt => {
                 if frames.is_empty() {
                     // The kernel's frame (kernels have no entry hook).
                     frames.push((frame(), 0));
@@ -722,7 +727,7 @@ fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
                 let Some((top, last)) = frames.last_mut() else {
                     continue;
                 };
-                if ev.kind == EventKind::Stmt && *last == ev.loc.line {
+                if *last == ev.loc.line {
                     continue;
                 }
                 *last = ev.loc.line;

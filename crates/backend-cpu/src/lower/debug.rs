@@ -126,25 +126,23 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         Ok(())
     }
 
-    /// Debug build: a region's lowering starts; `iteration`: it is a loop
-    /// or func body, whose first statement starts an iteration.
-    pub(super) fn debug_region_start(&mut self, iteration: bool) {
+    /// Debug build: a region's lowering starts.
+    pub(super) fn debug_region_start(&mut self) {
         self.cx.debug_line = 0;
-        self.cx.debug_iter = iteration;
     }
 
     /// Debug build: a region's lowering ended; the enclosing region's next
     /// instruction may start a statement (the region ran other lines).
     pub(super) fn debug_region_end(&mut self) {
         self.cx.debug_line = 0;
-        self.cx.debug_iter = false;
     }
 
     /// Debug build: a statement hook where an instruction may start a
     /// statement (the first located instruction of a region, or after a
     /// nested region, or on a new line), and a func-exit hook before a
-    /// func's `return`. The recording keeps the hooks that start one by the
-    /// rules of `weft_ir::interp::trace` (a frame's line changes, or an
+    /// func's `return`, and a loop-back hook at each `continue`. The
+    /// recording keeps the statement hooks that start one by the rules of
+    /// `weft_ir::interp::trace` (a frame's line changes, or a new loop
     /// iteration starts).
     pub(super) fn debug_before(&mut self, inst: Inst) -> Result<()> {
         let data = &self.f.insts[inst];
@@ -155,16 +153,14 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 Ret::NextThread(_) => Ok(()),
             };
         }
-        if loc.is_none() || loc.line == self.cx.debug_line {
-            return Ok(());
+        if !loc.is_none() && loc.line != self.cx.debug_line {
+            self.cx.debug_line = loc.line;
+            self.debug_point(weft_abi::debug::EventKind::Stmt, loc)?;
         }
-        self.cx.debug_line = loc.line;
-        let kind = if std::mem::take(&mut self.cx.debug_iter) {
-            weft_abi::debug::EventKind::Iter
-        } else {
-            weft_abi::debug::EventKind::Stmt
-        };
-        self.debug_point(kind, loc)
+        if matches!(data.kind, InstKind::Continue(_)) {
+            self.debug_point(weft_abi::debug::EventKind::Back, loc)?;
+        }
+        Ok(())
     }
 
     /// Debug build: calls `weft_debug_hook` with the source variables

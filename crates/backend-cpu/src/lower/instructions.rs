@@ -18,7 +18,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         };
         self.div_scopes.push(Vec::new());
         if self.cx.debug {
-            self.debug_region_start(yield_to.is_none());
+            self.debug_region_start();
         }
         for &inst in &rd.insts {
             if self.filled {

@@ -84,9 +84,6 @@ pub(crate) struct ModCtx<'m> {
     /// Debug build: the source line of the last statement hook emitted in
     /// the current region walk (0: none).
     pub debug_line: u32,
-    /// Debug build: the next statement hook starts a loop iteration (or a
-    /// func body).
-    pub debug_iter: bool,
     /// Debug info for gdb ([`crate::gdbjit`]): every emitted instruction
     /// carries a `SourceLoc` indexing `srclocs`; one thread loop only.
     pub debug_info: bool,
@@ -110,7 +107,6 @@ impl<'m> ModCtx<'m> {
             data: Vec::new(),
             debug: false,
             debug_line: 0,
-            debug_iter: false,
             debug_info: false,
             srclocs: Vec::new(),
             srcloc_ids: HashMap::new(),

@@ -14,8 +14,10 @@
 //! * **Statements.** Each call frame remembers the line of its last
 //!   statement. An instruction with a source location starts a statement
 //!   when its line differs from that line, or when it is the first located
-//!   instruction of a loop iteration, or of a func's body. `return` never
-//!   starts one (a kernel's closing `return` sits on its decorator line).
+//!   instruction of a frame, or the first after a loop's `continue` (so
+//!   each iteration after the first stops at its first statement, even on
+//!   one line). `return` never starts one (a kernel's closing `return`
+//!   sits on its decorator line).
 //! * **Depth.** The number of calls active: 0 in the kernel.
 //! * **Scope.** A frame's variables are the source variables defined so
 //!   far in the regions being run (a region's values leave scope when it
@@ -134,7 +136,7 @@ impl Machine<'_, '_> {
         }
     }
 
-    /// A loop iteration starts.
+    /// A loop iteration ended in `continue`: the next one starts.
     pub(super) fn trace_iteration(&mut self) {
         if let Some(f) = self.tracer().and_then(|t| t.frames.last_mut()) {
             f.line = 0;
