@@ -138,7 +138,7 @@ fn check_thread(case: &Case, m: &weft::Module, tid: usize, n: &mut Counts) -> Re
     })
     .map_err(|e| e.to_string())?
     .map_err(|e| e.to_string())?;
-    let got = dbg.stops().to_vec();
+    let got = dbg.stops();
     n.threads += 1;
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         if let Some(why) = differs(g, w) {

@@ -248,7 +248,13 @@ fn launch(
             got: args.len(),
         });
     }
-    let prog = Program::new(m, kernel, trace_tid.is_some())?;
+    let prog = Program::new(m, kernel, false)?;
+    // The traced thread runs a program with the trace's ops; the others
+    // the plain one (the frames' slots are the same in both).
+    let traced = match trace_tid {
+        Some(_) => Some(Program::new(m, kernel, true)?),
+        None => None,
+    };
     let mut mach = Machine {
         m,
         kernel,
@@ -269,7 +275,11 @@ fn launch(
     for tid in 0..last as i32 {
         mach.tid = tid;
         mach.trace_thread_start(kernel);
-        match mach.run_region(&prog, code, code.body, 0)? {
+        let (p, code) = match &traced {
+            Some(t) if trace_tid == Some(tid) => (t, t.code(kernel)?),
+            _ => (&prog, code),
+        };
+        match mach.run_region(p, code, code.body, 0)? {
             Flow::Return => {}
             _ => return Err(mach.malformed(kernel, "kernel body did not end in return")),
         }
