@@ -387,3 +387,71 @@ fn scalar(op: &str, x: ScalarValue, y: ScalarValue) -> Result<ScalarValue, Strin
         F64(r)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct S;
+    fn f32s(v: &[f32]) -> DebugValue {
+        DebugValue::Aggregate {
+            ty: "vec3<f32>".into(),
+            parts: ["x", "y", "z"]
+                .iter()
+                .zip(v)
+                .map(|(l, &x)| (l.to_string(), DebugValue::Scalar(ScalarValue::F32(x))))
+                .collect(),
+        }
+    }
+    impl Scope for S {
+        fn var(&self, name: &str) -> Option<DebugValue> {
+            match name {
+                "j" => Some(DebugValue::Scalar(ScalarValue::Int(5))),
+                "x" => Some(DebugValue::Scalar(ScalarValue::F32(0.1))),
+                "d" => Some(f32s(&[1.0, -2.0, 0.5])),
+                _ => None,
+            }
+        }
+        fn element(&self, name: &str, index: &[i64]) -> Option<Result<DebugValue, String>> {
+            (name == "pos").then(|| match index {
+                [i] if (0..4).contains(i) => Ok(f32s(&[*i as f32, 0.0, 1.0])),
+                [i] => Err(format!("index {i} out of bounds")),
+                _ => Err("one index".into()),
+            })
+        }
+    }
+    fn ev(s: &str) -> Result<String, String> {
+        eval(s, &S).map(|v| v.to_string())
+    }
+
+    #[test]
+    fn arithmetic_comparisons_and_access() {
+        assert_eq!(ev("j == 5").as_deref(), Ok("True"));
+        assert_eq!(ev("j != 5 || !(j < 6)").as_deref(), Ok("False"));
+        assert_eq!(ev("j == 5 and x > 0.0").as_deref(), Ok("True"));
+        assert_eq!(ev("j * 2 + 1").as_deref(), Ok("11"));
+        assert_eq!(ev("-j / 2").as_deref(), Ok("-2"));
+        assert_eq!(ev("j % 3").as_deref(), Ok("2"));
+        // f32 arithmetic rounds to f32, as the kernel computes it.
+        assert_eq!(ev("x * 3.0"), Ok(format!("{:?}", 0.1f32 * 3.0)));
+        assert_eq!(ev("d * 2.0").as_deref(), Ok("vec3<f32>(2.0, -4.0, 1.0)"));
+        assert_eq!(ev("d.y").as_deref(), Ok("-2.0"));
+        assert_eq!(ev("d[2] + 1.5e0").as_deref(), Ok("2.0"));
+        assert_eq!(ev("pos[j - 2].x").as_deref(), Ok("3.0"));
+        assert_eq!(ev("pos[1] - d").as_deref(), Ok("vec3<f32>(0.0, 2.0, 0.5)"));
+        assert_eq!(ev("(j + 1) * 2").as_deref(), Ok("12"));
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        assert_eq!(ev("r2"), Err("no variable `r2` here".into()));
+        assert!(ev("pos").unwrap_err().contains("is an array"));
+        assert!(ev("pos[9]").unwrap_err().contains("out of bounds"));
+        assert!(ev("d.w").unwrap_err().contains("no component `w`"));
+        assert!(ev("j / 0").unwrap_err().contains("division by zero"));
+        assert!(ev("j +").is_err());
+        assert!(ev("j $ 2").is_err());
+        assert!(ev("d < d").is_err());
+        assert!(ev("pos[x]").unwrap_err().contains("integer"));
+    }
+}
