@@ -26,14 +26,18 @@
 //! See `docs/ptx.md` for the full mapping and the math policy.
 
 pub mod host;
+mod libdevice;
 mod lower;
 mod nvptx;
+mod parts;
 mod trap;
 
+pub use libdevice::LIBDEVICE_INLINE_SITES;
 pub use nvptx::{
     arch_for_compute_capability, compile, emit_llvm, emit_text, find_libdevice, find_ptxas,
     ptxas_info, Artifact, Kernel, SUPPORTED_ARCHS,
 };
+pub use parts::{MAX_PARTS, PART_WEIGHT};
 pub use trap::TRAP_GLOBAL;
 pub use weft_abi::KernelEntry;
 /// The one optimization level (`weft_ir::OptLevel`).

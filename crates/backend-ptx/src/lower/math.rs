@@ -50,8 +50,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                         pos: self.m.source_pos(self.st.loc),
                     });
                 }
-                self.uses_libdevice = true;
                 let name = format!("__nv_{}{}", func.name(), if double { "" } else { "f" });
+                match self.libdevice_calls.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, sites)) => *sites += 1,
+                    None => self.libdevice_calls.push((name.clone(), 1)),
+                }
                 let params = vec![ft; func.arity()];
                 let f = self.extern_fn(&name, Some(ft), &params);
                 self.call(f, args)?
