@@ -23,6 +23,14 @@ fn device_names() -> Vec<&'static str> {
     weft::devices().iter().map(|d| d.name).collect()
 }
 
+/// What `weft bench --backend` takes: the devices, then the compile-only
+/// targets.
+fn bench_targets() -> Vec<&'static str> {
+    let mut v = device_names();
+    v.extend(bench::scaling::TEXT_TARGETS);
+    v
+}
+
 /// `--backend`'s help: the devices, and which of them this build has.
 fn backend_help() -> String {
     let mut parts = Vec::new();
@@ -286,15 +294,15 @@ fn cli() -> Command {
                         .long("backend")
                         .value_name("B")
                         .action(ArgAction::Append)
-                        .value_parser(device_names())
-                        .help("Only these backends (repeatable; default: all)"),
+                        .value_parser(bench_targets())
+                        .help("Only these backends (repeatable; default: all); `ptx` and `hlsl` are compile-only targets, measured by compile-scaling"),
                 )
                 .arg(
                     CArg::new("workload")
                         .long("workload")
                         .value_name("NAME")
                         .action(ArgAction::Append)
-                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`)"),
+                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`); `compile-scaling` (run only when named): compile time against kernel size and a module of 1000 kernels on 1 thread and on all"),
                 ),
         )
         .subcommand(
@@ -770,7 +778,7 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
     let backends = if only.is_empty() {
-        device_names().into_iter().map(String::from).collect()
+        bench_targets().into_iter().map(String::from).collect()
     } else {
         only
     };
