@@ -82,11 +82,17 @@ pub enum Error {
     #[error("{pos}: invalid IR for the LLVM backend: {what}")]
     Invalid { what: String, pos: SourcePos },
     /// A math function needs libdevice on NVPTX and none was found; Weft
-    /// never falls back to approximate instructions silently.
+    /// never falls back to approximate instructions silently. `advice` is
+    /// more that would help: enabling fast math, for a function that fast
+    /// math approximates without libdevice (else empty).
     #[error(
-        "{pos}: {what} needs libdevice.10.bc on NVPTX and none was found: set WEFT_LIBDEVICE or CUDA_HOME, or enable fast math"
+        "{pos}: {what} needs libdevice.10.bc on NVPTX and none was found: set WEFT_LIBDEVICE or CUDA_HOME{advice}"
     )]
-    NoLibdevice { what: String, pos: SourcePos },
+    NoLibdevice {
+        what: String,
+        pos: SourcePos,
+        advice: &'static str,
+    },
     /// libdevice could not be loaded or linked.
     #[error("libdevice {path}: {msg}")]
     Libdevice { path: PathBuf, msg: String },
