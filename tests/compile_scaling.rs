@@ -71,7 +71,7 @@ fn the_quick_workload_reports_every_size_and_the_module() {
     for (b, why) in &r.skipped {
         // Only PTX may be missing something (libdevice).
         assert_eq!(b, "ptx", "{why}");
-        weft_testkit::skip(&format!("compile-scaling on ptx: {why}"));
+        weft_testkit::skip(format!("compile-scaling on ptx: {why}"));
         backends.retain(|x| x != b);
     }
     let rows: Vec<&str> = r.chain.iter().map(|c| c.backend.as_str()).collect();
