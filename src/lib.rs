@@ -10,13 +10,18 @@
 //!   interpreter, and its HTML page;
 //! * [`bench`], [`gpu_bench`] and [`reference`]: `weft bench` /
 //!   `weft bench-gpu` and the hand-written loops they are measured against;
-//! * [`debug`]: `weft debug`'s command loop over the library's debugger.
+//!   [`grad_bench`]: `weft bench --workload autodiff`;
+//! * [`debug`]: `weft debug`'s command loop over the library's debugger;
+//! * [`gradcheck`]: `weft gradcheck`, adjoint gradients against finite
+//!   differences.
 
 pub mod bench;
 pub mod compare;
 pub mod conform;
 pub mod debug;
 pub mod gpu_bench;
+pub mod grad_bench;
+pub mod gradcheck;
 pub mod reference;
 pub mod report;
 

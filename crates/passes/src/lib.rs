@@ -46,6 +46,12 @@
 //! * [`bounds::BoundsCheck`] — the bounds-checked mode's tests (not in any
 //!   pipeline: run after it when asked for).
 //!
+//! Module transformations outside the pipeline:
+//!
+//! * [`adjoint::adjoint_module`] — reverse-mode autodiff: the backward
+//!   module of a frontend module (`docs/autodiff.md`);
+//! * [`promote::to_f64`] — the module in double precision (gradient checks).
+//!
 //! The call graph helpers are in [`callgraph`].
 //!
 //! Passes expect verified IR; on IR that breaks an invariant they rely on
@@ -82,6 +88,7 @@
 //! );
 //! ```
 
+pub mod adjoint;
 pub mod bounds;
 pub mod callgraph;
 pub mod cse;
@@ -90,6 +97,7 @@ pub mod fastmath;
 pub mod fold;
 pub mod inline;
 pub mod licm;
+pub mod promote;
 pub mod reduce;
 pub mod simplify;
 pub mod soa;
@@ -220,6 +228,10 @@ pub enum PassError {
     /// An IR dump could not be written.
     #[error("cannot write IR dump `{path}`: {err}", path = .0.display(), err = .1)]
     Io(PathBuf, #[source] std::io::Error),
+    /// A `wp.grad` whose adjoint cannot be made
+    /// ([`adjoint::expand_grads`]).
+    #[error(transparent)]
+    Grad(#[from] adjoint::AdjointError),
     /// A construct a pass cannot transform.
     #[error("pass `{pass}`, function `{func}`: unsupported: {msg}")]
     Unsupported {
@@ -549,6 +561,8 @@ pub fn describe_pipeline(level: OptLevel) -> String {
 /// the source ([`weft_ir::Function::fast_math`]), which [`pipeline`], not
 /// seeing the module, cannot know.
 pub fn run_pipeline(m: &mut Module, opts: &PipelineOptions) -> Result<PassReport, PassError> {
+    // `wp.grad` funcs get their bodies first, at every level.
+    adjoint::expand_grads(m)?;
     let soa = opts.layout.requests_soa() || soa::has_soa_hints(m);
     build_pipeline(opts.opt_level, opts, soa, fastmath::requested_in_source(m)).run(m)
 }
