@@ -248,7 +248,8 @@ fn agree(inline: bool) {
                 };
                 let (g, w) = (f(&got[b]), f(w));
                 if let Some(at) = g.iter().zip(&w).position(|(g, w)| {
-                    !((g - w).abs() as f64 <= tol("atol") + tol("rtol") * w.abs() as f64)
+                    let within = (g - w).abs() as f64 <= tol("atol") + tol("rtol") * w.abs() as f64;
+                    !within
                 }) {
                     failures.push(format!(
                         "{name}: buffer {b} outside tolerance at element {at}"
