@@ -1,7 +1,5 @@
 //! Every conformance case on llvm-cpu and on the Cranelift backend with the
-//! case's own inputs: all buffers must agree bit for bit after the launches
-//! (float32 buffers of atomic cases within the case's tolerance: their sums
-//! are order-dependent).
+//! case's own inputs: all buffers must agree bit for bit after the launches.
 //! (The Cranelift backend passes the corpus against Warp's outputs; the
 //! `weft conform --backend llvm-cpu` runner lives in the root crate.)
 
@@ -228,31 +226,25 @@ fn agree(inline: bool) {
         };
         let want = run_case(&m, &case, buffers.clone(), &|k| cl.kernel(k).unwrap().entry);
         let got = run_case(&m, &case, buffers, &|k| ll.kernel(k).unwrap().entry);
-        // Float atomics are order-dependent: the Cranelift backend sums
-        // one address per thread range (docs/runtime.md), LLVM per thread,
-        // so their float32 buffers agree within the case's tolerance.
-        let order_dependent = |b: &str| {
-            let tags = case["tags"].as_array().into_iter().flatten();
-            let atomic = tags.into_iter().any(|t| t == "atomic");
-            let spec = specs.iter().find(|s| s["name"] == b);
-            atomic && spec.is_some_and(|s| s["dtype"] == "float32")
-        };
-        let tol = |k: &str| case[k].as_f64().unwrap_or(0.0);
+        // Float atomic sums are order-dependent: the Cranelift backend
+        // accumulates sums into one address per thread range (its
+        // reductions), LLVM one atomic per thread; compare their buffers
+        // within the case's tolerance.
+        let order_dependent = float_atomics(&m);
+        let tol = |k: &str| case.get(k).and_then(Json::as_f64).unwrap_or(1e-4);
         for (b, w) in &want {
             compared += w.len();
-            if order_dependent(b) && got.get(b).is_some_and(|g| g.len() == w.len()) {
-                let f = |v: &[u8]| -> Vec<f32> {
-                    v.chunks_exact(4)
-                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                        .collect()
-                };
-                let (g, w) = (f(&got[b]), f(w));
-                if let Some(at) = g.iter().zip(&w).position(|(g, w)| {
-                    let within = (g - w).abs() as f64 <= tol("atol") + tol("rtol") * w.abs() as f64;
-                    !within
-                }) {
+            let dtype = specs
+                .iter()
+                .find(|s| s["name"] == b.as_str())
+                .and_then(|s| s["dtype"].as_str())
+                .unwrap_or("");
+            if order_dependent && (dtype == "float32" || dtype == "float64") {
+                if let Some(at) =
+                    differ_beyond(w, &got[b], dtype == "float64", tol("rtol"), tol("atol"))
+                {
                     failures.push(format!(
-                        "{name}: buffer {b} outside tolerance at element {at}"
+                        "{name}: buffer {b} differs at element {at} beyond the tolerance"
                     ));
                 }
                 continue;
@@ -275,4 +267,41 @@ fn agree(inline: bool) {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Whether a kernel of `m` adds or subtracts floats atomically.
+fn float_atomics(m: &Module) -> bool {
+    m.funcs.iter().any(|(_, f)| {
+        f.insts.values().any(|d| match &d.kind {
+            weft_ir::InstKind::Atomic(
+                weft_ir::ir::AtomicOp::Add | weft_ir::ir::AtomicOp::Sub,
+                _,
+                v,
+            ) => f.value_type(*v).scalar_of().is_some_and(Scalar::is_float),
+            _ => false,
+        })
+    })
+}
+
+/// The first element where float buffers `a` and `b` differ by more than
+/// `atol + rtol * |a|`.
+fn differ_beyond(a: &[u8], b: &[u8], f64s: bool, rtol: f64, atol: f64) -> Option<usize> {
+    let vals = |x: &[u8]| -> Vec<f64> {
+        if f64s {
+            x.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        } else {
+            x.chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64)
+                .collect()
+        }
+    };
+    let (va, vb) = (vals(a), vals(b));
+    if va.len() != vb.len() {
+        return Some(0);
+    }
+    va.iter().zip(&vb).position(|(x, y)| {
+        !(x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= atol + rtol * x.abs())
+    })
 }
