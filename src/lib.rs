@@ -34,6 +34,9 @@ pub enum Error {
     /// A conformance case that cannot be loaded or run as described.
     #[error(transparent)]
     Case(#[from] conform::CaseError),
+    /// A benchmark that cannot run (e.g. its thread pool).
+    #[error("bench: {0}")]
+    Bench(String),
 }
 
 impl Error {

@@ -146,8 +146,18 @@ impl Module {
     /// The kernels, then every function reachable from them through
     /// `Call`s, each once, in discovery order (what a backend compiles).
     pub fn reachable_funcs(&self) -> Vec<FuncId> {
-        let mut order: Vec<FuncId> = self.kernels().map(|(id, _)| id).collect();
-        let mut seen: std::collections::HashSet<FuncId> = order.iter().copied().collect();
+        self.reachable_from(self.kernels().map(|(id, _)| id))
+    }
+    /// `roots` (each once), then every function reachable from them
+    /// through `Call`s, each once, in discovery order.
+    pub fn reachable_from(&self, roots: impl IntoIterator<Item = FuncId>) -> Vec<FuncId> {
+        let mut order: Vec<FuncId> = Vec::new();
+        let mut seen: std::collections::HashSet<FuncId> = std::collections::HashSet::new();
+        for r in roots {
+            if self.funcs.get(r).is_some() && seen.insert(r) {
+                order.push(r);
+            }
+        }
         let mut i = 0;
         while i < order.len() {
             for (_, d) in self.funcs[order[i]].insts.iter() {
