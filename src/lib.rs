@@ -10,9 +10,12 @@
 //!   interpreter, and its HTML page;
 //! * [`bench`], [`gpu_bench`] and [`reference`]: `weft bench` /
 //!   `weft bench-gpu` and the hand-written loops they are measured against;
+//! * [`builtins`]: `weft builtins`, Warp's builtin registry against what
+//!   each backend compiles (docs/builtins.md);
 //! * [`debug`]: `weft debug`'s command loop over the library's debugger.
 
 pub mod bench;
+pub mod builtins;
 pub mod compare;
 pub mod conform;
 pub mod debug;

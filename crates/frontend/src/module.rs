@@ -666,7 +666,8 @@ pub(crate) fn resolve_type(
             _ => Err(unknown_type(span)),
         },
         Expr::Call(c) if generic_ctor(m, &c.func).is_some() => {
-            let matrix = generic_ctor(m, &c.func) == Some(true);
+            let kind = generic_ctor(m, &c.func);
+            let matrix = kind == Some(GenericCtor::Matrix);
             let ev = ConstEval {
                 imports: &m.imports,
                 consts: &m.consts,
@@ -700,6 +701,20 @@ pub(crate) fn resolve_type(
                 }
             };
             let ok = |n: i128| (1..=16).contains(&n);
+            if matches!(kind, Some(GenericCtor::Quat | GenericCtor::Transform)) {
+                if !scalar.is_float() {
+                    return Err(Diagnostic::error(
+                        span,
+                        "quaternion and transformation components must be floats",
+                    )
+                    .with_label("here"));
+                }
+                return Ok(if kind == Some(GenericCtor::Quat) {
+                    Type::Quat(scalar)
+                } else {
+                    Type::Transform(scalar)
+                });
+            }
             match (matrix, dims.as_slice()) {
                 (false, [n]) if ok(*n) => Ok(Type::Vec(*n as u8, scalar)),
                 (true, [r, c]) if ok(*r) && ok(*c) => Ok(Type::Mat(*r as u8, *c as u8, scalar)),
@@ -766,9 +781,19 @@ pub(crate) fn resolve_type(
     }
 }
 
-/// `wp.types.vector`/`wp.vec` (`Some(false)`) or `wp.types.matrix`/`wp.mat`
-/// (`Some(true)`).
-fn generic_ctor(m: &ModInfo<'_>, f: &Expr) -> Option<bool> {
+/// The parameterised type constructors: `wp.types.vector`/`wp.vec`,
+/// `wp.types.matrix`/`wp.mat`, `wp.types.quaternion`/`wp.quaternion` and
+/// `wp.types.transformation`/`wp.transformation`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum GenericCtor {
+    Vector,
+    Matrix,
+    Quat,
+    Transform,
+}
+
+/// Which parameterised type constructor `f` names, if any.
+pub(crate) fn generic_ctor(m: &ModInfo<'_>, f: &Expr) -> Option<GenericCtor> {
     let Expr::Attribute(a) = f else {
         return None;
     };
@@ -781,8 +806,10 @@ fn generic_ctor(m: &ModInfo<'_>, f: &Expr) -> Option<bool> {
         return None;
     }
     match last {
-        "vector" | "vec" => Some(false),
-        "matrix" | "mat" => Some(true),
+        "vector" | "vec" => Some(GenericCtor::Vector),
+        "matrix" | "mat" => Some(GenericCtor::Matrix),
+        "quaternion" => Some(GenericCtor::Quat),
+        "transformation" => Some(GenericCtor::Transform),
         _ => None,
     }
 }
