@@ -7,7 +7,7 @@ use super::ops::{self, components, is_math_agg, map1, map2, mat_vec, num_const, 
 use super::{const_of, type_list, FuncCaller, PRELUDE_PREFIX};
 use crate::diag::{Diagnostic, Span};
 use ruff_python_ast as ast;
-use weft_ir::{AtomicOp, BinaryOp, FuncBuilder, MemAccess, Scalar, Type, UnaryOp, Value};
+use weft_ir::{AtomicOp, BinaryOp, FuncBuilder, Scalar, Type, UnaryOp, Value};
 
 /// Builtins lowered to a single unary IR op on floats (elementwise on
 /// float vectors).
@@ -749,7 +749,7 @@ pub(crate) fn call_builtin(
             }
             _ => Err(no_overload(b, name, args, span)),
         },
-        n if n.starts_with("atomic_") => atomic(b, name, args, span),
+        n if n.starts_with("atomic_") => atomic(b, c, name, args, span),
         "select" => Err(
             Diagnostic::error(span, "`wp.select` was removed in Warp 1.19")
                 .with_label("removed builtin")
@@ -991,6 +991,7 @@ fn rng_draw(
 /// `atomic_*(arr, i, [j, ...], value)`: the old value.
 fn atomic(
     b: &mut FuncBuilder,
+    c: &mut dyn FuncCaller,
     name: &str,
     args: &[Value],
     span: Span,
@@ -1045,24 +1046,26 @@ fn atomic(
         .with_label(vn)
         .with_help(format!("Warp does not convert the value: write `{fix}`")));
     }
-    let s = elem.scalar_of();
-    let valid = match op {
-        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => s.is_some_and(|s| s.is_int()),
-        AtomicOp::Exchange => true,
-        _ => s.is_some_and(|s| s != Scalar::Bool),
-    };
-    if !valid {
-        return Err(no_overload(b, name, args, span).with_help(match op {
-            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => "bitwise atomics take integer arrays",
-            _ => "atomics take arrays of numbers, vectors or matrices",
-        }));
+    if let Some(help) = atomic_type_error(op, elem) {
+        return Err(no_overload(b, name, args, span).with_help(help));
     }
-    let m = MemAccess {
-        array: arr,
-        indices: indices.to_vec(),
-        path: vec![],
-    };
+    let m = super::arrays::mem_access(b, arr, indices, &|v| c.known_nonneg(v));
     Ok(vec![b.atomic(op, m, val)])
+}
+
+/// Why atomic `op` cannot update a value of type `elem`, if it cannot.
+pub(crate) fn atomic_type_error(op: AtomicOp, elem: Type) -> Option<&'static str> {
+    let s = elem.scalar_of();
+    let valid = (elem.is_scalar() || is_math_agg(elem))
+        && match op {
+            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => s.is_some_and(|s| s.is_int()),
+            AtomicOp::Exchange => true,
+            _ => s.is_some_and(|s| s != Scalar::Bool),
+        };
+    (!valid).then_some(match op {
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => "bitwise atomics take integer arrays",
+        _ => "atomics take arrays of numbers, vectors or matrices",
+    })
 }
 
 /// Names (without the prefix) of every prelude func the builtins call.

@@ -41,7 +41,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     return match ev.eval(&Expr::Call(c.clone())) {
                         Ok(v) => {
                             self.at(b, span);
-                            Ok(Ev::V(materialize(b, &v)))
+                            Ok(Ev::V(self.materialize(b, &v)))
                         }
                         Err(_) => Err(err(
                             span,
@@ -300,7 +300,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 };
                 let v = ev.eval(arg)?;
                 self.at(b, span);
-                return Ok(Ev::V(materialize(b, &v)));
+                return Ok(Ev::V(self.materialize(b, &v)));
             }
             "constant" => {
                 return Err(err(span, "`wp.constant` is only allowed at module level")
@@ -680,7 +680,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                         (c, _) => c,
                     };
                     self.at(b, span);
-                    materialize(b, &c)
+                    self.materialize(b, &c)
                 }
             };
             if pty.accepts(b.ty(v)) {

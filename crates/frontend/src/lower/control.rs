@@ -501,7 +501,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         }
         // Header: leave when the condition fails.
         let (cond, next, cspan) = match (counter, test) {
-            (Some((var, _, stop, step, span)), _) => {
+            (Some((var, start, stop, step, span)), _) => {
                 let c = params[0];
                 b.name_value(c, var);
                 let st = b.ty(c).as_scalar().unwrap_or(Scalar::I32);
@@ -521,6 +521,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     }
                 };
                 let next = b.binary(BinaryOp::Add, c, step);
+                // Inside the body the counter lies between the start and the
+                // stop: non-negative when counting up from a non-negative
+                // start, or down to a stop of at least -1.
+                let nonneg = &self.nonneg;
+                let known = |v: Value| builtins::known_nonneg(b, v, &|x| nonneg.contains(&x));
+                let up = sign == Some(1) && known(start);
+                let down = sign == Some(-1) && is_const(b, stop).is_some_and(|k| k.as_i128() >= -1);
+                if up || down {
+                    self.nonneg.insert(c);
+                }
                 self.env.insert(var.to_string(), c);
                 (cond, Some(next), span)
             }
