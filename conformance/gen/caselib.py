@@ -13,6 +13,8 @@ SCALAR_NP = {
     "bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16,
     "int32": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
     "float16": np.float16, "float32": np.float32, "float64": np.float64,
+    # Warp stores bfloat16 as its bits: npy files hold them as uint16.
+    "bfloat16": np.uint16,
 }
 SUFFIX = {"": "float32", "h": "float16", "f": "float32", "d": "float64", "i": "int32", "ui": "uint32",
           "b": "int8", "ub": "uint8", "s": "int16", "us": "uint16", "l": "int64", "ul": "uint64"}
@@ -95,6 +97,13 @@ def fill(shape, value, dtype=np.float32):
     return np.full(shape, value, dtype=dtype)
 
 
+
+
+def bf16_bits(x):
+    """float32 values as the bits of the nearest bfloat16 (ties to even), as
+    Warp's `float_to_bfloat16_bits` for finite values."""
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
 
 
 def packed_struct_dtype(fields):

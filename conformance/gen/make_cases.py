@@ -42,6 +42,8 @@ def json_value(v, dtype):
     if not es:
         if dtype == "bool":
             return bool(v)
+        if dtype == "bfloat16":
+            return float(v)
         if sd.kind == "f":
             return float(sd.type(v))
         return int(v)

@@ -674,10 +674,23 @@ pub(crate) fn resolve_type(
             };
             let mut dims: Vec<i128> = Vec::new();
             let mut dtype = None;
-            for kw in c.arguments.keywords.iter() {
-                match kw.arg.as_ref().map(|a| a.id.as_str()) {
-                    Some("length") => dims.push(ev.eval(&kw.value)?.as_int().unwrap_or(0)),
-                    Some("shape") => match &kw.value {
+            // Warp's parameters: `vector(length, dtype)`, `matrix(shape,
+            // dtype)`, `quaternion(dtype)`, `transformation(dtype)`.
+            let params: &[&str] = match kind {
+                Some(GenericCtor::Quat | GenericCtor::Transform) => &["dtype"],
+                Some(GenericCtor::Matrix) => &["shape", "dtype"],
+                _ => &["length", "dtype"],
+            };
+            let positional = params.iter().copied().zip(c.arguments.args.iter());
+            let keywords = c
+                .arguments
+                .keywords
+                .iter()
+                .filter_map(|kw| Some((kw.arg.as_ref()?.id.as_str(), &kw.value)));
+            for (param, value) in positional.chain(keywords) {
+                match param {
+                    "length" => dims.push(ev.eval(value)?.as_int().unwrap_or(0)),
+                    "shape" => match value {
                         Expr::Tuple(t) => {
                             for x in &t.elts {
                                 dims.push(ev.eval(x)?.as_int().unwrap_or(0));
@@ -685,7 +698,7 @@ pub(crate) fn resolve_type(
                         }
                         other => dims.push(ev.eval(other)?.as_int().unwrap_or(0)),
                     },
-                    Some("dtype") => dtype = Some(resolve_type(m, table, &kw.value)?),
+                    "dtype" => dtype = Some(resolve_type(m, table, value)?),
                     _ => {}
                 }
             }

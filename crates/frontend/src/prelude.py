@@ -5,7 +5,7 @@
 #
 # Template scheme (expanded by builtins/prelude.rs before parsing):
 #   a line `# @float` starts a block instantiated once per float type
-#   (float16, float32, float64), `# @float3264` one for float32 and float64
+#   (float16, float32, float64, bfloat16), `# @float3264` one for float32 and float64
 #   only; `# @once` starts a block emitted as is.
 #   In templated blocks: $F is the scalar type (wp.float32), $V2 $V3 $V4 the
 #   vectors, $M22 $M33 $M44 the matrices, $Q the quaternion, $T the
@@ -16,6 +16,18 @@
 # builtin.h, rand.h) operation for operation, so rounding matches.
 
 import warp as wp
+
+# bfloat16's vector, matrix, quaternion and transform types, which Warp names
+# only as `wp.types.vector(...)` and so on ($V3 and the others of bfloat16).
+__weft_vec2bf = wp.types.vector(length=2, dtype=wp.bfloat16)
+__weft_vec3bf = wp.types.vector(length=3, dtype=wp.bfloat16)
+__weft_vec4bf = wp.types.vector(length=4, dtype=wp.bfloat16)
+__weft_spatial_vectorbf = wp.types.vector(length=6, dtype=wp.bfloat16)
+__weft_mat22bf = wp.types.matrix(shape=(2, 2), dtype=wp.bfloat16)
+__weft_mat33bf = wp.types.matrix(shape=(3, 3), dtype=wp.bfloat16)
+__weft_mat44bf = wp.types.matrix(shape=(4, 4), dtype=wp.bfloat16)
+__weft_quatbf = wp.types.quaternion(dtype=wp.bfloat16)
+__weft_transformbf = wp.types.transformation(dtype=wp.bfloat16)
 
 # @float
 

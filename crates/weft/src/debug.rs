@@ -506,7 +506,9 @@ fn decode(
         let bits = leaves.next()?;
         return Some(DebugValue::Scalar(match s {
             Scalar::Bool => ScalarValue::Bool(bits != 0),
-            Scalar::F16 | Scalar::F32 => ScalarValue::F32(f64::from_bits(bits) as f32),
+            Scalar::F16 | Scalar::F32 | Scalar::BF16 => {
+                ScalarValue::F32(f64::from_bits(bits) as f32)
+            }
             Scalar::F64 => ScalarValue::F64(f64::from_bits(bits)),
             s if s.is_signed_int() => ScalarValue::Int(bits as i64),
             _ => ScalarValue::UInt(bits),

@@ -890,11 +890,13 @@ fn prelude_direct(
             ("transform_from_matrix", [Type::Mat(4, 4, _)]) => true,
             ("quat_to_rpy", [Type::Quat(_)]) => true,
             ("spatial_cross" | "spatial_cross_dual", [Type::Vec(6, s), Type::Vec(6, _)]) => {
-                *s != Scalar::F16
+                !matches!(s, Scalar::F16 | Scalar::BF16)
             }
-            ("velocity_at_point", [Type::Vec(6, s), Type::Vec(3, _)]) => *s != Scalar::F16,
+            ("velocity_at_point", [Type::Vec(6, s), Type::Vec(3, _)]) => {
+                !matches!(s, Scalar::F16 | Scalar::BF16)
+            }
             ("transform_twist" | "transform_wrench", [Type::Transform(s), Type::Vec(6, _)]) => {
-                *s != Scalar::F16
+                !matches!(s, Scalar::F16 | Scalar::BF16)
             }
             _ => false,
         };
@@ -905,7 +907,8 @@ fn prelude_direct(
             .filter_map(|t| t.scalar_of())
             .any(|s| !s.is_float())
         {
-            d = d.with_help("these builtins take float types (float16, float32, float64)");
+            d = d
+                .with_help("these builtins take float types (float16, bfloat16, float32, float64)");
         } else if !same && tys.len() > 1 {
             d = d.with_help(concat!(
                 "all arguments must have the same float type; ",

@@ -12,37 +12,51 @@ const TEMPLATE: &str = include_str!("../prelude.py");
 /// Warp's type names for one float scalar type.
 struct FloatNames {
     f: &'static str,
+    /// Where the vector, matrix, ... types live: `wp.` for Warp's named
+    /// types (`wp.vec3h`), `__weft_` for the aliases `prelude.py` defines
+    /// for bfloat16, which Warp names only as `wp.types.vector(...)`.
+    prefix: &'static str,
     suffix: &'static str,
 }
 
-const FLOATS: [FloatNames; 3] = [
+/// float16, float32, float64, bfloat16: `FLOATS[1..3]` are the types of
+/// `# @float3264` blocks.
+const FLOATS: [FloatNames; 4] = [
     FloatNames {
         f: "wp.float16",
+        prefix: "wp.",
         suffix: "h",
     },
     FloatNames {
         f: "wp.float32",
+        prefix: "wp.",
         suffix: "",
     },
     FloatNames {
         f: "wp.float64",
+        prefix: "wp.",
         suffix: "d",
+    },
+    FloatNames {
+        f: "wp.bfloat16",
+        prefix: "__weft_",
+        suffix: "bf",
     },
 ];
 
 fn instantiate(block: &str, t: &FloatNames) -> String {
-    let s = t.suffix;
+    let (p, s) = (t.prefix, t.suffix);
     // Longest placeholders first so that `$M22` is not read as `$M2`.
     let subst = [
-        ("$M22", format!("wp.mat22{s}")),
-        ("$M33", format!("wp.mat33{s}")),
-        ("$M44", format!("wp.mat44{s}")),
-        ("$V2", format!("wp.vec2{s}")),
-        ("$V3", format!("wp.vec3{s}")),
-        ("$V4", format!("wp.vec4{s}")),
-        ("$Q", format!("wp.quat{s}")),
-        ("$T", format!("wp.transform{s}")),
-        ("$S", format!("wp.spatial_vector{s}")),
+        ("$M22", format!("{p}mat22{s}")),
+        ("$M33", format!("{p}mat33{s}")),
+        ("$M44", format!("{p}mat44{s}")),
+        ("$V2", format!("{p}vec2{s}")),
+        ("$V3", format!("{p}vec3{s}")),
+        ("$V4", format!("{p}vec4{s}")),
+        ("$Q", format!("{p}quat{s}")),
+        ("$T", format!("{p}transform{s}")),
+        ("$S", format!("{p}spatial_vector{s}")),
         ("$F", t.f.to_string()),
     ];
     let mut out = block.to_string();
@@ -75,7 +89,7 @@ fn expand(template: &str) -> String {
             Block::Float => FLOATS
                 .iter()
                 .for_each(|t| out.push_str(&instantiate(block, t))),
-            Block::Float3264 => FLOATS[1..]
+            Block::Float3264 => FLOATS[1..3]
                 .iter()
                 .for_each(|t| out.push_str(&instantiate(block, t))),
         }
