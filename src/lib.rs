@@ -10,9 +10,12 @@
 //!   interpreter, and its HTML page;
 //! * [`bench`], [`gpu_bench`] and [`reference`]: `weft bench` /
 //!   `weft bench-gpu` and the hand-written loops they are measured against;
+//!   [`grad_bench`]: `weft bench --workload autodiff`;
 //! * [`builtins`]: `weft builtins`, Warp's builtin registry against what
 //!   each backend compiles (docs/builtins.md);
-//! * [`debug`]: `weft debug`'s command loop over the library's debugger.
+//! * [`debug`]: `weft debug`'s command loop over the library's debugger;
+//! * [`gradcheck`]: `weft gradcheck`, adjoint gradients against finite
+//!   differences.
 
 pub mod bench;
 pub mod builtins;
@@ -20,6 +23,8 @@ pub mod compare;
 pub mod conform;
 pub mod debug;
 pub mod gpu_bench;
+pub mod grad_bench;
+pub mod gradcheck;
 pub mod reference;
 pub mod report;
 

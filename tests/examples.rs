@@ -17,6 +17,9 @@ mod nbody;
 #[allow(dead_code)]
 #[path = "../examples/particles/sim.rs"]
 mod particles;
+#[allow(dead_code)]
+#[path = "../examples/projectile/sim.rs"]
+mod projectile;
 
 use weft::{Array, Device};
 
@@ -215,4 +218,32 @@ fn example_options_parse() {
     }
     assert_eq!(common::frame_steps(10, 3), vec![3, 6, 10]);
     assert!(common::frame_steps(10, 0).is_empty());
+}
+
+#[test]
+fn projectile_loss_decreases_monotonically() {
+    for device in devices("projectile") {
+        let sim = projectile::Sim::new(&device, 4, 100).unwrap();
+        let mut v0 = vec![[3.0f32, 3.0]; 4];
+        let mut losses = Vec::new();
+        for _ in 0..12 {
+            let out = sim.run(&v0).unwrap();
+            losses.push(out.loss);
+            for (v, g) in v0.iter_mut().zip(&out.grad) {
+                v[0] -= 0.2 * g[0];
+                v[1] -= 0.2 * g[1];
+            }
+        }
+        println!("{}: projectile losses {losses:?}", device.name());
+        assert!(
+            losses.windows(2).all(|w| w[1] < w[0]),
+            "{}: the loss does not decrease monotonically: {losses:?}",
+            device.name()
+        );
+        assert!(
+            losses[11] < 1e-2 * losses[0],
+            "{}: {losses:?}",
+            device.name()
+        );
+    }
 }

@@ -65,6 +65,13 @@ fn cli() -> Command {
             .default_value("aos")
             .help("Memory layout of kernel array parameters: aos (Warp's), or soa (structure of arrays for every eligible array: vectors, matrices, quaternions, transforms, one-scalar structs)")
     };
+    let exact_loops = || {
+        CArg::new("exact-loops")
+            .long("exact-loops")
+            .value_name("K")
+            .value_parser(value_parser!(u32))
+            .help("Differentiate dynamic loops exactly (beyond Warp's rule), keeping at most K states per loop and thread (docs/autodiff.md)")
+    };
     let gdb = || {
         CArg::new("gdb")
             .short('g')
@@ -91,6 +98,7 @@ fn cli() -> Command {
                 )
                 .arg(opt_level())
                 .arg(layout())
+                .arg(exact_loops())
                 .arg(
                     CArg::new("print-pipeline")
                         .long("print-pipeline")
@@ -129,6 +137,12 @@ fn cli() -> Command {
                         .default_value("nvptx")
                         .help("Target of --emit llvm"),
                 )
+                .arg(
+                    CArg::new("adjoint")
+                        .long("adjoint")
+                        .action(ArgAction::SetTrue)
+                        .help("The backward module instead: each kernel's adjoint (docs/autodiff.md)"),
+                )
                 .arg(CArg::new("kernel").long("kernel").value_name("K").help("Only this kernel"))
                 .arg(
                     CArg::new("output")
@@ -165,6 +179,7 @@ fn cli() -> Command {
                 .arg(opt_level())
                 .arg(fast_math())
                 .arg(layout())
+                .arg(exact_loops())
                 .arg(gdb())
                 .arg(
                     CArg::new("out")
@@ -181,6 +196,28 @@ fn cli() -> Command {
                 ),
         )
         .subcommand(
+            Command::new("gradcheck")
+                .about("Check a gradient case's adjoint gradients against central finite differences")
+                .arg(
+                    CArg::new("case")
+                        .required(true)
+                        .num_args(1..)
+                        .value_name("CASE")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Gradient case directories (or a folder of them)"),
+                )
+                .arg(backend())
+                .arg(exact_loops())
+                .arg(
+                    CArg::new("entries")
+                        .long("entries")
+                        .value_name("N")
+                        .value_parser(value_parser!(usize))
+                        .default_value("64")
+                        .help("Entries checked per array (spread evenly over larger arrays)"),
+                ),
+        )
+        .subcommand(
             Command::new("conform")
                 .about("Run every conformance case under DIR and compare with Warp's outputs")
                 .arg(
@@ -193,6 +230,7 @@ fn cli() -> Command {
                 .arg(opt_level())
                 .arg(fast_math())
                 .arg(layout())
+                .arg(exact_loops())
                 .arg(gdb())
                 .arg(
                     CArg::new("checked")
@@ -294,7 +332,7 @@ fn cli() -> Command {
                         .long("workload")
                         .value_name("NAME")
                         .action(ArgAction::Append)
-                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`)"),
+                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`); `autodiff`: forward vs backward (adjoint) compile and launch times"),
                 ),
         )
         .subcommand(
@@ -366,6 +404,7 @@ fn main() -> ExitCode {
         Some(("build", a)) => build(a),
         Some(("run", a)) => run(a),
         Some(("conform", a)) => conform_cmd(a),
+        Some(("gradcheck", a)) => gradcheck_cmd(a),
         Some(("compare", a)) => compare_cmd(a),
         Some(("debug", a)) => debug_cmd(a),
         Some(("cache", a)) => cache_cmd(a),
@@ -482,10 +521,11 @@ fn build(a: &ArgMatches) -> Result<ExitCode, Error> {
     let file = str_arg(a, "file");
     let source = read(Path::new(file))?;
     let emit = str_arg(a, "emit");
-    let ir = if emit == "ir-raw" {
-        compiler.compile_raw(file, &source)?
-    } else {
-        compiler.compile(file, &source)?.ir().clone()
+    let ir = match (emit == "ir-raw", a.get_flag("adjoint")) {
+        (true, false) => compiler.compile_raw(file, &source)?,
+        (true, true) => compiler.compile_backward_raw(file, &source)?,
+        (false, false) => compiler.compile(file, &source)?.ir().clone(),
+        (false, true) => compiler.compile_backward(file, &source)?.ir().clone(),
     };
     let ir = match a.get_one::<String>("kernel") {
         Some(k) => only_kernel(&ir, k)?,
@@ -564,6 +604,7 @@ fn compile_options(a: &ArgMatches) -> CompileOptions {
             default: layout,
             params: Vec::new(),
         },
+        exact_loops: a.try_get_one::<u32>("exact-loops").ok().flatten().copied(),
         ..CompileOptions::default()
     }
 }
@@ -612,6 +653,62 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn gradcheck_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    let dev = device(a)?;
+    let opts = weft_cli::gradcheck::Options {
+        max_entries: *a.get_one::<usize>("entries").unwrap_or(&64),
+    };
+    let mut paths = Vec::new();
+    for p in a.get_many::<PathBuf>("case").into_iter().flatten() {
+        paths.extend(conform::find_cases(p)?);
+    }
+    let compiler = Compiler::with_options(CompileOptions {
+        exact_loops: a.get_one::<u32>("exact-loops").copied(),
+        ..CompileOptions::default()
+    });
+    let (mut passed, mut failed) = (0, 0);
+    for p in &paths {
+        let case = Case::load(p)?;
+        let r = match weft_cli::gradcheck::gradcheck(&case, &dev, &compiler, &opts) {
+            Ok(r) => r,
+            Err(e) => {
+                say!("FAIL {}: {}", case.name, conform::one_line(&e));
+                failed += 1;
+                continue;
+            }
+        };
+        say!(
+            "{} (finite differences in {}, on {})",
+            r.case,
+            r.precision,
+            dev.name()
+        );
+        for row in &r.rows {
+            match row.passed {
+                Some(ok) => say!(
+                    "  {:<12} {:>4} entries  worst relative error {:.1e}  {}",
+                    row.array,
+                    row.entries,
+                    row.error,
+                    if ok { "ok" } else { "FAIL" }
+                ),
+                None => say!("  {:<12} not compared: {}", row.array, row.note),
+            }
+        }
+        if r.passed() {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    say!("{} cases, {passed} passed, {failed} failed", paths.len());
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
@@ -816,6 +913,13 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             .unwrap_or_default(),
     };
     let json = a.get_flag("json");
+    if opts.workloads.iter().any(|w| w == "autodiff") {
+        let (rows, skipped) = weft_cli::grad_bench::run(opts.quick, &opts.backends, |what| {
+            let _ = writeln!(std::io::stderr().lock(), "bench: {what}");
+        })?;
+        say!("{}", weft_cli::grad_bench::table(&rows, &skipped));
+        return Ok(ExitCode::SUCCESS);
+    }
     let report = bench::run(&opts, |what| {
         if !json {
             let _ = writeln!(std::io::stderr().lock(), "bench: {what}");

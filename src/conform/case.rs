@@ -1,5 +1,6 @@
 //! `case.json`: the launch description of a conformance case (single- and
-//! multi-launch formats; see the corpus README).
+//! multi-launch formats, and a gradient case's `adjoint` section; see the
+//! corpus README).
 
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,37 @@ pub struct Case {
     pub atol: f64,
     /// Per-buffer `(name, rtol, atol)` overrides.
     pub tolerances: Vec<(String, f64, f64)>,
+    /// A gradient case's `adjoint` section.
+    pub adjoint: Option<AdjointSpec>,
+}
+
+/// The `adjoint` section of a gradient case (the corpus README, "Gradient
+/// cases"): which buffers carry gradients, the output adjoints written into
+/// them before backward, and the gradients compared after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdjointSpec {
+    pub requires_grad: Vec<String>,
+    pub retain_grad: Vec<String>,
+    /// `(buffer, npy file)`.
+    pub seed: Vec<(String, String)>,
+    /// Buffers whose gradient is compared with `expected_grad_<name>.npy`.
+    pub check: Vec<String>,
+    pub rtol: f64,
+    pub atol: f64,
+    pub tolerances: Vec<(String, f64, f64)>,
+}
+
+impl AdjointSpec {
+    /// `(rtol, atol)` for the gradient of buffer `name`.
+    pub fn tolerance(&self, name: &str) -> (f64, f64) {
+        lookup(&self.tolerances, name, (self.rtol, self.atol))
+    }
+}
+
+fn lookup(t: &[(String, f64, f64)], name: &str, default: (f64, f64)) -> (f64, f64) {
+    t.iter()
+        .find(|(n, _, _)| n == name)
+        .map_or(default, |&(_, r, a)| (r, a))
 }
 
 struct Ctx<'a> {
@@ -98,6 +130,80 @@ impl Ctx<'_> {
             .iter()
             .map(|v| v.as_u64().map(|n| n as usize).ok_or_else(bad))
             .collect()
+    }
+    fn names(
+        &self,
+        obj: &Json,
+        key: &str,
+        buffers: &[BufferSpec],
+    ) -> Result<Vec<String>, CaseError> {
+        let names: Vec<String> = match obj.get(key) {
+            None => Vec::new(),
+            Some(c) => c
+                .as_array()
+                .and_then(|xs| xs.iter().map(|x| x.as_str().map(str::to_string)).collect())
+                .ok_or_else(|| self.err(format!("`{key}` must be a list of names")))?,
+        };
+        if let Some(c) = names
+            .iter()
+            .find(|c| !buffers.iter().any(|b| &b.name == *c))
+        {
+            return Err(self.err(format!("`{key}` names `{c}`, which is not an array")));
+        }
+        Ok(names)
+    }
+    fn tolerances(&self, obj: &Json) -> Result<Vec<(String, f64, f64)>, CaseError> {
+        let mut out = Vec::new();
+        if let Some(t) = obj.get("tolerances") {
+            let o = t
+                .as_object()
+                .ok_or_else(|| self.err("`tolerances` must be an object"))?;
+            for (k, v) in o {
+                out.push((k.clone(), self.num(v, "rtol")?, self.num(v, "atol")?));
+            }
+        }
+        Ok(out)
+    }
+    fn adjoint(&self, a: &Json, buffers: &[BufferSpec]) -> Result<AdjointSpec, CaseError> {
+        if !a.is_object() {
+            return Err(self.err("`adjoint` must be an object"));
+        }
+        let requires_grad = self.names(a, "requires_grad", buffers)?;
+        let mut seed = Vec::new();
+        if let Some(s) = a.get("seed") {
+            let o = s
+                .as_object()
+                .ok_or_else(|| self.err("`adjoint.seed` must be an object"))?;
+            for (k, v) in o {
+                let file = v
+                    .as_str()
+                    .filter(|f| !f.contains('/') && !f.contains('\\') && !f.starts_with('.'))
+                    .ok_or_else(|| {
+                        self.err(format!("`adjoint.seed.{k}` must be a plain file name"))
+                    })?;
+                if !requires_grad.contains(k) {
+                    return Err(self.err(format!(
+                        "`adjoint.seed` seeds `{k}`, which is not in `requires_grad`"
+                    )));
+                }
+                seed.push((k.clone(), file.to_string()));
+            }
+        }
+        let check = self.names(a, "check", buffers)?;
+        if let Some(c) = check.iter().find(|c| !requires_grad.contains(c)) {
+            return Err(self.err(format!(
+                "`adjoint.check` names `{c}`, which has no gradient (not in `requires_grad`)"
+            )));
+        }
+        Ok(AdjointSpec {
+            retain_grad: self.names(a, "retain_grad", buffers)?,
+            requires_grad,
+            seed,
+            check,
+            rtol: self.num(a, "rtol")?,
+            atol: self.num(a, "atol")?,
+            tolerances: self.tolerances(a)?,
+        })
     }
     fn num(&self, obj: &Json, key: &str) -> Result<f64, CaseError> {
         match obj.get(key) {
@@ -252,28 +358,12 @@ impl Case {
                 return Err(cx.err(format!("buffer `{}` is defined twice", b.name)));
             }
         }
-        let check = match j.get("check") {
-            None => Vec::new(),
-            Some(c) => c
-                .as_array()
-                .and_then(|xs| xs.iter().map(|x| x.as_str().map(str::to_string)).collect())
-                .ok_or_else(|| cx.err("`check` must be a list of names"))?,
+        let check = cx.names(&j, "check", &buffers)?;
+        let tolerances = cx.tolerances(&j)?;
+        let adjoint = match j.get("adjoint") {
+            None => None,
+            Some(a) => Some(cx.adjoint(a, &buffers)?),
         };
-        if let Some(c) = check
-            .iter()
-            .find(|c| !buffers.iter().any(|b| &b.name == *c))
-        {
-            return Err(cx.err(format!("`check` names `{c}`, which is not an array")));
-        }
-        let mut tolerances = Vec::new();
-        if let Some(t) = j.get("tolerances") {
-            let obj = t
-                .as_object()
-                .ok_or_else(|| cx.err("`tolerances` must be an object"))?;
-            for (k, v) in obj {
-                tolerances.push((k.clone(), cx.num(v, "rtol")?, cx.num(v, "atol")?));
-            }
-        }
         Ok(Case {
             name,
             dir,
@@ -283,15 +373,13 @@ impl Case {
             rtol: cx.num(&j, "rtol")?,
             atol: cx.num(&j, "atol")?,
             tolerances,
+            adjoint,
         })
     }
 
     /// `(rtol, atol)` for buffer `name`.
     pub fn tolerance(&self, name: &str) -> (f64, f64) {
-        self.tolerances
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map_or((self.rtol, self.atol), |&(_, r, a)| (r, a))
+        lookup(&self.tolerances, name, (self.rtol, self.atol))
     }
 }
 

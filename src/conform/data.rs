@@ -10,7 +10,8 @@ use weft_ir::{ElemType, Scalar, StructTable, Type};
 use weft_runtime::{Array, Dtype};
 
 /// The element type named `name` as Warp spells it (`float32`, `vec3`,
-/// `vec3d`, `mat33`, `quat`, `transform`, ...) or a struct of `structs`.
+/// `vec3d`, `mat33`, `quat`, `transform`, `spatial_vector`, ...) or a struct
+/// of `structs`.
 pub fn warp_dtype(name: &str, structs: &Arc<StructTable>) -> Option<Dtype> {
     if let Some(s) = Scalar::from_warp_name(name) {
         return Some(Dtype::scalar(s));
@@ -29,6 +30,10 @@ pub fn warp_dtype(name: &str, structs: &Arc<StructTable>) -> Option<Dtype> {
         ElemType::Quat(suffix(rest)?)
     } else if let Some(rest) = name.strip_prefix("transform") {
         ElemType::Transform(suffix(rest)?)
+    } else if let Some(rest) = name.strip_prefix("spatial_vector") {
+        ElemType::Vec(6, suffix(rest)?)
+    } else if let Some(rest) = name.strip_prefix("spatial_matrix") {
+        ElemType::Mat(6, 6, suffix(rest)?)
     } else {
         return Dtype::struct_named(name, structs.clone());
     };

@@ -58,25 +58,34 @@ pub fn write_npy(path: &Path, a: &Array) -> Result<(), Error> {
     std::fs::write(path, data::array_to_npy(a).to_bytes()).map_err(|e| Error::io(path, e))
 }
 
-/// The final contents of a case's buffers after running it.
+/// The final contents of a case's buffers after running it, and, for a
+/// gradient case, the gradients of its `adjoint.check` buffers after
+/// backward.
 pub struct CaseRun {
     pub buffers: Vec<(String, Array)>,
+    pub grads: Vec<(String, Array)>,
 }
 
 impl CaseRun {
     pub fn buffer(&self, name: &str) -> Option<&Array> {
         self.buffers.iter().find(|(n, _)| n == name).map(|(_, a)| a)
     }
-    /// Writes every buffer to `dir/<name>.npy` (creating `dir`).
+    /// Writes every buffer to `dir/<name>.npy`, and each checked gradient
+    /// to `dir/grad_<name>.npy` (creating `dir`).
     pub fn write_outputs(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let mut out = Vec::new();
-        for (name, a) in &self.buffers {
-            let p = dir.join(format!("{name}.npy"));
+        let named = self.buffers.iter().map(|(n, a)| (format!("{n}.npy"), a));
+        let grads = self.grads.iter().map(|(n, a)| (format!("grad_{n}.npy"), a));
+        for (file, a) in named.chain(grads) {
+            let p = dir.join(file);
             write_npy(&p, a)?;
             out.push(p);
         }
         Ok(out)
+    }
+    pub fn grad(&self, name: &str) -> Option<&Array> {
+        self.grads.iter().find(|(n, _)| n == name).map(|(_, a)| a)
     }
 }
 
@@ -99,7 +108,8 @@ pub struct RunTimes {
 
 /// [`run_case`] with the case's module already compiled: loads every
 /// kernel it launches on `device` first, then creates the buffers and runs
-/// the launches, timing both steps.
+/// the launches, timing both steps. A gradient case records its launches
+/// on a [`weft::Tape`], seeds the output gradients and runs backward.
 pub fn run_module(
     case: &Case,
     device: &Device,
@@ -112,6 +122,11 @@ pub fn run_module(
             kernels.push((&l.kernel, device.load(module, &l.kernel)?));
         }
     }
+    if case.adjoint.is_some() {
+        for (name, _) in &kernels {
+            device.load_adjoint(module, name)?;
+        }
+    }
     let load = t.elapsed();
     let structs = Arc::new(module.ir().structs.clone());
     let dtype = |name: &str, path: &Path| {
@@ -122,59 +137,140 @@ pub fn run_module(
     for b in &case.buffers {
         let path = case.dir.join(&b.file);
         let npy = read_npy(&path)?;
-        let a = data::array_from_npy(&npy, dtype(&b.dtype, &path)?, &b.shape)
+        let mut a = data::array_from_npy(&npy, dtype(&b.dtype, &path)?, &b.shape)
             .map_err(|m| case_err(&path, format!("array `{}`: {m}", b.name)))?;
+        if let Some(adj) = &case.adjoint {
+            if adj.requires_grad.contains(&b.name) {
+                a = a
+                    .requires_grad()
+                    .with_retain_grad(adj.retain_grad.contains(&b.name));
+            }
+        }
         buffers.push((b.name.clone(), a));
     }
     let json = case.dir.join("case.json");
-    let mut run = std::time::Duration::ZERO;
-    for l in &case.launches {
-        let kernel = &kernels
+    let kernel_of = |name: &str| {
+        kernels
             .iter()
-            .find(|(n, _)| *n == l.kernel)
-            .ok_or_else(|| case_err(&json, format!("kernel `{}` not loaded", l.kernel)))?
-            .1;
-        // Each array in the layout the kernel takes it in (module docs); a
-        // buffer that cannot be converted is left for the launch to report.
-        for (i, a) in l.args.iter().enumerate() {
-            if let ArgSpec::Array { buffer, .. } = a {
-                let want = kernel.signature().param_layout(i);
-                if let Some((_, arr)) = buffers.iter_mut().find(|(n, _)| n == buffer) {
-                    if arr.layout() != want {
-                        if let Ok(c) = arr.to_layout(want) {
-                            *arr = c;
-                        }
-                    }
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| k)
+            .ok_or_else(|| case_err(&json, format!("kernel `{name}` not loaded")))
+    };
+    let Some(adj) = &case.adjoint else {
+        let mut run = std::time::Duration::ZERO;
+        for l in &case.launches {
+            let kernel = kernel_of(&l.kernel)?;
+            set_layouts(l, kernel, &mut buffers, false)?;
+            let args = launch_args(case, l, &buffers, &dtype)?;
+            let t = std::time::Instant::now();
+            device.launch(kernel, &l.dim, &args)?;
+            run += t.elapsed();
+        }
+        let grads = Vec::new();
+        return Ok((CaseRun { buffers, grads }, RunTimes { load, run }));
+    };
+    // A tape borrows the buffers: each is laid out once, as its first
+    // launch takes it.
+    for l in &case.launches {
+        set_layouts(l, kernel_of(&l.kernel)?, &mut buffers, true)?;
+    }
+    let t = std::time::Instant::now();
+    {
+        let mut tape = weft::Tape::new();
+        for l in &case.launches {
+            let args = launch_args(case, l, &buffers, &dtype)?;
+            tape.launch(device, module, &l.kernel, &l.dim, &args)?;
+        }
+        let mut seeds = Vec::new();
+        for (name, file) in &adj.seed {
+            let path = case.dir.join(file);
+            let (_, arr) = buffers
+                .iter()
+                .find(|(n, _)| n == name)
+                .ok_or_else(|| case_err(&json, format!("no buffer `{name}`")))?;
+            let s = data::array_from_npy(&read_npy(&path)?, arr.dtype().clone(), arr.shape())
+                .map_err(|m| case_err(&path, format!("seed of `{name}`: {m}")))?;
+            seeds.push((arr, s));
+        }
+        let pairs: Vec<(&Array, &Array)> = seeds.iter().map(|(a, s)| (*a, s)).collect();
+        tape.backward_with(&pairs)?;
+    }
+    let run = t.elapsed();
+    let mut grads = Vec::new();
+    for name in &adj.check {
+        let g = buffers
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, a)| a.grad().map(|g| g.clone()))
+            .ok_or_else(|| case_err(&json, format!("`{name}` has no gradient")))?;
+        grads.push((name.clone(), g));
+    }
+    Ok((CaseRun { buffers, grads }, RunTimes { load, run }))
+}
+
+/// Converts the buffers launch `l` takes to the layouts `kernel` takes them
+/// in (module docs). `once`: a buffer already converted for an earlier
+/// launch must not change again (an error). A buffer that cannot be
+/// converted is left for the launch to report.
+fn set_layouts(
+    l: &LaunchSpec,
+    kernel: &weft::Kernel,
+    buffers: &mut [(String, Array)],
+    once: bool,
+) -> Result<(), Error> {
+    for (i, a) in l.args.iter().enumerate() {
+        let ArgSpec::Array { buffer, .. } = a else {
+            continue;
+        };
+        let want = kernel.signature().param_layout(i);
+        if let Some((_, arr)) = buffers.iter_mut().find(|(n, _)| n == buffer) {
+            if arr.layout() != want {
+                if once && arr.layout() != weft::ArrayLayout::Aos {
+                    return Err(case_err(
+                        Path::new(buffer),
+                        "a gradient case takes this buffer in two layouts",
+                    ));
+                }
+                if let Ok(c) = arr.to_layout(want) {
+                    *arr = c;
                 }
             }
         }
-        let mut args = Vec::with_capacity(l.args.len());
-        for a in &l.args {
-            args.push(match a {
-                ArgSpec::Array { buffer, .. } => {
-                    let (_, arr) = buffers
-                        .iter()
-                        .find(|(n, _)| n == buffer)
-                        .ok_or_else(|| case_err(&json, format!("no buffer `{buffer}`")))?;
-                    Arg::Array(arr)
-                }
-                ArgSpec::Scalar {
-                    param,
-                    dtype: dt,
-                    value,
-                } => {
-                    let d = dtype(dt, &json)?;
-                    let bytes = data::encode_value(value, &d)
-                        .map_err(|m| case_err(&json, format!("argument `{param}`: {m}")))?;
-                    Arg::Value(Value::from_bytes(d, bytes)?)
-                }
-            });
-        }
-        let t = std::time::Instant::now();
-        device.launch(kernel, &l.dim, &args)?;
-        run += t.elapsed();
     }
-    Ok((CaseRun { buffers }, RunTimes { load, run }))
+    Ok(())
+}
+
+/// The arguments of launch `l`: its buffers and its scalar values.
+pub fn launch_args<'b>(
+    case: &Case,
+    l: &LaunchSpec,
+    buffers: &'b [(String, Array)],
+    dtype: &dyn Fn(&str, &Path) -> Result<weft::Dtype, Error>,
+) -> Result<Vec<Arg<'b>>, Error> {
+    let json = case.dir.join("case.json");
+    let mut args = Vec::with_capacity(l.args.len());
+    for a in &l.args {
+        args.push(match a {
+            ArgSpec::Array { buffer, .. } => {
+                let (_, arr) = buffers
+                    .iter()
+                    .find(|(n, _)| n == buffer)
+                    .ok_or_else(|| case_err(&json, format!("no buffer `{buffer}`")))?;
+                Arg::Array(arr)
+            }
+            ArgSpec::Scalar {
+                param,
+                dtype: dt,
+                value,
+            } => {
+                let d = dtype(dt, &json)?;
+                let bytes = data::encode_value(value, &d)
+                    .map_err(|m| case_err(&json, format!("argument `{param}`: {m}")))?;
+                Arg::Value(Value::from_bytes(d, bytes)?)
+            }
+        });
+    }
+    Ok(args)
 }
 
 /// The worst mismatch of one checked array.
@@ -474,18 +570,36 @@ pub fn diff_stats(
     Ok(st)
 }
 
-/// Compares every checked buffer of a run with its expected file.
+/// Compares every checked buffer of a run with its expected file, and, for
+/// a gradient case, every checked gradient with `expected_grad_<name>.npy`
+/// (reported as `grad_<name>`).
 pub fn check_case(case: &Case, run: &CaseRun) -> Result<Vec<Mismatch>, Error> {
     let mut out = Vec::new();
-    for name in &case.check {
-        let path = case.dir.join(format!("expected_{name}.npy"));
+    let forward = case.check.iter().map(|n| (n.clone(), false));
+    let grads = case
+        .adjoint
+        .iter()
+        .flat_map(|a| a.check.iter().map(|n| (n.clone(), true)));
+    for (name, grad) in forward.chain(grads) {
+        let label = if grad {
+            format!("grad_{name}")
+        } else {
+            name.clone()
+        };
+        let path = case.dir.join(format!("expected_{label}.npy"));
         let expected = read_npy(&path)?;
-        let arr = run
-            .buffer(name)
-            .ok_or_else(|| case_err(&path, format!("no buffer `{name}`")))?;
-        let (rtol, atol) = case.tolerance(name);
+        let arr = if grad {
+            run.grad(&name)
+        } else {
+            run.buffer(&name)
+        }
+        .ok_or_else(|| case_err(&path, format!("no array `{label}`")))?;
+        let (rtol, atol) = match (grad, &case.adjoint) {
+            (true, Some(a)) => a.tolerance(&name),
+            _ => case.tolerance(&name),
+        };
         if let Some(m) =
-            compare(name, arr, &expected, rtol, atol).map_err(|m| case_err(&path, m))?
+            compare(&label, arr, &expected, rtol, atol).map_err(|m| case_err(&path, m))?
         {
             out.push(m);
         }

@@ -40,6 +40,18 @@ pub const PRELUDE_FILE: &str = "<prelude>";
 /// Compiles a Warp module to IR: every kernel of the file and every func
 /// they call.
 pub fn compile(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
+    compile_module(file_name, source, false)
+}
+
+/// [`compile`], with the custom gradients and replays (`@wp.func_grad`,
+/// `@wp.func_replay`) of the funcs it lowers, recorded on them
+/// ([`weft_ir::Function::custom_adjoint`]): the input of the adjoint pass.
+/// (A forward compile leaves them out: nothing runs them.)
+pub fn compile_for_backward(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
+    compile_module(file_name, source, true)
+}
+
+fn compile_module(file_name: &str, source: &str, custom: bool) -> Result<Module, Diagnostics> {
     let fail = |items: Vec<Diagnostic>| Diagnostics {
         file_name: file_name.to_string(),
         source: source.to_string(),
@@ -78,6 +90,7 @@ pub fn compile(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
         prelude: prelude.as_ref(),
     };
     let mut ctx = lower::Ctx::default();
+    ctx.custom = custom;
     for k in &user.kernels {
         if let Err(ds) = lower::lower_kernel(&mut ctx, &structs, mods, k) {
             ctx.diags.extend(ds);

@@ -71,6 +71,7 @@ impl ParamTy {
 }
 
 /// One `@wp.func` definition (an overload).
+#[derive(Clone)]
 pub(crate) struct FuncDef<'a> {
     pub def: &'a ast::StmtFunctionDef,
     /// Index among all func defs of the file (instance cache key).
@@ -111,6 +112,39 @@ pub(crate) struct ModInfo<'a> {
     /// Kernels in a module of their own (`@wp.kernel(module="unique")`):
     /// that module's options, which replace the file's.
     pub kernel_options: HashMap<String, crate::options::Options>,
+    /// `@wp.func_grad(f)` and `@wp.func_replay(f)` definitions, by kind and
+    /// the name of `f` (in the prelude: found by name, see
+    /// [`ModInfo::custom_defs`]).
+    custom: HashMap<(Custom, String), Vec<FuncDef<'a>>>,
+    /// `@wp.kernel(enable_backward=...)` of each kernel that has it.
+    kernel_backward: HashMap<String, bool>,
+}
+
+/// What a `@wp.func_grad` or `@wp.func_replay` definition replaces.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Custom {
+    /// `@wp.func_grad(f)`: the adjoint of `f`.
+    Grad,
+    /// `@wp.func_replay(f)`: `f` when a backward function replays it.
+    Replay,
+}
+
+impl Custom {
+    /// The decorator's name.
+    pub(crate) fn decorator(self) -> &'static str {
+        match self {
+            Custom::Grad => "wp.func_grad",
+            Custom::Replay => "wp.func_replay",
+        }
+    }
+    /// The prelude names the custom definitions of its func `__weft_f`
+    /// `__weft_f__adjoint` and `__weft_f__replay`.
+    fn prelude_suffix(self) -> &'static str {
+        match self {
+            Custom::Grad => "__adjoint",
+            Custom::Replay => "__replay",
+        }
+    }
 }
 
 /// What a host-side module-level name is.
@@ -150,6 +184,21 @@ impl<'a> ModInfo<'a> {
             .insert(name.to_string(), defs.clone());
         defs
     }
+    /// The `kind` definitions of func `name` (each an overload to match by
+    /// its leading parameter types).
+    pub(crate) fn custom_defs(
+        &self,
+        kind: Custom,
+        name: &str,
+        table: &StructTable,
+    ) -> Option<Rc<[FuncDef<'a>]>> {
+        if self.lazy.is_some() {
+            return self.func_defs(&format!("{name}{}", kind.prelude_suffix()), table);
+        }
+        self.custom
+            .get(&(kind, name.to_string()))
+            .map(|defs| defs.iter().cloned().collect())
+    }
     /// The names of the funcs defined in this file (not the lazy ones).
     pub(crate) fn func_names(&self) -> impl Iterator<Item = &str> {
         self.funcs.keys().map(String::as_str)
@@ -168,6 +217,17 @@ impl<'a> ModInfo<'a> {
         let o = self.kernel_options.get(name).unwrap_or(&self.options);
         o.fast_math.unwrap_or(false)
     }
+    /// Whether kernel `name` may get a backward function: its decorator's
+    /// `enable_backward=`, else its module's `enable_backward` option, else
+    /// true (Warp's default).
+    pub(crate) fn kernel_backward(&self, name: &str) -> bool {
+        let o = self.kernel_options.get(name).unwrap_or(&self.options);
+        self.kernel_backward
+            .get(name)
+            .copied()
+            .or(o.enable_backward)
+            .unwrap_or(true)
+    }
     pub(crate) fn kernel(&self, name: &str) -> Option<&'a ast::StmtFunctionDef> {
         self.kernels
             .iter()
@@ -176,19 +236,33 @@ impl<'a> ModInfo<'a> {
     }
 }
 
-enum Decor {
+enum Decor<'a> {
     Kernel,
     Func,
     Struct,
+    /// `@wp.func_grad(f)` / `@wp.func_replay(f)`, with `f`.
+    Custom(Custom, &'a Expr),
     None,
     /// Another decorator; `true` if it is a `wp.` one.
     Other(Span, bool),
 }
 
-fn decoration(imports: &Imports, list: &[ast::Decorator]) -> Decor {
+fn decoration<'a>(imports: &Imports, list: &'a [ast::Decorator]) -> Decor<'a> {
     let Some(d) = list.first() else {
         return Decor::None;
     };
+    if let Expr::Call(c) = &d.expression {
+        let kind = match dotted(&c.func) {
+            Some((m, "func_grad")) if imports.is_wp(m) => Some(Custom::Grad),
+            Some((m, "func_replay")) if imports.is_wp(m) => Some(Custom::Replay),
+            _ => None,
+        };
+        if let (Some(kind), [target], true) =
+            (kind, &c.arguments.args[..], c.arguments.keywords.is_empty())
+        {
+            return Decor::Custom(kind, target);
+        }
+    }
     let e = match &d.expression {
         Expr::Call(c) => &*c.func,
         e => e,
@@ -282,6 +356,8 @@ pub(crate) fn collect<'a>(
         type_aliases: HashMap::new(),
         options: crate::options::Options::default(),
         kernel_options: HashMap::new(),
+        custom: HashMap::new(),
+        kernel_backward: HashMap::new(),
     };
     let mut dicts = crate::options::Dicts::new();
     let mut func_count = 0usize;
@@ -382,6 +458,12 @@ pub(crate) fn collect<'a>(
                         Some(o) => m.kernel_options.insert(f.name.id.to_string(), o),
                         None => m.kernel_options.remove(f.name.id.as_str()),
                     };
+                    match f.decorator_list.first().and_then(|d| {
+                        crate::options::kernel_flag(&m, &d.expression, "enable_backward", diags)
+                    }) {
+                        Some(on) => m.kernel_backward.insert(f.name.id.to_string(), on),
+                        None => m.kernel_backward.remove(f.name.id.as_str()),
+                    };
                 }
                 Decor::Func => {
                     let index = func_count;
@@ -398,6 +480,38 @@ pub(crate) fn collect<'a>(
                         };
                         list.retain(|o| !same(o));
                         list.push(fd);
+                    }
+                }
+                Decor::Custom(kind, target) => {
+                    let Expr::Name(n) = target else {
+                        diags.push(
+                            Diagnostic::error(target.range(), "expected the name of a `@wp.func`")
+                                .with_label("not a func name")
+                                .with_help(format!("write `@{}(my_func)`", kind.decorator())),
+                        );
+                        continue;
+                    };
+                    if !funcs.contains_key(n.id.as_str()) {
+                        diags.push(
+                            Diagnostic::error(
+                                n.range,
+                                format!("`{}` is not a `@wp.func` defined before it", n.id),
+                            )
+                            .with_label("unknown func")
+                            .with_help(format!(
+                                "`@{}` takes a `@wp.func` of this file, defined above it",
+                                kind.decorator()
+                            )),
+                        );
+                        continue;
+                    }
+                    let index = func_count;
+                    func_count += 1;
+                    if let Some(fd) = func_def(&m, table, f, index, diags) {
+                        m.custom
+                            .entry((kind, n.id.to_string()))
+                            .or_default()
+                            .push(fd);
                     }
                 }
                 Decor::Other(span, true) => diags.push(
@@ -437,9 +551,7 @@ pub(crate) fn collect<'a>(
                 if let Expr::Call(call) = &*e.value {
                     if crate::options::is_set_module_options(&m, call) {
                         let o = crate::options::set_module_options(&m, &dicts, call, diags);
-                        if o.fast_math.is_some() {
-                            m.options.fast_math = o.fast_math;
-                        }
+                        m.options.update(o);
                     }
                 }
             }

@@ -6,9 +6,9 @@
 //! or a module-level name bound to a dict literal. Every key must be one of
 //! Warp's module options ([`KNOWN`]; Warp itself rejects unknown keys in
 //! `module_options`), every value a compile-time constant. Of them only
-//! `fast_math` means something here (it becomes
-//! [`weft_ir::Function::fast_math`] of the kernels it covers); the others
-//! are accepted and ignored.
+//! `fast_math` (it becomes [`weft_ir::Function::fast_math`] of the kernels it
+//! covers) and `enable_backward` ([`weft_ir::Function::backward`]) mean
+//! something here; the others are accepted and ignored.
 //!
 //! Which kernels an option covers follows Warp, where options belong to a
 //! module and are read when the module is compiled: `set_module_options`
@@ -50,6 +50,16 @@ pub(crate) const KNOWN: &[&str] = &[
 pub(crate) struct Options {
     /// `"fast_math"`, when given.
     pub fast_math: Option<bool>,
+    /// `"enable_backward"`, when given.
+    pub enable_backward: Option<bool>,
+}
+
+impl Options {
+    /// Sets what `later` gives (a later `set_module_options` wins per key).
+    pub(crate) fn update(&mut self, later: Options) {
+        self.fast_math = later.fast_math.or(self.fast_math);
+        self.enable_backward = later.enable_backward.or(self.enable_backward);
+    }
 }
 
 /// Module-level names bound to dict literals (`OPTIONS = {...}`), as bound
@@ -161,6 +171,43 @@ pub(crate) fn kernel_options(
     }
 }
 
+/// A bool keyword of a `@wp.kernel(...)` decorator (`enable_backward=False`),
+/// if given; a value that is not a constant bool is an error in `diags`.
+pub(crate) fn kernel_flag(
+    m: &ModInfo<'_>,
+    decorator: &Expr,
+    name: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<bool> {
+    let Expr::Call(call) = decorator else {
+        return None;
+    };
+    let kw = call
+        .arguments
+        .keywords
+        .iter()
+        .find(|kw| kw.arg.as_ref().is_some_and(|a| a.id.as_str() == name))?;
+    let ev = ConstEval {
+        imports: &m.imports,
+        consts: &m.consts,
+    };
+    match (&kw.value, ev.eval(&kw.value)) {
+        // Warp: `None` is the module's setting.
+        (Expr::NoneLiteral(_), _) => None,
+        (_, Ok(CVal::Bool(b))) => Some(b),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    kw.value.range(),
+                    format!("`{name}` must be `True` or `False`"),
+                )
+                .with_label("not a bool"),
+            );
+            None
+        }
+    }
+}
+
 /// The items of an options dict: `{...}`, `dict(k=v, ...)`, or a module-level
 /// name bound to a dict literal.
 fn items<'e>(dicts: &Dicts<'e>, e: &'e Expr) -> Option<Vec<(Option<&'e Expr>, Span, &'e Expr)>> {
@@ -259,14 +306,17 @@ fn read(m: &ModInfo<'_>, dicts: &Dicts<'_>, e: &Expr, diags: &mut Vec<Diagnostic
                 }
             },
         };
-        if name == "fast_math" {
-            match v {
-                Some(CVal::Bool(b)) => out.fast_math = Some(b),
-                _ => diags.push(
-                    Diagnostic::error(value.range(), "`fast_math` must be `True` or `False`")
-                        .with_label("not a bool"),
-                ),
-            }
+        let slot = match name {
+            "fast_math" => &mut out.fast_math,
+            "enable_backward" => &mut out.enable_backward,
+            _ => continue,
+        };
+        match v {
+            Some(CVal::Bool(b)) => *slot = Some(b),
+            _ => diags.push(
+                Diagnostic::error(value.range(), format!("`{name}` must be `True` or `False`"))
+                    .with_label("not a bool"),
+            ),
         }
     }
     out

@@ -12,6 +12,9 @@
 #   transform and $S the spatial vector of that scalar type.
 #
 # Every func is named __weft_<builtin>; user code cannot use that prefix.
+# Where Warp's adjoint of a builtin is not the derivative of its formula,
+# the prelude gives it as `@wp.func_grad(__weft_f) def __weft_f__adjoint`
+# (found by that name); the adjoint pass uses it at every call.
 # Formulas follow Warp 1.19's native code (vec.h, mat.h, quat.h, spatial.h,
 # builtin.h, rand.h) operation for operation, so rounding matches.
 
@@ -121,6 +124,17 @@ def __weft_normalize(q: $Q):
 @wp.func
 def __weft_cross(a: $V3, b: $V3):
     return $V3(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@wp.func
+def __weft_frac(x: $F):
+    return x - wp.trunc(x)
+
+
+# Warp 1.19 gives frac no adjoint (MISSINGADJOINT in native/builtin.h).
+@wp.func_grad(__weft_frac)
+def __weft_frac__adjoint(x: $F, adj_ret: $F):
+    pass
 
 
 @wp.func
@@ -257,6 +271,164 @@ def __weft_inverse(m: $M44):
         $F(z03 * rcp), $F(z13 * rcp), $F(z23 * rcp), $F(z33 * rcp),
     )
     return wp.where(wp.abs(det) > wp.float64(0.0), inv, $M44())
+
+
+# Warp's min/max of a vector: the reduction; its adjoint goes to the first
+# extremum (argmin/argmax), as in native/vec.h.
+@wp.func
+def __weft_min(v: $V2):
+    return wp.min(v[0], v[1])
+
+
+@wp.func
+def __weft_min(v: $V3):
+    return wp.min(wp.min(v[0], v[1]), v[2])
+
+
+@wp.func
+def __weft_min(v: $V4):
+    return wp.min(wp.min(wp.min(v[0], v[1]), v[2]), v[3])
+
+
+@wp.func
+def __weft_max(v: $V2):
+    return wp.max(v[0], v[1])
+
+
+@wp.func
+def __weft_max(v: $V3):
+    return wp.max(wp.max(v[0], v[1]), v[2])
+
+
+@wp.func
+def __weft_max(v: $V4):
+    return wp.max(wp.max(wp.max(v[0], v[1]), v[2]), v[3])
+
+
+@wp.func_grad(__weft_min)
+def __weft_min__adjoint(v: $V2, adj_ret: $F):
+    g = $V2()
+    g[wp.argmin(v)] = adj_ret
+    wp.adjoint[v] += g
+
+
+@wp.func_grad(__weft_min)
+def __weft_min__adjoint(v: $V3, adj_ret: $F):
+    g = $V3()
+    g[wp.argmin(v)] = adj_ret
+    wp.adjoint[v] += g
+
+
+@wp.func_grad(__weft_min)
+def __weft_min__adjoint(v: $V4, adj_ret: $F):
+    g = $V4()
+    g[wp.argmin(v)] = adj_ret
+    wp.adjoint[v] += g
+
+
+@wp.func_grad(__weft_max)
+def __weft_max__adjoint(v: $V2, adj_ret: $F):
+    g = $V2()
+    g[wp.argmax(v)] = adj_ret
+    wp.adjoint[v] += g
+
+
+@wp.func_grad(__weft_max)
+def __weft_max__adjoint(v: $V3, adj_ret: $F):
+    g = $V3()
+    g[wp.argmax(v)] = adj_ret
+    wp.adjoint[v] += g
+
+
+@wp.func_grad(__weft_max)
+def __weft_max__adjoint(v: $V4, adj_ret: $F):
+    g = $V4()
+    g[wp.argmax(v)] = adj_ret
+    wp.adjoint[v] += g
+
+
+# ---- adjoints that are Warp's, not the formulas' (guards at zero, native forms)
+
+@wp.func_grad(__weft_length)
+def __weft_length__adjoint(a: $V2, adj_ret: $F):
+    l = wp.length(a)
+    if l > $F(0.0):
+        wp.adjoint[a] += $V2(a[0] / l, a[1] / l) * adj_ret
+
+
+@wp.func_grad(__weft_length)
+def __weft_length__adjoint(a: $V3, adj_ret: $F):
+    l = wp.length(a)
+    if l > $F(0.0):
+        wp.adjoint[a] += $V3(a[0] / l, a[1] / l, a[2] / l) * adj_ret
+
+
+@wp.func_grad(__weft_length)
+def __weft_length__adjoint(a: $V4, adj_ret: $F):
+    l = wp.length(a)
+    if l > $F(0.0):
+        wp.adjoint[a] += $V4(a[0] / l, a[1] / l, a[2] / l, a[3] / l) * adj_ret
+
+
+@wp.func_grad(__weft_length)
+def __weft_length__adjoint(a: $Q, adj_ret: $F):
+    l = wp.length(a)
+    if l > $F(0.0):
+        inv = $F(1.0) / l
+        wp.adjoint[a] += $Q(a[0] * inv, a[1] * inv, a[2] * inv, a[3] * inv) * adj_ret
+
+
+@wp.func_grad(__weft_normalize)
+def __weft_normalize__adjoint(a: $V2, adj_ret: $V2):
+    d = wp.length(a)
+    if d > $F(0.0):
+        invd = $F(1.0) / d
+        ret = wp.normalize(a)
+        wp.adjoint[a] += adj_ret * invd - ret * wp.dot(ret, adj_ret) * invd
+
+
+@wp.func_grad(__weft_normalize)
+def __weft_normalize__adjoint(a: $V3, adj_ret: $V3):
+    d = wp.length(a)
+    if d > $F(0.0):
+        invd = $F(1.0) / d
+        ret = wp.normalize(a)
+        wp.adjoint[a] += adj_ret * invd - ret * wp.dot(ret, adj_ret) * invd
+
+
+@wp.func_grad(__weft_normalize)
+def __weft_normalize__adjoint(a: $V4, adj_ret: $V4):
+    d = wp.length(a)
+    if d > $F(0.0):
+        invd = $F(1.0) / d
+        ret = wp.normalize(a)
+        wp.adjoint[a] += adj_ret * invd - ret * wp.dot(ret, adj_ret) * invd
+
+
+@wp.func_grad(__weft_normalize)
+def __weft_normalize__adjoint(q: $Q, adj_ret: $Q):
+    l = wp.length(q)
+    if l > $F(0.0):
+        l_inv = $F(1.0) / l
+        wp.adjoint[q] += adj_ret * l_inv - q * (l_inv * l_inv * l_inv * wp.dot(q, adj_ret))
+
+
+@wp.func_grad(__weft_inverse)
+def __weft_inverse__adjoint(m: $M22, adj_ret: $M22):
+    invt = wp.transpose(wp.inverse(m))
+    wp.adjoint[m] -= (invt * adj_ret) * invt
+
+
+@wp.func_grad(__weft_inverse)
+def __weft_inverse__adjoint(m: $M33, adj_ret: $M33):
+    invt = wp.transpose(wp.inverse(m))
+    wp.adjoint[m] -= (invt * adj_ret) * invt
+
+
+@wp.func_grad(__weft_inverse)
+def __weft_inverse__adjoint(m: $M44, adj_ret: $M44):
+    invt = wp.transpose(wp.inverse(m))
+    wp.adjoint[m] -= (invt * adj_ret) * invt
 
 
 # ---- quaternions (x, y, z, w), w real

@@ -5,27 +5,9 @@
 //! prints a counted `SKIP` when it is missing (a failure with
 //! `WEFT_REQUIRE_CORPUS=1`).
 
-/// Every case's name and `kernel.py`, sorted by name; `None` after the
-/// testkit's skip when the corpus is missing.
-fn kernels() -> Option<Vec<(String, String)>> {
-    let dir = weft_testkit::corpus::find()?;
-    let out: Vec<(String, String)> = weft_testkit::corpus::cases()
-        .into_iter()
-        .map(|case| {
-            let p = case.join("kernel.py");
-            let src =
-                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            let name = case.file_name().unwrap().to_string_lossy().into_owned();
-            (name, src)
-        })
-        .collect();
-    assert!(!out.is_empty(), "no case under {}", dir.display());
-    Some(out)
-}
-
 #[test]
 fn corpus_compiles_and_verifies() {
-    let Some(cases) = kernels() else {
+    let Some(cases) = weft_testkit::corpus::kernels() else {
         return;
     };
     let mut failures = Vec::new();

@@ -4,25 +4,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Every case's name and `kernel.py`, sorted by name; `None` after the
-/// testkit's counted `SKIP` when the corpus is missing (a failure with
-/// `WEFT_REQUIRE_CORPUS=1`).
-fn corpus() -> Option<Vec<(String, String)>> {
-    let dir = weft_testkit::corpus::find()?;
-    let out: Vec<(String, String)> = weft_testkit::corpus::cases()
-        .into_iter()
-        .map(|case| {
-            let p = case.join("kernel.py");
-            let src =
-                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            let name = case.file_name().unwrap().to_string_lossy().into_owned();
-            (name, src)
-        })
-        .collect();
-    assert!(!out.is_empty(), "no case under {}", dir.display());
-    Some(out)
-}
-
 /// Compiles `src`: the result must verify, or the diagnostics must exist and
 /// render.
 fn check(src: &str) -> Result<(), String> {
@@ -42,7 +23,7 @@ fn check(src: &str) -> Result<(), String> {
 
 #[test]
 fn every_line_deleted() {
-    let Some(cases) = corpus() else {
+    let Some(cases) = weft_testkit::corpus::kernels() else {
         return;
     };
     let mut failures = Vec::new();
@@ -65,7 +46,7 @@ fn every_line_deleted() {
 
 #[test]
 fn truncations_and_token_swaps() {
-    let Some(cases) = corpus() else {
+    let Some(cases) = weft_testkit::corpus::kernels() else {
         return;
     };
     let mut failures = Vec::new();

@@ -217,6 +217,13 @@ pub struct InstData {
     /// Fast-math permissions of this operation (empty: exact IEEE
     /// semantics). See [`MathFlags`].
     pub flags: MathFlags,
+    /// Warp's in-place component write (`v[1] = e`, `v.y = e`, `m[0, 1] = e`
+    /// on a local vector, matrix or quaternion); only on [`InstKind::Insert`].
+    /// It changes nothing in the forward semantics. The adjoint pass gives
+    /// the aggregate operand the result's *whole* adjoint, the overwritten
+    /// component's included, as Warp 1.19's `adj_assign_inplace` does (see
+    /// `docs/autodiff.md`). Text form: an `inplace` suffix.
+    pub inplace: bool,
 }
 
 /// Per-operation fast-math permissions, a set of bits.
@@ -356,6 +363,20 @@ pub struct Function {
     /// this function's float arithmetic even without the API option. Printed
     /// as the `fast_math` function attribute.
     pub fast_math: bool,
+    /// Whether a backward (adjoint) function may be generated for this
+    /// kernel: Warp's `enable_backward` module or kernel option (default
+    /// true). Printed as the `no_backward` attribute when false.
+    pub backward: bool,
+    /// A custom adjoint (`@wp.func_grad`): the adjoint pass calls it instead
+    /// of generating one, at every call of this func. Its params are this
+    /// func's params followed by one adjoint per return value; it returns
+    /// one adjoint per param, of the param's type (see `docs/autodiff.md`).
+    /// Printed as `adjoint(@g)`.
+    pub custom_adjoint: Option<FuncId>,
+    /// A custom replay (`@wp.func_replay`): called instead of this func when
+    /// a backward function recomputes the forward values; same signature.
+    /// Printed as `replay(@r)`.
+    pub custom_replay: Option<FuncId>,
 }
 
 impl Function {
@@ -376,6 +397,9 @@ impl Function {
             layout_hints: Vec::new(),
             soa_params: Vec::new(),
             fast_math: false,
+            backward: true,
+            custom_adjoint: None,
+            custom_replay: None,
         };
         let body = f.regions.push(RegionData::default());
         f.body = body;
@@ -407,6 +431,7 @@ impl Function {
             results: SmallVec::new(),
             loc,
             flags: MathFlags::NONE,
+            inplace: false,
         });
         for (i, &ty) in result_types.iter().enumerate() {
             let v = self.values.push(ValueData {

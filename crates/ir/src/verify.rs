@@ -93,6 +93,15 @@
 //!   representable in their width; any NaN is accepted).
 //! * [`Rule::MathFlags`]: only float `unary`, `binary` and `fma`
 //!   instructions carry fast-math flags ([`MathFlags`]).
+//! * [`Rule::Inplace`]: only `insert` carries the `inplace` mark
+//!   ([`InstData::inplace`]).
+//!
+//! Autodiff (see `docs/autodiff.md`):
+//! * [`Rule::CustomAdjoint`]: a [`Function::custom_adjoint`] is a func
+//!   whose params are the func's params then one per return (the same
+//!   types) and which returns one value per param of the param's type; the
+//!   func has no array params. A [`Function::custom_replay`] is a func with
+//!   the func's signature. Both are set on funcs only.
 //!
 //! Layout (structure of arrays, see [`ArrayLayout`] and [`SoaParam`]):
 //! * [`Rule::LayoutHint`]: each [`Function::layout_hints`] entry names an
@@ -140,6 +149,8 @@ pub enum Rule {
     ConstBits,
     Trap,
     MathFlags,
+    Inplace,
+    CustomAdjoint,
     LayoutHint,
     SoaParam,
 }
@@ -174,6 +185,8 @@ impl fmt::Display for Rule {
             Rule::ConstBits => "constant bits are canonical for their type",
             Rule::Trap => "`trap` operands match its kind",
             Rule::MathFlags => "only float arithmetic carries fast-math flags",
+            Rule::Inplace => "only `insert` is marked `inplace`",
+            Rule::CustomAdjoint => "custom adjoints and replays match the func's signature",
             Rule::LayoutHint => "layout hints name array params, once each",
             Rule::SoaParam => "SoA params are kernel arrays of the element's scalar, ndim + 1 axes",
         })
@@ -387,6 +400,7 @@ impl Verifier<'_> {
             }
         }
         self.layout()?;
+        self.custom()?;
         let Some(body) = f.regions.get(f.body) else {
             return self.fail(Rule::Signature, None, "the body region does not exist");
         };
@@ -786,11 +800,60 @@ impl Verifier<'_> {
         }
     }
 
+    /// [`Rule::CustomAdjoint`] of the function's custom adjoint and replay.
+    fn custom(&self) -> VResult {
+        let f = self.f;
+        if f.custom_adjoint.is_none() && f.custom_replay.is_none() {
+            return Ok(());
+        }
+        let fail = |detail: String| self.fail(Rule::CustomAdjoint, None, detail);
+        if f.kind != FuncKind::Func {
+            return fail("a kernel has a custom adjoint or replay".into());
+        }
+        let ptys: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
+        let sig = |g: FuncId, what: &str, params: &[Type], returns: &[Type]| -> VResult {
+            let Some(gf) = self.m.funcs.get(g) else {
+                return fail(format!("the custom {what} does not exist"));
+            };
+            let gp: Vec<Type> = gf.params.iter().map(|p| p.ty).collect();
+            if gf.kind != FuncKind::Func || gp != params || gf.returns != returns {
+                return fail(format!(
+                    "the custom {what} @{} takes {} and returns {}; expected {} -> {}",
+                    gf.name,
+                    self.tys(&gp),
+                    self.tys(&gf.returns),
+                    self.tys(params),
+                    self.tys(returns)
+                ));
+            }
+            Ok(())
+        };
+        if let Some(g) = f.custom_adjoint {
+            if ptys.iter().any(|t| t.is_array()) {
+                return fail("a func with array params has a custom adjoint".into());
+            }
+            let mut params = ptys.clone();
+            params.extend(&f.returns);
+            sig(g, "adjoint", &params, &ptys)?;
+        }
+        if let Some(r) = f.custom_replay {
+            sig(r, "replay", &ptys, &f.returns)?;
+        }
+        Ok(())
+    }
+
     /// The typing rules of one instruction (not of its regions).
     #[inline(never)]
     fn inst(&self, inst: Inst, ctx: Ctx) -> VResult {
         let f = self.f;
         let d = &f.insts[inst];
+        if d.inplace && !matches!(d.kind, InstKind::Insert(..)) {
+            return self.fail(
+                Rule::Inplace,
+                Some(inst),
+                "`inplace` on an instruction that is not `insert`",
+            );
+        }
         if !d.flags.is_empty() && !f.accepts_math_flags(inst) {
             return self.fail(
                 Rule::MathFlags,

@@ -208,6 +208,7 @@ impl Copier<'_> {
             results: Default::default(),
             loc: data.loc,
             flags: data.flags,
+            inplace: data.inplace,
         });
         for (k, &r) in data.results.iter().enumerate() {
             let v = self.new_value(dst, r, ValueDef::Result(ni, k as u32));

@@ -46,6 +46,12 @@
 //! * [`bounds::BoundsCheck`] — the bounds-checked mode's tests (not in any
 //!   pipeline: run after it when asked for).
 //!
+//! Module transformations outside the pipeline:
+//!
+//! * [`adjoint::adjoint_module`] — reverse-mode autodiff: the backward
+//!   module of a frontend module (`docs/autodiff.md`);
+//! * [`promote::to_f64`] — the module in double precision (gradient checks).
+//!
 //! The call graph helpers are in [`callgraph`].
 //!
 //! Passes expect verified IR; on IR that breaks an invariant they rely on
@@ -82,6 +88,7 @@
 //! );
 //! ```
 
+pub mod adjoint;
 pub mod bounds;
 pub mod callgraph;
 pub mod cse;
@@ -90,6 +97,7 @@ pub mod fastmath;
 pub mod fold;
 pub mod inline;
 pub mod licm;
+pub mod promote;
 pub mod reduce;
 pub mod simplify;
 pub mod soa;

@@ -493,6 +493,8 @@ impl Simplifier<'_> {
 }
 
 fn rewrite(f: &mut Function, inst: Inst, kind: InstKind) -> Action {
+    // The `inplace` mark belongs to the `insert` being replaced.
+    f.insts[inst].inplace &= matches!(kind, InstKind::Insert(..));
     f.insts[inst].kind = kind;
     Action::Rewritten
 }

@@ -28,9 +28,17 @@
 //! `Sync`: a launch runs to completion on the calling thread before anything
 //! else can look at the array, and the host only ever copies data in and
 //! out.
+//!
+//! # Gradients
+//!
+//! An array made with [`Array::requires_grad`] carries a gradient: a second
+//! array of the same dtype, shape and layout, zero at first, that adjoint
+//! launches (`weft::Tape`) accumulate into, as Warp's `array.grad`. With
+//! [`Array::with_retain_grad`] a store's adjoint reads it without clearing
+//! it (Warp's `retain_grad=True`; see `docs/autodiff.md`).
 
 use crate::dtype::{Dtype, Element, ScalarElem};
-use std::cell::UnsafeCell;
+use std::cell::{Cell, Ref, RefCell, RefMut, UnsafeCell};
 use weft_ir::types::MAX_DIMS;
 use weft_ir::{ArrayLayout, ElemType};
 
@@ -206,6 +214,15 @@ pub struct Array {
     storage: Vec<UnsafeCell<Chunk>>,
     /// Bytes of element data in `storage`.
     len_bytes: usize,
+    /// The gradient, if the array requires one.
+    grad: Option<Box<Grad>>,
+}
+
+/// An array's gradient (see the module docs).
+#[derive(Debug)]
+struct Grad {
+    array: RefCell<Array>,
+    retain: Cell<bool>,
 }
 
 impl std::fmt::Debug for Array {
@@ -229,6 +246,12 @@ impl Clone for Array {
         );
         a.meta.strides = self.meta.strides.clone();
         a.write_raw(self.raw());
+        a.grad = self.grad.as_ref().map(|g| {
+            Box::new(Grad {
+                array: RefCell::new(g.array.borrow().clone()),
+                retain: g.retain.clone(),
+            })
+        });
         a
     }
 }
@@ -438,6 +461,58 @@ impl Array {
             },
             storage,
             len_bytes,
+            grad: None,
+        }
+    }
+
+    /// The array with a zero gradient of its dtype, shape and layout (a
+    /// fresh one if it had one).
+    pub fn requires_grad(mut self) -> Array {
+        let g = Array::alloc(
+            self.meta.dtype.clone(),
+            self.meta.layout,
+            self.meta.shape.clone(),
+            self.len_bytes,
+        );
+        let retain = self.retains_grad();
+        self.grad = Some(Box::new(Grad {
+            array: RefCell::new(g),
+            retain: Cell::new(retain),
+        }));
+        self
+    }
+    /// Sets whether stores keep the gradient (`retain_grad`); nothing if
+    /// the array has no gradient.
+    pub fn with_retain_grad(self, retain: bool) -> Array {
+        if let Some(g) = &self.grad {
+            g.retain.set(retain);
+        }
+        self
+    }
+    /// Whether the array carries a gradient.
+    pub fn has_grad(&self) -> bool {
+        self.grad.is_some()
+    }
+    /// Whether stores keep the gradient (`retain_grad`).
+    pub fn retains_grad(&self) -> bool {
+        self.grad.as_ref().is_some_and(|g| g.retain.get())
+    }
+    /// The gradient, if any (borrowed; a launch may take it as an argument).
+    pub fn grad(&self) -> Option<Ref<'_, Array>> {
+        self.grad.as_ref().map(|g| g.array.borrow())
+    }
+    /// The gradient, mutably (e.g. to seed it). `None` without a gradient,
+    /// or while it is borrowed.
+    pub fn grad_mut(&self) -> Option<RefMut<'_, Array>> {
+        self.grad
+            .as_ref()
+            .and_then(|g| g.array.try_borrow_mut().ok())
+    }
+    /// Sets the gradient to zero (nothing without one).
+    pub fn zero_grad(&self) {
+        if let Some(mut g) = self.grad_mut() {
+            let n = g.len_bytes;
+            g.write_raw(&vec![0u8; n]);
         }
     }
 
@@ -470,6 +545,13 @@ impl Array {
         }
         let mut a = Array::zeros_with_layout(self.meta.dtype.clone(), &self.meta.shape, layout)?;
         a.copy_from_bytes(&self.to_bytes())?;
+        if let Some(g) = &self.grad {
+            let ga = g.array.borrow().to_layout(layout)?;
+            a.grad = Some(Box::new(Grad {
+                array: RefCell::new(ga),
+                retain: g.retain.clone(),
+            }));
+        }
         Ok(a)
     }
 

@@ -50,10 +50,32 @@ pub fn case(name: &str) -> Option<PathBuf> {
 
 /// Every case folder of `cases/`, sorted (empty after [`find`]'s skip).
 pub fn cases() -> Vec<PathBuf> {
+    cases_in("cases")
+}
+
+/// Every gradient case folder of `grad/cases/`, sorted (empty after
+/// [`find`]'s skip). A corpus without `grad/` is a failure.
+pub fn grad_cases() -> Vec<PathBuf> {
+    let out = cases_in("grad/cases");
+    if let (Some(d), true) = (find_quiet(), out.is_empty()) {
+        panic!(
+            "the corpus at {} has no gradient cases (grad/cases)",
+            d.display()
+        );
+    }
+    out
+}
+
+fn find_quiet() -> Option<PathBuf> {
+    let d = dir();
+    d.join("cases").is_dir().then_some(d)
+}
+
+fn cases_in(sub: &str) -> Vec<PathBuf> {
     let Some(d) = find() else {
         return Vec::new();
     };
-    let mut out: Vec<PathBuf> = std::fs::read_dir(d.join("cases"))
+    let mut out: Vec<PathBuf> = std::fs::read_dir(d.join(sub))
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
@@ -63,6 +85,25 @@ pub fn cases() -> Vec<PathBuf> {
         .unwrap_or_default();
     out.sort();
     out
+}
+
+/// Every case's name and `kernel.py` text, sorted by name; `None` after
+/// [`find`]'s counted skip when the corpus is missing. A corpus without
+/// cases, or a case whose `kernel.py` does not read, is a failure.
+pub fn kernels() -> Option<Vec<(String, String)>> {
+    let dir = find()?;
+    let out: Vec<(String, String)> = cases()
+        .into_iter()
+        .map(|case| {
+            let p = case.join("kernel.py");
+            let src =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            (name, src)
+        })
+        .collect();
+    assert!(!out.is_empty(), "no case under {}", dir.display());
+    Some(out)
 }
 
 /// Data a test needs is missing: a failure with `WEFT_REQUIRE_CORPUS=1`,

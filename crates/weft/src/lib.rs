@@ -63,16 +63,19 @@
 
 pub mod debug;
 mod pipeline;
+mod tape;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use weft_cache::{Cache, CacheKey};
 
 pub use pipeline::{Diagnostics, PassError};
+pub use tape::Tape;
 pub use weft_backend_hlsl::{Options as HlslOptions, Shader as HlslShader};
 #[cfg(feature = "llvm")]
 pub use weft_backend_ptx::{Artifact as PtxArtifact, Kernel as PtxKernel, Options as PtxOptions};
 pub use weft_ir as ir;
+pub use weft_passes::adjoint::AdjointError;
 pub use weft_passes::{LayoutOptions, OptLevel};
 pub use weft_runtime::{
     device_names, devices, Arg, Array, ArrayError, ArrayLayout, ArrayMeta, BackendError,
@@ -98,6 +101,13 @@ pub enum Error {
     Launch(#[from] LaunchError),
     #[error(transparent)]
     Array(#[from] ArrayError),
+    /// The backward (adjoint) kernels cannot be made.
+    #[error(transparent)]
+    Adjoint(#[from] AdjointError),
+    /// A gradient that cannot be used as asked (a seed of the wrong shape,
+    /// an array without a gradient, a loss that is not one value).
+    #[error("{0}")]
+    Gradient(String),
     /// Something this build of Weft does not have (its cargo feature is
     /// off).
     #[error("{what} needs the `{feature}` feature, which this build of Weft does not have (e.g. `cargo build --features {feature}`)")]
@@ -164,6 +174,11 @@ pub struct CompileOptions {
     /// [`ArrayLayout::Soa`] at launch ([`Array::to_layout`]); see
     /// `docs/runtime.md`.
     pub layout: LayoutOptions,
+    /// The backward module differentiates dynamic loops exactly, keeping
+    /// at most this many states per loop and thread (beyond Warp, whose
+    /// rule is exact only for accumulations; `docs/autodiff.md`). Default
+    /// `None`: Warp's rule. No effect on the forward module.
+    pub exact_loops: Option<u32>,
 }
 
 impl Default for CompileOptions {
@@ -176,6 +191,7 @@ impl Default for CompileOptions {
             fast_math: false,
             fast_math_kernels: Vec::new(),
             layout: LayoutOptions::default(),
+            exact_loops: None,
         }
     }
 }
@@ -238,9 +254,14 @@ impl Compiler {
             .as_ref()
             .filter(|_| self.options.dump_dir.is_none());
         let key = cache.map(|_| self.ir_cache_key(file_name, source));
+        let origin = Some(Arc::new(Origin {
+            compiler: Compiler::with_options(self.options.clone()),
+            file_name: file_name.to_string(),
+            source: source.to_string(),
+        }));
         if let (Some(c), Some(k)) = (cache, &key) {
             if let Some(m) = c.get(k).and_then(|b| parse_cached_ir(&b)) {
-                return Ok((Module::from_ir(m), true));
+                return Ok((Module::from_ir(m).with_origin(origin), true));
             }
         }
         let mut m = self.compile_raw(file_name, source)?;
@@ -261,7 +282,38 @@ impl Compiler {
                 m = back;
             }
         }
-        Ok((Module::from_ir(m), false))
+        Ok((Module::from_ir(m).with_origin(origin), false))
+    }
+    /// The backward module of `source`: for each kernel that allows it
+    /// (Warp's `enable_backward`), a kernel of the same name computing its
+    /// adjoint (`weft_passes::adjoint`; `docs/autodiff.md`), through the
+    /// same pass pipeline as the forward module.
+    pub fn compile_backward(&self, file_name: &str, source: &str) -> Result<Module, Error> {
+        let raw = pipeline::frontend_for_backward(file_name, source)?;
+        self.backward_of(&raw)
+    }
+    fn adjoint_options(&self) -> weft_passes::adjoint::AdjointOptions {
+        weft_passes::adjoint::AdjointOptions {
+            exact_loops: self.options.exact_loops,
+            ..Default::default()
+        }
+    }
+    /// The backward module of `source` before the pass pipeline.
+    pub fn compile_backward_raw(&self, file_name: &str, source: &str) -> Result<ir::Module, Error> {
+        let raw = pipeline::frontend_for_backward(file_name, source)?;
+        Ok(weft_passes::adjoint::adjoint_module(
+            &raw,
+            &self.adjoint_options(),
+        )?)
+    }
+    /// [`Compiler::compile_backward`] of IR as the frontend made it.
+    fn backward_of(&self, raw: &ir::Module) -> Result<Module, Error> {
+        let mut m = weft_passes::adjoint::adjoint_module(raw, &self.adjoint_options())?;
+        pipeline::passes(&mut m, &self.options)?;
+        if self.options.checked {
+            pipeline::bounds_check(&mut m)?;
+        }
+        Ok(Module::from_ir(m))
     }
     /// The cache key (hex) of `source`'s optimized IR under these options.
     pub fn ir_key(&self, file_name: &str, source: &str) -> String {
@@ -323,6 +375,17 @@ pub struct Module {
     ir: Arc<ir::Module>,
     /// Compiled programs, by the device they were compiled for.
     programs: Mutex<Vec<(weft_runtime::Device, Arc<weft_runtime::Program>)>>,
+    /// Where the module came from, to make its backward module from.
+    origin: Option<Arc<Origin>>,
+    /// The backward module, made on first use ([`Module::backward`]).
+    backward: Mutex<Option<Arc<Module>>>,
+}
+
+/// The source and options a [`Module`] was compiled from.
+struct Origin {
+    compiler: Compiler,
+    file_name: String,
+    source: String,
 }
 
 impl std::fmt::Debug for Module {
@@ -339,10 +402,39 @@ impl Module {
         Module {
             ir: Arc::new(m),
             programs: Mutex::new(Vec::new()),
+            origin: None,
+            backward: Mutex::new(None),
         }
+    }
+    fn with_origin(mut self, origin: Option<Arc<Origin>>) -> Module {
+        self.origin = origin;
+        self
+    }
+    /// The backward module: for each kernel that allows it, a kernel of the
+    /// same name computing its adjoint ([`Compiler::compile_backward`]),
+    /// made on first use from the source this module was compiled from
+    /// (or, for [`Module::from_ir`], from its IR). The forward module's
+    /// compile pays nothing for it.
+    pub fn backward(&self) -> Result<Arc<Module>, Error> {
+        let mut slot = self.backward.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(b) = slot.as_ref() {
+            return Ok(b.clone());
+        }
+        let b = Arc::new(match &self.origin {
+            Some(o) => o.compiler.compile_backward(&o.file_name, &o.source)?,
+            None => Compiler::new().backward_of(&self.ir)?,
+        });
+        *slot = Some(b.clone());
+        Ok(b)
     }
     pub fn ir(&self) -> &ir::Module {
         &self.ir
+    }
+    /// The same module computing in float64 where it computes in float32
+    /// (`weft_passes::promote`), for gradient checks; `None` when it
+    /// reinterprets float32 bits. Its struct fields are promoted too.
+    pub fn to_f64(&self) -> Option<Module> {
+        weft_passes::promote::to_f64(&self.ir).map(Module::from_ir)
     }
     /// The IR in its text form.
     pub fn ir_text(&self) -> String {
@@ -448,6 +540,32 @@ impl Device {
     /// code for a device is compiled once and shared by its kernels).
     pub fn load(&self, module: &Module, name: &str) -> Result<Kernel, Error> {
         Ok(module.program(&self.inner)?.kernel(name)?)
+    }
+    /// The adjoint kernel of kernel `name` of `module` ([`Module::backward`]),
+    /// compiled for this device. It takes the kernel's arguments, then one
+    /// adjoint per parameter, then an `i32` retain flag per array parameter
+    /// (see `docs/autodiff.md`); [`Device::launch_adjoint`] builds them.
+    pub fn load_adjoint(&self, module: &Module, name: &str) -> Result<Kernel, Error> {
+        if let Some((_, f)) = module.ir.kernels().find(|(_, f)| f.name == name) {
+            if !f.backward {
+                return Err(AdjointError::NoBackward(name.to_string()).into());
+            }
+        }
+        let backward = module.backward()?;
+        self.load(&backward, name)
+    }
+    /// Runs the adjoint of a launch of `kernel` with `args` (the forward
+    /// kernel's arguments): arrays with a gradient ([`Array::requires_grad`])
+    /// accumulate into it, the others get none; by-value arguments' adjoints
+    /// start at zero and are dropped. `adjoint` is [`Device::load_adjoint`]'s
+    /// kernel.
+    pub fn launch_adjoint(
+        &self,
+        adjoint: &Kernel,
+        dim: &[usize],
+        args: &[Arg<'_>],
+    ) -> Result<(), Error> {
+        tape::launch_adjoint(self, adjoint, dim, args)
     }
     /// Runs `kernel` over `dim` (1–4 axes) with host arrays and values in
     /// parameter order; returns when it has finished. Arguments are checked

@@ -13,6 +13,11 @@ pub fn frontend(file_name: &str, source: &str) -> Result<Module, Error> {
     weft_frontend::compile(file_name, source).map_err(Error::Frontend)
 }
 
+/// Source text to IR with custom gradients, for the adjoint pass.
+pub fn frontend_for_backward(file_name: &str, source: &str) -> Result<Module, Error> {
+    weft_frontend::compile_for_backward(file_name, source).map_err(Error::Frontend)
+}
+
 /// The pass pipeline options of compile options.
 pub fn pipeline_options(o: &crate::CompileOptions) -> weft_passes::PipelineOptions {
     weft_passes::PipelineOptions {

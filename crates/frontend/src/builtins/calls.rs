@@ -127,6 +127,7 @@ pub(crate) fn is_builtin(name: &str) -> bool {
                 | "cw_div"
                 | "transpose"
                 | "trace"
+                | "ddot"
                 | "diag"
                 | "get_diag"
                 | "skew"
@@ -220,6 +221,7 @@ pub(crate) fn signatures(name: &str) -> Vec<String> {
         ],
         "transpose" => s(&["transpose(m: matrix)"]),
         "trace" | "get_diag" => vec![format!("{name}(m: square matrix)")],
+        "ddot" => vec!["ddot(a: matRxC, b: matRxC)".to_string()],
         "diag" => s(&["diag(d: vector) -> matrix"]),
         "skew" => s(&["skew(vec: vec3)"]),
         "matrix_from_cols" | "matrix_from_rows" => {
@@ -390,10 +392,10 @@ pub(crate) fn call_builtin(
             [t @ Type::Scalar(_)] if is_num(*t) => one(sign_like(b, name, args[0])),
             _ => Err(no_overload(b, name, args, span)),
         },
+        // A prelude func: its adjoint is Warp's (none; `__weft_frac__adjoint`).
         "frac" => match tys.as_slice() {
             [Type::Scalar(s)] if s.is_float() => {
-                let t = b.unary(UnaryOp::Trunc, args[0]);
-                one(b.binary(BinaryOp::Sub, args[0], t))
+                c.call_prelude(b, &format!("{PRELUDE_PREFIX}frac"), args, span)
             }
             _ => Err(no_overload(b, name, args, span)),
         },
@@ -476,6 +478,11 @@ pub(crate) fn call_builtin(
                     args[1],
                     span,
                 )),
+                // Float vectors of 2 to 4: a prelude func, whose adjoint is
+                // Warp's (to the first extremum, `argmin`/`argmax`).
+                [Type::Vec(2..=4, s)] if s.is_float() => {
+                    c.call_prelude(b, &format!("{PRELUDE_PREFIX}{name}"), args, span)
+                }
                 [Type::Vec(..)] if is_num(tys[0]) => {
                     one(reduce(b, args[0], |b, x, y| b.binary(op, x, y)))
                 }
@@ -629,6 +636,27 @@ pub(crate) fn call_builtin(
                 let mut acc = d[0];
                 for &x in &d[1..] {
                     acc = b.binary(BinaryOp::Add, acc, x);
+                }
+                one(acc)
+            }
+            _ => Err(no_overload(b, name, args, span)),
+        },
+        // Warp's `r = muladd(a_ij, b_ij, r)` from 0, row by row: a fused
+        // multiply-add for float32/float64, `r + a * b` for float16.
+        "ddot" => match tys.as_slice() {
+            [Type::Mat(r, cc, s), t] if *t == tys[0] => {
+                let mut acc = num_const(b, *s, 0.0);
+                for i in 0..*r as u32 {
+                    for j in 0..*cc as u32 {
+                        let x = b.extract(args[0], vec![i, j]);
+                        let y = b.extract(args[1], vec![i, j]);
+                        acc = if *s == Scalar::F16 {
+                            let p = b.binary(BinaryOp::Mul, x, y);
+                            b.binary(BinaryOp::Add, acc, p)
+                        } else {
+                            b.fma(x, y, acc)
+                        };
+                    }
                 }
                 one(acc)
             }

@@ -17,6 +17,10 @@ const MAX_UNROLL: i128 = 16;
 pub(super) fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
     use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
     fn target(e: &Expr, out: &mut BTreeSet<String>) {
+        if let Some(x) = super::adjoint::adjoint_target(e) {
+            out.insert(super::adjoint::slot_key(x));
+            return;
+        }
         match e {
             Expr::Name(n) => {
                 out.insert(n.id.to_string());
@@ -604,6 +608,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
     pub(super) fn return_(&mut self, b: &mut FuncBuilder, r: &ast::StmtReturn) -> Res<()> {
         let span = r.range();
         let vals = match &r.value {
+            None if !self.adjoints.is_empty() => self.adjoint_results().unwrap_or_default(),
+            Some(e) if !self.adjoints.is_empty() => {
+                return Err(err(e.range(), "a custom gradient returns no value")
+                    .with_label("returned here")
+                    .with_help("accumulate into `wp.adjoint[x]` instead"));
+            }
             None => Vec::new(),
             Some(e) => {
                 if self.kind == FuncKind::Kernel {

@@ -143,7 +143,15 @@ impl<'a, 'c> FnLower<'a, 'c> {
             }
             Expr::Name(n) => self.name_ref(b, n),
             Expr::Attribute(a) => self.attribute(b, e, a),
-            Expr::Subscript(s) => self.subscript(b, s),
+            Expr::Subscript(s) => match self.adjoint_slot(e)? {
+                Some(k) => self
+                    .env
+                    .get(&k)
+                    .copied()
+                    .map(Ev::V)
+                    .ok_or_else(Diagnostic::reported),
+                None => self.subscript(b, s),
+            },
             Expr::Call(c) => self.call(b, c, arity),
             Expr::Tuple(t) => {
                 let mut vs = Vec::new();

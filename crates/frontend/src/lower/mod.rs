@@ -32,6 +32,7 @@ use weft_ir::{
     Region, Scalar, StructTable, Type, Value,
 };
 
+mod adjoint;
 mod call;
 mod control;
 mod expr;
@@ -67,6 +68,9 @@ pub(crate) struct Ctx {
     names: HashSet<String>,
     /// Diagnostics about the user's file.
     pub diags: Vec<Diagnostic>,
+    /// Lower `@wp.func_grad`/`@wp.func_replay` definitions (only the
+    /// backward module needs them; [`crate::compile_for_backward`]).
+    pub custom: bool,
 }
 
 impl Ctx {
@@ -146,6 +150,9 @@ struct FnLower<'a, 'c> {
     /// constant), with the literal's Python value (see
     /// `FuncCaller::float_literal`).
     literals: HashMap<Value, f64>,
+    /// In a custom gradient (`@wp.func_grad`): the differentiated func's
+    /// parameters, whose `wp.adjoint[x]` the body accumulates (`adjoint.rs`).
+    adjoints: Vec<(String, Type)>,
 }
 
 /// The span of a statement's leading keyword.
@@ -217,6 +224,7 @@ pub(crate) fn lower_kernel<'a>(
     let (slot, name) = ctx.alloc(def.name.id.as_str());
     let mut func = Function::new(&name, FuncKind::Kernel, params.clone(), Vec::new());
     func.fast_math = m.kernel_fast_math(def.name.id.as_str());
+    func.backward = m.kernel_backward(def.name.id.as_str());
     func.loc = m.loc(def.name.range());
     func.layout_hints = layout_hints;
     let array_params = params
@@ -389,8 +397,11 @@ fn lower_func<'a>(
         Ok(rets) => {
             func.returns = rets.clone();
             ctx.funcs[slot as usize] = Some(func);
-            ctx.returns[slot as usize] = rets;
+            ctx.returns[slot as usize] = rets.clone();
             ctx.instances.insert(key, InstState::Done(slot));
+            if ctx.custom {
+                adjoint::lower_custom(ctx, structs, mods, origin, m, fd, slot, ptypes, &rets)?;
+            }
             Ok(slot)
         }
         Err(ds) => {
@@ -494,6 +505,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             poisoned: HashSet::new(),
             nonneg: HashSet::new(),
             literals: HashMap::new(),
+            adjoints: Vec::new(),
         }
     }
 
@@ -545,9 +557,15 @@ impl<'a, 'c> FnLower<'a, 'c> {
             self.env.insert(p.name.clone(), v);
         }
         self.at(b, def.name.range());
+        self.init_adjoints(b, def.name.range())?;
         self.stmts(b, &def.body)?;
         if !b.is_terminated() {
             self.at(b, def.range());
+            if let Some(vs) = self.adjoint_results().filter(|_| !self.adjoints.is_empty()) {
+                self.at(b, def.name.range());
+                b.return_(vs);
+                return Ok(());
+            }
             let rets = self.ret.as_ref().map(|r| r.0.clone()).unwrap_or_default();
             let mut vs = Vec::new();
             for t in rets {

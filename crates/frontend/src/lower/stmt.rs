@@ -374,9 +374,13 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 }
                 Ok(())
             }
+            Expr::Subscript(_) if self.adjoint_slot(t)?.is_some() => {
+                let v = self.single(v, vspan)?;
+                self.set_adjoint(b, t, v)
+            }
             Expr::Attribute(_) | Expr::Subscript(_) => {
                 let v = self.single(v, vspan)?;
-                self.store_place(b, t, v)
+                self.store_place(b, t, v, true)
             }
             _ => Err(err(t.range(), "cannot assign to this expression").with_label("here")),
         }
@@ -535,8 +539,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
         ))
     }
 
-    /// `target = v` for element/component targets.
-    fn store_place(&mut self, b: &mut FuncBuilder, t: &Expr, v: Value) -> Res<()> {
+    /// `target = v` for element/component targets. `inplace`: a component
+    /// write into a local vector, matrix or quaternion is Warp's in-place
+    /// write (its `insert`s are marked [`weft_ir::InstData::inplace`], which
+    /// only the adjoint reads): every assignment but subscript `+=`/`-=`.
+    fn store_place(&mut self, b: &mut FuncBuilder, t: &Expr, v: Value, inplace: bool) -> Res<()> {
         if let Some((m, ty)) = self.mem_place(b, t)? {
             self.at(b, t.range());
             let v = self.expect_type(b, v, ty, t.range())?;
@@ -563,7 +570,12 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     let v = self.expect_type(b, v, ft, t.range())?;
                     b.insert(cur, vec![i], v)
                 } else {
-                    builtins::set_attr(b, cur, name, v, t.range())?
+                    let first = b.func.insts.len();
+                    let new = builtins::set_attr(b, cur, name, v, t.range())?;
+                    if inplace {
+                        mark_inplace(b, first, cur);
+                    }
+                    new
                 };
                 (&a.value, new)
             }
@@ -571,7 +583,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 let cur = self.val(b, &s.value)?;
                 let idx = self.indices(b, &s.slice)?;
                 self.at(b, t.range());
+                let first = b.func.insts.len();
                 let new = builtins::set_index(b, cur, &idx, v, t.range())?;
+                if inplace {
+                    mark_inplace(b, first, cur);
+                }
                 (&s.value, new)
             }
             _ => return Err(err(t.range(), "cannot assign to this expression").with_label("here")),
@@ -583,7 +599,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 }
                 self.assign(b, base, Ev::V(new), t.range())
             }
-            Expr::Attribute(_) | Expr::Subscript(_) => self.store_place(b, base, new),
+            Expr::Attribute(_) | Expr::Subscript(_) => self.store_place(b, base, new, inplace),
             _ => Err(err(base.range(), "cannot assign into a temporary value")
                 .with_label("not a variable")
                 .with_help("assign it to a variable first")),
@@ -645,6 +661,13 @@ impl<'a, 'c> FnLower<'a, 'c> {
             self.at(b, span);
             let v = builtins::binary(b, self, a.op, cur, rhs, span)?;
             return self.assign(b, &Expr::Name(n.clone()), Ev::V(v), span);
+        }
+        if self.adjoint_slot(&a.target)?.is_some() {
+            let cur = self.val(b, &a.target)?;
+            let rhs = self.val(b, &a.value)?;
+            self.at(b, span);
+            let v = builtins::binary(b, self, a.op, cur, rhs, span)?;
+            return self.set_adjoint(b, &a.target, v);
         }
         // Warp lowers `+= -= &= |= ^=` on an array element to an atomic
         // (`codegen.py`, `emit_AugAssign`): on a whole element unless the
@@ -709,6 +732,36 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let rhs = self.val(b, &a.value)?;
         self.at(b, span);
         let v = builtins::binary(b, self, a.op, cur, rhs, span)?;
-        self.store_place(b, &a.target, v)
+        // Warp lowers subscript `+=`/`-=` to exact `add_inplace`/`sub_inplace`,
+        // every other form to a read, the operation and an in-place write.
+        let exact = matches!(&*a.target, Expr::Subscript(_))
+            && matches!(a.op, ast::Operator::Add | ast::Operator::Sub);
+        self.store_place(b, &a.target, v, !exact)
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// `wp.adjoint[x] = v` in a custom gradient: `v` must have `x`'s type.
+    fn set_adjoint(&mut self, b: &mut FuncBuilder, t: &Expr, v: Value) -> Res<()> {
+        let Some(k) = self.adjoint_slot(t)? else {
+            return Err(err(t.range(), "not an adjoint"));
+        };
+        let old = self.env.get(&k).copied().ok_or_else(Diagnostic::reported)?;
+        let v = self.expect_type(b, v, b.ty(old), t.range())?;
+        self.env.insert(k, v);
+        Ok(())
+    }
+}
+
+/// Marks the `insert`s appended since instruction count `first` as in-place
+/// writes when they write into `cur`, a vector, matrix or quaternion.
+fn mark_inplace(b: &mut FuncBuilder, first: usize, cur: Value) {
+    if !matches!(b.ty(cur), Type::Vec(..) | Type::Mat(..) | Type::Quat(_)) {
+        return;
+    }
+    for d in b.func.insts.values_mut().skip(first) {
+        if matches!(d.kind, weft_ir::InstKind::Insert(..)) {
+            d.inplace = true;
+        }
     }
 }

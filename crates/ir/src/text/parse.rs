@@ -643,6 +643,26 @@ impl Parser {
         if fast_math {
             self.bump();
         }
+        let backward = !self.is_kw("no_backward");
+        if !backward {
+            self.bump();
+        }
+        let mut custom = [None, None];
+        for (slot, kw) in custom.iter_mut().zip(["adjoint", "replay"]) {
+            if self.is_kw(kw) {
+                self.bump();
+                self.expect_punct('(')?;
+                let fpos = self.pos;
+                let Tok::Func(name) = self.bump() else {
+                    return self.err_at(fpos, "expected a function name `@name`");
+                };
+                let Some(&fid) = self.funcs.get(&name) else {
+                    return self.err_at(fpos, format!("unknown function @{name}"));
+                };
+                self.expect_punct(')')?;
+                *slot = Some(fid);
+            }
+        }
         let loc = self.opt_loc();
         let mut cx = FnCtx {
             f: Function::new(&name, kind, Vec::new(), returns),
@@ -654,6 +674,8 @@ impl Parser {
         cx.f.layout_hints = hints;
         cx.f.soa_params = soa;
         cx.f.fast_math = fast_math;
+        cx.f.backward = backward;
+        [cx.f.custom_adjoint, cx.f.custom_replay] = custom;
         let body = cx.f.body;
         for (i, (vpos, vname, pname, ty)) in params.into_iter().enumerate() {
             let v = self.define(&mut cx, vpos, ty, ValueDef::Param(body, i as u32), &vname)?;
@@ -966,6 +988,7 @@ impl Parser {
             results: SmallVec::new(),
             loc: Loc::NONE,
             flags: MathFlags::NONE,
+            inplace: false,
         });
         for (i, (vpos, name, ty)) in results.iter().enumerate() {
             let v = self.define(cx, *vpos, *ty, ValueDef::Result(inst, i as u32), name)?;
@@ -1111,6 +1134,10 @@ impl Parser {
         };
         cx.f.insts[inst].kind = kind;
         cx.f.insts[inst].flags = self.opt_math_flags()?;
+        if matches!(self.tok(), Tok::Ident(s) if s == "inplace") {
+            self.bump();
+            cx.f.insts[inst].inplace = true;
+        }
         cx.f.insts[inst].loc = self.opt_loc();
         Ok(())
     }

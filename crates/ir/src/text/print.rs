@@ -356,6 +356,15 @@ impl<'a> Printer<'a> {
         if f.fast_math {
             out.push_str(" fast_math");
         }
+        if !f.backward {
+            out.push_str(" no_backward");
+        }
+        for (kw, g) in [("adjoint", f.custom_adjoint), ("replay", f.custom_replay)] {
+            if let Some(g) = g {
+                let name = self.m.funcs.get(g).map_or("?", |g| g.name.as_str());
+                let _ = write!(out, " {kw}(@{name})");
+            }
+        }
         write_loc(out, f.loc);
         let mut seen = SecondaryMap::new();
         out.push_str(" {\n");
@@ -575,6 +584,9 @@ impl<'a> Printer<'a> {
                 out.push_str(name);
             }
             out.push(')');
+        }
+        if d.inplace {
+            out.push_str(" inplace");
         }
         write_loc(out, d.loc);
     }

@@ -109,9 +109,10 @@ fn run(
     for (i, view) in launch.views.iter().enumerate() {
         match (view, storage.get(i).copied().flatten()) {
             (ArgView::Array { .. }, Some((ptr, len))) => {
+                // Empty arrays share no bytes, wherever they point.
                 if let Some(j) = storage[..i]
                     .iter()
-                    .position(|s| s.is_some_and(|(p, _)| p == ptr))
+                    .position(|s| len > 0 && s.is_some_and(|(p, l)| p == ptr && l > 0))
                 {
                     return Err(LaunchError::Aliased {
                         param: sig.params[i].name.clone(),

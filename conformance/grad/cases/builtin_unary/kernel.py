@@ -1,0 +1,37 @@
+import warp as wp
+
+@wp.kernel
+def unary(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    y[i, 0] = wp.sin(x[i, 0])
+    y[i, 1] = wp.cos(x[i, 1])
+    y[i, 2] = wp.tan(x[i, 2])
+    y[i, 3] = wp.asin(x[i, 3])
+    y[i, 4] = wp.acos(x[i, 4])
+    y[i, 5] = wp.atan(x[i, 5])
+    y[i, 6] = wp.sinh(x[i, 6])
+    y[i, 7] = wp.cosh(x[i, 7])
+    y[i, 8] = wp.tanh(x[i, 8])
+    y[i, 9] = wp.exp(x[i, 9])
+    y[i, 10] = wp.log(x[i, 10])
+    y[i, 11] = wp.log2(x[i, 11])
+    y[i, 12] = wp.log10(x[i, 12])
+    y[i, 13] = wp.sqrt(x[i, 13])
+    y[i, 14] = wp.cbrt(x[i, 14])
+    y[i, 15] = wp.erf(x[i, 15])
+    y[i, 16] = wp.erfc(x[i, 16])
+    y[i, 17] = wp.erfinv(x[i, 17])
+    y[i, 18] = wp.abs(x[i, 18])
+    y[i, 19] = wp.sign(x[i, 19])
+    y[i, 20] = wp.floor(x[i, 20])
+    y[i, 21] = wp.ceil(x[i, 21])
+    y[i, 22] = wp.round(x[i, 22])
+    y[i, 23] = wp.rint(x[i, 23])
+    y[i, 24] = wp.trunc(x[i, 24])
+    y[i, 25] = wp.frac(x[i, 25])
+    y[i, 26] = wp.degrees(x[i, 26])
+    y[i, 27] = wp.radians(x[i, 27])
+    y[i, 28] = wp.step(x[i, 28])
+    y[i, 29] = wp.nonzero(x[i, 29])
+    y[i, 30] = -x[i, 30]
+    y[i, 31] = x[i, 31] * x[i, 31]
