@@ -393,16 +393,32 @@ fn a_kernel_of_another_device_is_refused() {
 fn conformance_vulkan() {
     let Some(dev) = vulkan() else { return };
     let Some(dir) = common::corpus() else { return };
+    run_cases(&dev, &dir);
+}
+
+/// Weft's own cases (`conformance/`, made with real Warp).
+#[test]
+fn own_cases_vulkan() {
+    let Some(dev) = vulkan() else { return };
+    run_cases(
+        &dev,
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance"),
+    );
+}
+
+/// Every case of `dir` that compiles passes; the typed-unsupported ones
+/// are listed.
+fn run_cases(dev: &Device, dir: &std::path::Path) {
     let only = std::env::var("WEFT_CASE").ok();
     let compiler = Compiler::new();
     let (mut passed, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
-    for path in conform::find_cases(&dir).expect("cases") {
+    for path in conform::find_cases(dir).expect("cases") {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if only.as_ref().is_some_and(|o| *o != name) {
             continue;
         }
         let case = Case::load(&path).expect("case loads");
-        match conform::run_case(&case, &dev, &compiler) {
+        match conform::run_case(&case, dev, &compiler) {
             Ok(run) => match conform::check_case(&case, &run) {
                 Ok(ms) if ms.is_empty() => passed += 1,
                 Ok(ms) => failures.push(format!(
