@@ -4,7 +4,8 @@
 #      device; offline) if cargo is here and WEFT_PREBUILT is unset, else
 #      uses a prebuilt target/release/weft (built with `--features llvm`);
 #   2. runs the conformance corpus on the `cuda` backend;
-#   3. runs it again in SoA layout (`--layout soa`) and with `--fast-math`;
+#   3. runs it again in SoA layout (`--layout soa`) and with `--fast-math`,
+#      and the gradient cases (the corpus's grad/ and conformance/grad);
 #   4. bounds-checked mode: `weft run tests/checked/oob_read --checked`
 #      must fail with the out-of-bounds report;
 #   5. runs `weft bench-gpu`: N-body at N = 100 000 (median step time,
@@ -107,14 +108,14 @@ else
 fi
 
 # -- conformance again: SoA layout, fast math (reported, not required to pass)
-conform_variant() { # label, limit, extra args...
-  local label=$1 lim=$2
-  shift 2
-  [ -d "$corpus" ] || { echo "corpus not found"; return; }
-  say "weft conform $corpus --backend cuda $* (limit ${lim}s)"
+conform_variant() { # label, limit, corpus dir, extra args...
+  local label=$1 lim=$2 dir=$3
+  shift 3
+  [ -d "$dir" ] || { echo "corpus not found at $dir"; eval "$label='corpus not found'"; return; }
+  say "weft conform $dir --backend cuda $* (limit ${lim}s)"
   local o
   o="$(mktemp)"
-  timeout "$lim" "$weft" conform "$corpus" --backend cuda "$@" >"$o" 2>&1
+  timeout "$lim" "$weft" conform "$dir" --backend cuda "$@" >"$o" 2>&1
   local r=$?
   grep -E 'FAIL|ERROR|error' "$o" | head -n 20
   local sum
@@ -123,8 +124,11 @@ conform_variant() { # label, limit, extra args...
   [ "$r" = 124 ] && sum="$sum (timed out)"
   eval "$label=\$sum"
 }
-conform_variant conform_soa "$(limit 80 250)" --layout soa
-conform_variant conform_fast "$(limit 70 180)" --fast-math
+conform_variant conform_soa "$(limit 80 290)" "$corpus" --layout soa
+conform_variant conform_fast "$(limit 70 220)" "$corpus" --fast-math
+# -- the gradient cases (adjoint kernels on cuda): the corpus's and ours
+conform_variant conform_grad "$(limit 40 180)" "$corpus/grad"
+conform_variant conform_grad_own "$(limit 30 160)" conformance/grad
 
 # -- bounds-checked mode: reading x[i + 1] for i up to n - 1 must be reported
 say "weft run tests/checked/oob_read --backend cuda --checked"
@@ -156,6 +160,8 @@ echo "| weft binary | $build |"
 echo "| conform --backend cuda | $conform |"
 echo "| conform --backend cuda --layout soa | $conform_soa |"
 echo "| conform --backend cuda --fast-math | $conform_fast |"
+echo "| conform grad --backend cuda | $conform_grad |"
+echo "| conform conformance/grad --backend cuda | $conform_grad_own |"
 echo "| run --checked (oob_read) | $checked |"
 if [ "$brc" = 0 ]; then
   grep -E '^\| (nbody_step|saxpy) ' "$bench" | sed -E 's/^\| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$/| \1 (\2) | \3, \4 |/'

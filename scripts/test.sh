@@ -54,23 +54,30 @@ cargo test -p weft -p weft-runtime --lib
 cargo test -p weft-cli --lib --bins --test api --test cli --test features --test filetests
 echo "== cargo test (all features)"
 cargo test --workspace --all-features
+# `weft conform DIR --backend B ARGS...` through the CLI (the all-features
+# debug binary cargo test built last): the failures and the summary line.
+conform_on() {
+  local dir=$1 b=$2 log status=0
+  shift 2
+  echo "-- $dir: backend $b $*"
+  log=$(mktemp)
+  ./target/debug/weft conform "$dir" --backend "$b" "$@" >"$log" 2>&1 || status=$?
+  grep -E '^(FAIL|error|[0-9]+ passed)' "$log" || tail -n 20 "$log"
+  rm -f "$log"
+  [ "$status" = 0 ] || { echo "weft conform $dir --backend $b $* failed"; exit 1; }
+}
 if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
-  # The acceptance commands, through the CLI (the all-features debug binary
-  # cargo test built last).
   echo "== weft conform"
   # Both memory layouts: --layout soa makes every eligible array SoA (about
   # 20 s more on these three backends; vulkan's SoA subset is tests/layout.rs).
   for layout in aos soa; do
-  for b in interp cpu llvm-cpu; do
-    echo "-- backend $b, layout $layout"
-    log=$(mktemp)
-    status=0
-    ./target/debug/weft conform "$WEFT_CONFORMANCE_DIR" --backend "$b" --layout "$layout" >"$log" 2>&1 || status=$?
-    grep -E '^(FAIL|error|[0-9]+ passed)' "$log" || tail -n 20 "$log"
-    rm -f "$log"
-    [ "$status" = 0 ] || { echo "weft conform --backend $b --layout $layout failed"; exit 1; }
+    for b in interp cpu llvm-cpu; do conform_on "$WEFT_CONFORMANCE_DIR" "$b" --layout "$layout"; done
   done
+  echo "== weft conform (gradient cases) and weft gradcheck"
+  for dir in "$WEFT_CONFORMANCE_DIR/grad" conformance/grad; do
+    for b in interp cpu llvm-cpu; do conform_on "$dir" "$b"; done
   done
+  ./target/debug/weft gradcheck "$WEFT_CONFORMANCE_DIR"/grad/cases/* conformance/grad/cases/* | tail -n 1
 fi
 echo "== skipped"
 n=$(wc -l <"$WEFT_SKIP_LOG")

@@ -28,20 +28,10 @@ fn run_cases(dir: &Path, device: &Device) -> (usize, Vec<String>, Vec<String>) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let case = Case::load(&path).expect("case loads");
         assert!(case.adjoint.is_some(), "{name} is not a gradient case");
-        match conform::run_case(&case, device, &compiler) {
-            Ok(run) => match conform::check_case(&case, &run) {
-                Ok(ms) if ms.is_empty() => passed += 1,
-                Ok(ms) => failures.push(format!(
-                    "{name}: {}",
-                    ms.iter()
-                        .map(|m| m.to_string())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )),
-                Err(e) => failures.push(format!("{name}: {e}")),
-            },
-            Err(e) if e.is_unsupported() => unsupported.push(format!("{name}: {e}")),
-            Err(e) => failures.push(format!("{name}: {}", conform::one_line(&e))),
+        match common::run_checked(&case, device, &compiler) {
+            common::Outcome::Passed => passed += 1,
+            common::Outcome::Unsupported(e) => unsupported.push(format!("{name}: {e}")),
+            common::Outcome::Failed(e) => failures.push(format!("{name}: {e}")),
         }
     }
     (passed, unsupported, failures)
@@ -260,4 +250,30 @@ fn a_gradient_array_of_another_shape_is_never_written() {
     assert_eq!(gx.to_vec::<f32>().unwrap(), vec![0.0, 0.0]);
     // y's gradient has the right shape: its store consumed it.
     assert_eq!(gy.to_vec::<f32>().unwrap(), vec![0.0; 4]);
+}
+
+/// A `wp.grad` func is a placeholder until the pass pipeline gives it its
+/// body: a device refuses a module that still has one, and the pipeline
+/// (through the compiler) computes the gradient.
+#[test]
+fn a_grad_placeholder_never_reaches_a_device() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/filetests/verify/grad_of.ir"),
+    )
+    .unwrap();
+    let ir = weft::ir::text::parse_module(&text).expect("parses");
+    let raw = weft::Module::from_ir(ir.clone());
+    let Err(e) = Device::cpu().load(&raw, "k") else {
+        panic!("a module with a wp.grad placeholder was loaded");
+    };
+    assert!(e.to_string().contains("`wp.grad` placeholder"), "{e}");
+    let mut m = ir;
+    weft_passes::run_pipeline(&mut m, &Default::default()).expect("pipeline");
+    let k = Device::cpu()
+        .load(&weft::Module::from_ir(m), "k")
+        .expect("loads");
+    // f(x, v) = x * v.x with v = (x, x, x): df/dx = v.x = x.
+    let a = arr(&[1.0, -2.0, 0.5]);
+    Device::cpu().launch(&k, &[3], &[Arg::Array(&a)]).unwrap();
+    assert_eq!(a.to_vec::<f32>().unwrap(), vec![1.0, -2.0, 0.5]);
 }

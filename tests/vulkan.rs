@@ -418,20 +418,10 @@ fn run_cases(dev: &Device, dir: &std::path::Path) {
             continue;
         }
         let case = Case::load(&path).expect("case loads");
-        match conform::run_case(&case, dev, &compiler) {
-            Ok(run) => match conform::check_case(&case, &run) {
-                Ok(ms) if ms.is_empty() => passed += 1,
-                Ok(ms) => failures.push(format!(
-                    "{name}: {}",
-                    ms.iter()
-                        .map(|m| m.to_string())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )),
-                Err(e) => failures.push(format!("{name}: {e}")),
-            },
-            Err(e) if e.is_unsupported() => skipped.push(format!("{name}: {e}")),
-            Err(e) => failures.push(format!("{name}: {}", conform::one_line(&e))),
+        match common::run_checked(&case, dev, &compiler) {
+            common::Outcome::Passed => passed += 1,
+            common::Outcome::Unsupported(e) => skipped.push(format!("{name}: {e}")),
+            common::Outcome::Failed(e) => failures.push(format!("{name}: {e}")),
         }
     }
     for s in &skipped {

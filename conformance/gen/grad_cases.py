@@ -616,9 +616,66 @@ def f64_ops(a: wp.array(dtype=wp.vec3d), s: wp.array(dtype=wp.float64), f: wp.ar
 KINK = "non-differentiable points: Warp's choice there, not a finite difference"
 
 
+def grad_call_case():
+    src = """
+@wp.func
+def sq(x: float):
+    return x * x * wp.sin(x)
+
+
+@wp.func
+def two(a: float, b: float):
+    return wp.atan2(a, b) * a
+
+
+@wp.func
+def vfun(v: wp.vec3, s: float):
+    return wp.dot(v, v) * s + wp.length(v)
+
+
+@wp.func
+def vout(v: wp.vec3):
+    return v * wp.length(v)
+
+
+@wp.func
+def loopy(x: float, n: int):
+    s = float(0.0)
+    for k in range(n):
+        s = s + wp.exp(x * float(k) * 0.1)
+    return s
+
+
+@wp.kernel
+def gradcall(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), g: wp.array2d(dtype=float),
+             gv: wp.array(dtype=wp.vec3), y: wp.array(dtype=float)):
+    i = wp.tid()
+    g[i, 0] = wp.grad(sq)(x[i])
+    da, db = wp.grad(two)(x[i], 0.5)
+    g[i, 1] = da
+    g[i, 2] = db
+    dv, ds = wp.grad(vfun)(v[i], x[i])
+    gv[i] = dv + wp.grad(vout)(v[i])
+    g[i, 3] = ds
+    dx, dn = wp.grad(loopy)(x[i], 3)
+    g[i, 4] = dx + float(dn)
+    y[i] = sq(x[i]) + wp.grad(sq)(x[i]) * 2.0
+"""
+    r = rng(13)
+    x = r.uniform(-1.5, 1.5, N).astype(np.float32)
+    v = r.uniform(-1.0, 1.0, (N, 3)).astype(np.float32)
+    const = "wp.grad(f)(..) is a constant to the backward sweep (Warp's rule), so the gradient is not its derivative"
+    return Case("grad_call", src, "gradcall",
+                [("x", "float32", x), ("v", "vec3", v), ("g", "float32", np.zeros((N, 5), np.float32)),
+                 ("gv", "vec3", np.zeros((N, 3), np.float32)), ("y", "float32", np.zeros(N, np.float32))], ["g", "gv", "y"],
+                note="wp.grad(f)(args) in a kernel: one and several params, vectors in and out, a loop",
+                rules={"x": const, "v": const})
+
+
 def all_cases():
     return [unary_case(), binary_case(), ternary_case(), vec_case(), vec_sizes_case(), mat_case(),
-            mat_sizes_case(), quat_case(), transform_case(), f64_case(), *loop_cases(), *control_cases()]
+            mat_sizes_case(), quat_case(), transform_case(), f64_case(), *loop_cases(), *control_cases(),
+            grad_call_case()]
 
 
 # ---------------------------------------------------------------------------

@@ -53,3 +53,35 @@ pub fn devices(names: &[&str]) -> Vec<weft::Device> {
 pub fn vulkan() -> Option<weft::Device> {
     device("vulkan")
 }
+
+/// How one conformance case ended on a device.
+pub enum Outcome {
+    Passed,
+    /// A typed `Unsupported` of the device's backend (the message).
+    Unsupported(String),
+    /// Wrong values or another error (the message).
+    Failed(String),
+}
+
+/// Runs conformance case `case` on `device` and checks it.
+pub fn run_checked(
+    case: &weft_cli::conform::Case,
+    device: &weft::Device,
+    compiler: &weft::Compiler,
+) -> Outcome {
+    use weft_cli::conform;
+    match conform::run_case(case, device, compiler) {
+        Ok(run) => match conform::check_case(case, &run) {
+            Ok(ms) if ms.is_empty() => Outcome::Passed,
+            Ok(ms) => Outcome::Failed(
+                ms.iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+            Err(e) => Outcome::Failed(e.to_string()),
+        },
+        Err(e) if e.is_unsupported() => Outcome::Unsupported(e.to_string()),
+        Err(e) => Outcome::Failed(conform::one_line(&e)),
+    }
+}

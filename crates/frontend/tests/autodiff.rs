@@ -159,3 +159,76 @@ def k(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22)):
         "{marks:?}"
     );
 }
+
+const GRAD: &str = r#"
+import warp as wp
+
+@wp.func
+def f(x: float, y: float):
+    return x * y
+
+@wp.func
+def h(a: wp.array(dtype=float), x: float):
+    return a[0] * x
+
+@wp.func
+def nothing(x: float):
+    print(x)
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    i = wp.tid()
+    dx, dy = wp.grad(f)(a[i], 2.0)
+    a[i] = dx + dy
+"#;
+
+#[test]
+fn grad_calls_become_gradient_funcs() {
+    let m = weft_frontend::compile("k.py", GRAD).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let (_, g) = m
+        .funcs
+        .iter()
+        .find(|(_, f)| f.grad_of.is_some())
+        .expect("a gradient func");
+    let of = &m.funcs[g.grad_of.unwrap()];
+    assert_eq!(of.name, "f");
+    assert_eq!(g.returns.len(), 2, "one adjoint per param of f");
+    assert!(g.name.starts_with("__weft_grad_f"), "{}", g.name);
+}
+
+#[test]
+fn grad_call_mistakes_are_diagnosed() {
+    let call = "    dx, dy = wp.grad(f)(a[i], 2.0)\n    a[i] = dx + dy\n";
+    let with = |line: &str| GRAD.replace(call, line);
+    let cases = [
+        (
+            "    a[i] = wp.grad(wp.sin)(a[i])\n",
+            "wrap the builtin in a `@wp.func`",
+        ),
+        (
+            "    a[i] = wp.grad(sin)(a[i])\n",
+            "wrap the builtin in a `@wp.func`",
+        ),
+        (
+            "    a[i] = wp.grad(g)(a[i])\n",
+            "`wp.grad` of `g`, which is not a `@wp.func`",
+        ),
+        ("    a[i] = wp.grad(h)(a, 1.0)[1]\n", "which takes an array"),
+        (
+            "    a[i] = wp.grad(nothing)(a[i])\n",
+            "which returns nothing",
+        ),
+        (
+            "    a[i] = wp.grad(f, f)(a[i], 1.0)\n",
+            "`wp.grad` of something that is not a func",
+        ),
+    ];
+    for (line, want) in cases {
+        let e = match weft_frontend::compile("k.py", &with(line)) {
+            Ok(_) => panic!("compiles: {line}"),
+            Err(d) => d.render(false),
+        };
+        assert!(e.contains(want), "{line}: {e}");
+        assert!(e.contains("k.py:"), "points into the source: {e}");
+    }
+}

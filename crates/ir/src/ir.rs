@@ -377,6 +377,12 @@ pub struct Function {
     /// a backward function recomputes the forward values; same signature.
     /// Printed as `replay(@r)`.
     pub custom_replay: Option<FuncId>,
+    /// `wp.grad(f)`: this func is the gradient of func `f` (its params,
+    /// which are by value; it returns one adjoint per param, with the
+    /// adjoint of each of `f`'s results 1), a placeholder until
+    /// `weft_passes::adjoint::expand_grads` gives it its body (the first
+    /// step of every pass pipeline). Printed as `grad(@f)`.
+    pub grad_of: Option<FuncId>,
 }
 
 impl Function {
@@ -400,6 +406,7 @@ impl Function {
             backward: true,
             custom_adjoint: None,
             custom_replay: None,
+            grad_of: None,
         };
         let body = f.regions.push(RegionData::default());
         f.body = body;

@@ -101,7 +101,10 @@
 //!   whose params are the func's params then one per return (the same
 //!   types) and which returns one value per param of the param's type; the
 //!   func has no array params. A [`Function::custom_replay`] is a func with
-//!   the func's signature. Both are set on funcs only.
+//!   the func's signature. Both are set on funcs only. A
+//!   [`Function::grad_of`] `g` (`wp.grad`) is a func with `g`'s params (by
+//!   value; `g` returns something and is no gradient itself) that returns
+//!   one value per param, of the param's type.
 //!
 //! Layout (structure of arrays, see [`ArrayLayout`] and [`SoaParam`]):
 //! * [`Rule::LayoutHint`]: each [`Function::layout_hints`] entry names an
@@ -800,10 +803,11 @@ impl Verifier<'_> {
         }
     }
 
-    /// [`Rule::CustomAdjoint`] of the function's custom adjoint and replay.
+    /// [`Rule::CustomAdjoint`] of the function's custom adjoint and replay,
+    /// and of what it is the gradient of.
     fn custom(&self) -> VResult {
         let f = self.f;
-        if f.custom_adjoint.is_none() && f.custom_replay.is_none() {
+        if f.custom_adjoint.is_none() && f.custom_replay.is_none() && f.grad_of.is_none() {
             return Ok(());
         }
         let fail = |detail: String| self.fail(Rule::CustomAdjoint, None, detail);
@@ -838,6 +842,30 @@ impl Verifier<'_> {
         }
         if let Some(r) = f.custom_replay {
             sig(r, "replay", &ptys, &f.returns)?;
+        }
+        if let Some(g) = f.grad_of {
+            // `f` is the gradient of `g`: `g`'s signature, one adjoint per param.
+            let Some(gf) = self.m.funcs.get(g) else {
+                return fail("the func of `grad` does not exist".into());
+            };
+            let gp: Vec<Type> = gf.params.iter().map(|p| p.ty).collect();
+            if gf.kind != FuncKind::Func
+                || gf.grad_of.is_some()
+                || gp.iter().any(|t| t.is_array())
+                || gf.returns.is_empty()
+                || gp != ptys
+                || f.returns != ptys
+            {
+                return fail(format!(
+                    "the gradient of @{} ({} -> {}) takes {} and returns {}; expected \
+                     its by-value params -> one adjoint per param",
+                    gf.name,
+                    self.tys(&gp),
+                    self.tys(&gf.returns),
+                    self.tys(&ptys),
+                    self.tys(&f.returns)
+                ));
+            }
         }
         Ok(())
     }

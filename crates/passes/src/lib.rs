@@ -228,6 +228,10 @@ pub enum PassError {
     /// An IR dump could not be written.
     #[error("cannot write IR dump `{path}`: {err}", path = .0.display(), err = .1)]
     Io(PathBuf, #[source] std::io::Error),
+    /// A `wp.grad` whose adjoint cannot be made
+    /// ([`adjoint::expand_grads`]).
+    #[error(transparent)]
+    Grad(#[from] adjoint::AdjointError),
     /// A construct a pass cannot transform.
     #[error("pass `{pass}`, function `{func}`: unsupported: {msg}")]
     Unsupported {
@@ -557,6 +561,8 @@ pub fn describe_pipeline(level: OptLevel) -> String {
 /// the source ([`weft_ir::Function::fast_math`]), which [`pipeline`], not
 /// seeing the module, cannot know.
 pub fn run_pipeline(m: &mut Module, opts: &PipelineOptions) -> Result<PassReport, PassError> {
+    // `wp.grad` funcs get their bodies first, at every level.
+    adjoint::expand_grads(m)?;
     let soa = opts.layout.requests_soa() || soa::has_soa_hints(m);
     build_pipeline(opts.opt_level, opts, soa, fastmath::requested_in_source(m)).run(m)
 }

@@ -181,10 +181,16 @@ impl Device {
     }
 
     /// Compiles a module for this device: verifies it (a module the
-    /// verifier rejects is [`RuntimeError::Invalid`]), then hands it to the
+    /// verifier rejects is [`RuntimeError::Invalid`]; one with a `wp.grad`
+    /// placeholder [`RuntimeError::Unlowered`]), then hands it to the
     /// device's backend with the verifier's [`ModuleInfo`].
     pub fn compile(&self, module: Arc<Module>) -> Result<Program, RuntimeError> {
         let info = Arc::new(weft_ir::verify::verify_module(&module)?);
+        if let Some((_, f)) = module.funcs.iter().find(|(_, f)| f.grad_of.is_some()) {
+            return Err(RuntimeError::Unlowered {
+                func: f.name.clone(),
+            });
+        }
         let inner = self.inner.compile(&module, &info)?;
         Ok(Program {
             device: self.clone(),

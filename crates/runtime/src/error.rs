@@ -206,6 +206,11 @@ pub enum RuntimeError {
     /// The module does not verify: no backend sees it.
     #[error("invalid module: {0}")]
     Invalid(#[from] weft_ir::verify::VerifyError),
+    /// The module still holds a placeholder that the pass pipeline fills
+    /// in (a `wp.grad` func, [`weft_ir::Function::grad_of`]): no backend
+    /// sees it.
+    #[error("function `{func}` is a `wp.grad` placeholder: run the pass pipeline (`weft_passes::run_pipeline`) before compiling for a device")]
+    Unlowered { func: String },
     /// No device has this name.
     #[error("unknown device `{name}` (devices: {known})")]
     UnknownDevice { name: String, known: String },

@@ -11,6 +11,11 @@
 //! accumulator itself; the two agree for `+=`, the form Warp documents.)
 //! A custom replay has `f`'s signature and replaces `f` when a backward
 //! function recomputes the forward values.
+//!
+//! `wp.grad(f)(args)` calls the gradient func of the overload of `f` the
+//! arguments pick ([`weft_ir::Function::grad_of`]): it returns the adjoint
+//! of each of `f`'s (by-value) parameters, with the adjoint of each result
+//! 1, and is a constant to the backward sweep (as in Warp).
 
 use super::*;
 use crate::module::Custom;
@@ -210,5 +215,109 @@ impl<'a, 'c> FnLower<'a, 'c> {
             .with_help(format!("the adjoints are of: {}", names.join(", "))));
         }
         Ok(Some(slot_key(x)))
+    }
+}
+
+impl<'a> FnLower<'a, '_> {
+    /// `wp.grad(f)(args)`: `inner` is `wp.grad(f)`.
+    pub(super) fn grad_call(
+        &mut self,
+        b: &mut FuncBuilder,
+        c: &ast::ExprCall,
+        inner: &ast::ExprCall,
+    ) -> Res<Ev> {
+        let span = c.range();
+        let usage = "`wp.grad` takes one `@wp.func`: `wp.grad(f)(x, y)`";
+        let builtin = |at: Span, name: &str| {
+            err(
+                at,
+                format!("`wp.grad` of the builtin `{name}` is not supported"),
+            )
+            .with_label("a builtin")
+            .with_help("wrap the builtin in a `@wp.func` and take the gradient of that")
+        };
+        if let [e] = &*inner.arguments.args {
+            if let Some((m, name)) = dotted(e) {
+                if self.m.imports.is_wp(m) && builtins::is_builtin(name) {
+                    return Err(builtin(e.range(), name));
+                }
+            }
+        }
+        let [Expr::Name(fname)] = &*inner.arguments.args else {
+            return Err(
+                err(inner.range(), "`wp.grad` of something that is not a func")
+                    .with_label("expected `wp.grad(f)`")
+                    .with_help(usage),
+            );
+        };
+        if !inner.arguments.keywords.is_empty() {
+            return Err(err(inner.range(), "`wp.grad` takes no keyword arguments").with_help(usage));
+        }
+        let name = fname.id.as_str();
+        let Some(defs) = self.m.func_defs(name, self.structs) else {
+            return Err(if builtins::is_builtin(name) {
+                builtin(fname.range(), name)
+            } else {
+                err(
+                    fname.range(),
+                    format!("`wp.grad` of `{name}`, which is not a `@wp.func`"),
+                )
+                .with_label("not a `@wp.func`")
+                .with_help(usage)
+            });
+        };
+        let (args, kws) = self.args(b, c)?;
+        let arg_spans: Vec<Span> = c.arguments.args.iter().map(|a| a.range()).collect();
+        self.at(b, span);
+        let (slot, full) =
+            self.resolve(b, name, &defs, self.origin, &args, &arg_spans, &kws, span)?;
+        let Some(f) = self.ctx.funcs[slot as usize].as_ref() else {
+            return Err(err(span, format!("`wp.grad` of `{name}` inside `{name}`"))
+                .with_label("recursion")
+                .with_help("recursion is not supported"));
+        };
+        let params = f.params.clone();
+        let ptys: Vec<Type> = params.iter().map(|p| p.ty).collect();
+        if let Some(p) = params.iter().find(|p| p.ty.is_array()) {
+            return Err(err(
+                fname.range(),
+                format!("`wp.grad` of `{name}`, which takes an array"),
+            )
+            .with_label(format!("parameter `{}` is an array", p.name))
+            .with_help(
+                "`wp.grad` differentiates funcs of values (scalars, vectors, matrices, ...)",
+            ));
+        }
+        if f.returns.is_empty() {
+            return Err(err(
+                fname.range(),
+                format!("cannot compute the gradient of `{name}`, which returns nothing"),
+            )
+            .with_label("returns no value"));
+        }
+        let fname_ir = f.name.clone();
+        let gslot = match self.ctx.grads.get(&slot) {
+            Some(&g) => g,
+            None => {
+                let (g, gname) = self.ctx.alloc(&format!("__weft_grad_{fname_ir}"));
+                let mut gf = Function::new(&gname, FuncKind::Func, params, ptys.clone());
+                gf.loc = self.m.loc(span);
+                gf.grad_of = Some(FuncId::from_u32(slot));
+                // A placeholder body (`expand_grads` replaces it).
+                let mut gb = FuncBuilder::new(&mut gf, self.structs);
+                let ps = gb.func.param_values().to_vec();
+                gb.return_(ps);
+                self.ctx.funcs[g as usize] = Some(gf);
+                self.ctx.returns[g as usize] = ptys.clone();
+                self.ctx.grads.insert(slot, g);
+                g
+            }
+        };
+        self.at(b, span);
+        let inst = b.call(FuncId::from_u32(gslot), full, &ptys);
+        Ok(match b.func.results(inst) {
+            [v] => Ev::V(*v),
+            vs => Ev::Tuple(vs.to_vec()),
+        })
     }
 }

@@ -21,6 +21,14 @@ fn is_literal(e: &Expr) -> bool {
 impl<'a, 'c> FnLower<'a, 'c> {
     pub(super) fn call(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall, arity: usize) -> Res<Ev> {
         let span = c.range();
+        // `wp.grad(f)(args)`.
+        if let Expr::Call(inner) = &*c.func {
+            if let Some((m, "grad")) = dotted(&inner.func) {
+                if !self.env.contains_key(m) && self.m.imports.is_wp(m) {
+                    return self.grad_call(b, c, inner);
+                }
+            }
+        }
         // Callee.
         if let Some((m, name)) = dotted(&c.func) {
             if !self.env.contains_key(m) {
@@ -176,7 +184,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
         .with_label(format!("expected {expected}"))
     }
 
-    fn args(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall) -> Res<(Vec<Value>, Kwargs)> {
+    pub(super) fn args(
+        &mut self,
+        b: &mut FuncBuilder,
+        c: &ast::ExprCall,
+    ) -> Res<(Vec<Value>, Kwargs)> {
         let mut args = Vec::new();
         for a in c.arguments.args.iter() {
             args.push(self.val(b, a)?);
@@ -503,6 +515,27 @@ impl<'a, 'c> FnLower<'a, 'c> {
         kws: &[(String, Value)],
         span: Span,
     ) -> Res<Vec<Value>> {
+        let (slot, full) = self.resolve(b, name, defs, origin, args, arg_spans, kws, span)?;
+        let rets = self.ctx.returns[slot as usize].clone();
+        self.at(b, span);
+        let inst = b.call(FuncId::from_u32(slot), full, &rets);
+        Ok(b.func.results(inst).to_vec())
+    }
+
+    /// The overload of `name` that a call with these arguments picks,
+    /// lowered (its slot), and the arguments bound to its parameters.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn resolve(
+        &mut self,
+        b: &mut FuncBuilder,
+        name: &str,
+        defs: &[FuncDef<'a>],
+        origin: Origin,
+        args: &[Value],
+        arg_spans: &[Span],
+        kws: &[(String, Value)],
+        span: Span,
+    ) -> Res<(u32, Vec<Value>)> {
         let m = match origin {
             Origin::User => self.mods.user,
             Origin::Prelude => self.mods.prelude.unwrap_or(self.mods.user),
@@ -575,10 +608,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 }
             }
         };
-        let rets = self.ctx.returns[slot as usize].clone();
-        self.at(b, span);
-        let inst = b.call(FuncId::from_u32(slot), full, &rets);
-        Ok(b.func.results(inst).to_vec())
+        Ok((slot, full))
     }
 
     fn callee_failed(&self, name: &str, origin: Origin, msgs: &[String], span: Span) -> Diagnostic {

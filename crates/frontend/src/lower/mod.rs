@@ -71,6 +71,8 @@ pub(crate) struct Ctx {
     /// Lower `@wp.func_grad`/`@wp.func_replay` definitions (only the
     /// backward module needs them; [`crate::compile_for_backward`]).
     pub custom: bool,
+    /// `wp.grad(f)`: the slot of each func instance's gradient func.
+    grads: HashMap<u32, u32>,
 }
 
 impl Ctx {

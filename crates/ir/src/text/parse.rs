@@ -647,8 +647,8 @@ impl Parser {
         if !backward {
             self.bump();
         }
-        let mut custom = [None, None];
-        for (slot, kw) in custom.iter_mut().zip(["adjoint", "replay"]) {
+        let mut custom = [None, None, None];
+        for (slot, kw) in custom.iter_mut().zip(["adjoint", "replay", "grad"]) {
             if self.is_kw(kw) {
                 self.bump();
                 self.expect_punct('(')?;
@@ -675,7 +675,7 @@ impl Parser {
         cx.f.soa_params = soa;
         cx.f.fast_math = fast_math;
         cx.f.backward = backward;
-        [cx.f.custom_adjoint, cx.f.custom_replay] = custom;
+        [cx.f.custom_adjoint, cx.f.custom_replay, cx.f.grad_of] = custom;
         let body = cx.f.body;
         for (i, (vpos, vname, pname, ty)) in params.into_iter().enumerate() {
             let v = self.define(&mut cx, vpos, ty, ValueDef::Param(body, i as u32), &vname)?;

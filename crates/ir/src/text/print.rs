@@ -359,7 +359,11 @@ impl<'a> Printer<'a> {
         if !f.backward {
             out.push_str(" no_backward");
         }
-        for (kw, g) in [("adjoint", f.custom_adjoint), ("replay", f.custom_replay)] {
+        for (kw, g) in [
+            ("adjoint", f.custom_adjoint),
+            ("replay", f.custom_replay),
+            ("grad", f.grad_of),
+        ] {
             if let Some(g) = g {
                 let name = self.m.funcs.get(g).map_or("?", |g| g.name.as_str());
                 let _ = write!(out, " {kw}(@{name})");

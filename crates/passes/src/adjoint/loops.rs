@@ -234,28 +234,8 @@ impl Sweep<'_> {
             let zero = self.b().iconst(Scalar::I64, 0);
             let done = self.b().binary(BinaryOp::Lt, r, zero);
             let exit: Vec<Value> = lparams[nr..].to_vec();
-            self.emit_if(
-                done,
-                &[],
-                &[],
-                &mut |s| {
-                    s.b().break_(exit.clone());
-                    Ok(Vec::new())
-                },
-                &mut |_| Ok(Vec::new()),
-            )?;
-            let st = self
-                .dst
-                .value_type(start)
-                .as_scalar()
-                .unwrap_or(Scalar::I32);
-            let k = if st == Scalar::I64 {
-                r
-            } else {
-                self.b().cast(r, st)
-            };
-            let off = self.b().binary(BinaryOp::Mul, k, step);
-            let c = self.b().binary(BinaryOp::Add, start, off);
+            self.break_if(done, &exit)?;
+            let c = self.counter_at(start, step, r);
             self.replay.set(params[0], c);
             skip = Some(header);
         }
@@ -308,16 +288,7 @@ impl Sweep<'_> {
         if let Some(code) = out.code {
             let brk = self.code_is(code, Exit::Break);
             let exit = next[nr..].to_vec();
-            self.emit_if(
-                brk,
-                &[],
-                &[],
-                &mut |s| {
-                    s.b().break_(exit.clone());
-                    Ok(Vec::new())
-                },
-                &mut |_| Ok(Vec::new()),
-            )?;
+            self.break_if(brk, &exit)?;
         }
         self.b().continue_(next);
         self.iter = saved;
@@ -397,6 +368,21 @@ impl Sweep<'_> {
         })
     }
 
+    /// `if cond { break exit }` in the loop being generated.
+    fn break_if(&mut self, cond: Value, exit: &[Value]) -> R<()> {
+        self.emit_if(
+            cond,
+            &[],
+            &[],
+            &mut |s| {
+                s.b().break_(exit.to_vec());
+                Ok(Vec::new())
+            },
+            &mut |_| Ok(Vec::new()),
+        )?;
+        Ok(())
+    }
+
     /// `start + k * step` in the counter's type (`k`: `i64`).
     fn counter_at(&mut self, start: Value, step: Value, k: Value) -> Value {
         let st = self
@@ -453,16 +439,7 @@ impl Sweep<'_> {
             let mut exit = state.clone();
             exit.push(t);
             exit.extend(slots.iter().flatten());
-            self.emit_if(
-                done,
-                &[],
-                &[],
-                &mut |s| {
-                    s.b().break_(exit.clone());
-                    Ok(Vec::new())
-                },
-                &mut |_| Ok(Vec::new()),
-            )?;
+            self.break_if(done, &exit)?;
         }
         if let Some((stride, _)) = keep {
             for (k, slot) in slots.iter_mut().enumerate() {
@@ -497,16 +474,7 @@ impl Sweep<'_> {
         if let Some(code) = out.code {
             let brk = self.code_is(code, Exit::Break);
             let exit = tail.clone();
-            self.emit_if(
-                brk,
-                &[],
-                &[],
-                &mut |s| {
-                    s.b().break_(exit.clone());
-                    Ok(Vec::new())
-                },
-                &mut |_| Ok(Vec::new()),
-            )?;
+            self.break_if(brk, &exit)?;
         }
         let mut next = Vec::new();
         if nr == 1 {
@@ -589,16 +557,7 @@ impl Sweep<'_> {
         let (adjs, outs) = (lp[1..1 + na].to_vec(), lp[1 + na..].to_vec());
         let done = self.b().binary(BinaryOp::Lt, r, zero);
         let exit = lp[1..].to_vec();
-        self.emit_if(
-            done,
-            &[],
-            &[],
-            &mut |s| {
-                s.b().break_(exit.clone());
-                Ok(Vec::new())
-            },
-            &mut |_| Ok(Vec::new()),
-        )?;
+        self.break_if(done, &exit)?;
         // Iteration r's state: from kept state r / stride, recomputed.
         let q = self.b().binary(BinaryOp::Div, r, stride);
         let base = self.b().binary(BinaryOp::Mul, q, stride);

@@ -50,8 +50,8 @@ mod sweep;
 use std::collections::{HashMap, HashSet};
 use sweep::{ArrayAdj, Sweep};
 use weft_ir::{
-    verify::VerifyError, BinaryOp, FuncId, FuncKind, Function, InstKind, Module, Param, Region,
-    SourcePos, Type,
+    builder::FuncBuilder, verify::VerifyError, BinaryOp, Const, FuncId, FuncKind, Function,
+    InstKind, Module, Param, Region, SourcePos, StructTable, Type, Value,
 };
 
 /// Options of [`adjoint_module`].
@@ -117,6 +117,83 @@ impl Ctx<'_> {
 /// The backward module of `m` (see the module docs).
 pub fn adjoint_module(m: &Module, opts: &AdjointOptions) -> Result<Module, AdjointError> {
     let kernels = select_kernels(m, opts)?;
+    let roots = kernels.iter().flat_map(|&k| callees(&m.funcs[k])).collect();
+    Ok(build(m, opts, roots, Kernels::Adjoints(kernels))?.0)
+}
+
+/// What [`build`] makes of the kernels.
+enum Kernels {
+    /// The adjoints of these kernels.
+    Adjoints(Vec<FuncId>),
+    /// A copy of every kernel.
+    Forward,
+}
+
+/// `wp.grad(f)`: gives every func marked [`Function::grad_of`] its body, a
+/// call of the adjoint of `f` with the adjoint of each of `f`'s results 1
+/// (all components: Warp's `T(1)`), and clears the mark. Adds the adjoint
+/// funcs it calls; renumbers the module's functions (funcs first, then the
+/// kernels, each in its order). Returns whether there was any.
+pub fn expand_grads(m: &mut Module) -> Result<bool, AdjointError> {
+    let grads: Vec<(FuncId, FuncId)> = m
+        .funcs
+        .iter()
+        .filter_map(|(id, f)| f.grad_of.map(|g| (id, g)))
+        .collect();
+    if grads.is_empty() {
+        return Ok(false);
+    }
+    let roots = grads.iter().map(|&(_, f)| f).collect();
+    let (mut out, fmap, adjoints) = build(m, &AdjointOptions::default(), roots, Kernels::Forward)?;
+    for (g, f) in grads {
+        let (gid, target) = (fmap[&g], adjoints[&f]);
+        let src = &m.funcs[f];
+        let returns = out.funcs[target].returns.clone();
+        let gf = &mut out.funcs[gid];
+        gf.grad_of = None;
+        let body = gf.body;
+        gf.regions[body].insts.clear();
+        let mut b = FuncBuilder::new(gf, &m.structs);
+        b.switch_to(body);
+        b.set_loc(src.loc);
+        let mut args = b.func.param_values().to_vec();
+        for &t in &src.returns {
+            args.push(splat(&mut b, t, &m.structs, 1));
+        }
+        let call = b.call(target, args, &returns);
+        let rs = b.func.results(call).to_vec();
+        b.return_(rs);
+    }
+    weft_ir::verify::verify_module(&out)?;
+    *m = out;
+    Ok(true)
+}
+
+/// A value of type `ty` with every scalar component `v`.
+pub(super) fn splat(b: &mut FuncBuilder, ty: Type, structs: &StructTable, v: i128) -> Value {
+    match ty {
+        Type::Scalar(s) => b.konst(Const::from_i128(s, v)),
+        _ => {
+            let parts: Vec<Value> = (0..ty.arity(structs))
+                .map(|k| ty.project(k, structs).unwrap_or(Type::BOOL))
+                .map(|t| splat(b, t, structs, v))
+                .collect();
+            b.make(ty, parts)
+        }
+    }
+}
+
+type Built = (Module, HashMap<FuncId, FuncId>, HashMap<FuncId, FuncId>);
+
+/// The module of every func of `m`, their replays, the adjoints of `roots`
+/// and of what those call, and `kernels`; with the map of `m`'s funcs to
+/// the output's and of each func to its adjoint there.
+fn build(
+    m: &Module,
+    opts: &AdjointOptions,
+    roots: Vec<FuncId>,
+    kernels: Kernels,
+) -> Result<Built, AdjointError> {
     let mut ctx = Ctx {
         src: m,
         fmap: HashMap::new(),
@@ -162,9 +239,10 @@ pub fn adjoint_module(m: &Module, opts: &AdjointOptions) -> Result<Module, Adjoi
     }
     // Adjoints of the funcs the kernels (and those adjoints) call.
     let mut adjoint_names = Vec::new();
-    let mut todo: Vec<FuncId> = kernels.iter().flat_map(|&k| callees(&m.funcs[k])).collect();
+    let mut todo = roots;
     while let Some(f) = todo.pop() {
-        if ctx.adjoints.contains_key(&f) {
+        // A `wp.grad` is constant to the backward sweep (as in Warp).
+        if ctx.adjoints.contains_key(&f) || m.funcs[f].grad_of.is_some() {
             continue;
         }
         match m.funcs[f].custom_adjoint {
@@ -187,6 +265,7 @@ pub fn adjoint_module(m: &Module, opts: &AdjointOptions) -> Result<Module, Adjoi
         remap_calls(&mut copy, &ctx.fmap);
         copy.custom_adjoint = copy.custom_adjoint.map(|g| ctx.fmap[&g]);
         copy.custom_replay = copy.custom_replay.map(|g| ctx.fmap[&g]);
+        copy.grad_of = copy.grad_of.map(|g| ctx.fmap[&g]);
         out.funcs.push(copy);
     }
     for (f, name) in replay_names {
@@ -195,11 +274,23 @@ pub fn adjoint_module(m: &Module, opts: &AdjointOptions) -> Result<Module, Adjoi
     for (f, name) in adjoint_names {
         out.funcs.push(func_adjoint(&ctx, f, name)?);
     }
-    for k in kernels {
-        out.funcs.push(kernel_adjoint(&ctx, k)?);
+    match kernels {
+        Kernels::Adjoints(ks) => {
+            for k in ks {
+                out.funcs.push(kernel_adjoint(&ctx, k)?);
+            }
+        }
+        Kernels::Forward => {
+            for (_, k) in m.funcs.iter().filter(|(_, f)| f.kind == FuncKind::Kernel) {
+                let mut copy = k.clone();
+                remap_calls(&mut copy, &ctx.fmap);
+                out.funcs.push(copy);
+            }
+        }
     }
     weft_ir::verify::verify_module(&out)?;
-    Ok(out)
+    let adjoints = ctx.adjoints.iter().map(|(&f, &a)| (f, a)).collect();
+    Ok((out, ctx.fmap, adjoints))
 }
 
 fn select_kernels(m: &Module, opts: &AdjointOptions) -> Result<Vec<FuncId>, AdjointError> {

@@ -605,6 +605,10 @@ impl Sweep<'_> {
     /// arguments' adjoints.
     pub(super) fn reverse_call(&mut self, i: Inst, f: FuncId, args: &[Value]) -> R<()> {
         let callee = &self.ctx.src.funcs[f];
+        // `wp.grad(g)(..)` is a constant to the backward sweep (Warp's rule).
+        if callee.grad_of.is_some() {
+            return Ok(());
+        }
         let results = self.src.results(i).to_vec();
         let adj_rets: Vec<Option<Value>> = results.iter().map(|&r| self.adj.get(r)).collect();
         let arrays: Vec<usize> = (0..callee.params.len())

@@ -20,8 +20,8 @@ use super::scoped::{Mark, ScopedMap};
 use super::{AdjointError, Ctx};
 use std::collections::{BTreeSet, HashMap};
 use weft_ir::{
-    BinaryOp, Const, FuncBuilder, FuncId, Function, Inst, InstKind, Loc, Region, Scalar,
-    StructTable, Type, Value, ValueDef,
+    BinaryOp, FuncBuilder, FuncId, Function, Inst, InstKind, Loc, Region, Scalar, StructTable,
+    Type, Value, ValueDef,
 };
 
 pub(super) type R<T> = Result<T, AdjointError>;
@@ -219,19 +219,8 @@ impl<'a> Sweep<'a> {
     }
 
     pub(super) fn zero(&mut self, ty: Type) -> Value {
-        match ty {
-            Type::Scalar(s) => self.b().konst(Const::from_i128(s, 0)),
-            _ => {
-                let structs = self.structs();
-                let parts: Vec<Value> = (0..ty.arity(structs))
-                    .map(|k| ty.project(k, structs).unwrap_or(Type::BOOL))
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .map(|t| self.zero(t))
-                    .collect();
-                self.b().make(ty, parts)
-            }
-        }
+        let structs: &'a StructTable = &self.ctx.src.structs;
+        super::splat(&mut self.b(), ty, structs, 0)
     }
 
     /// `a + b` for scalars and, component by component, aggregates.
