@@ -168,12 +168,8 @@ impl ConstEval<'_> {
                     }
                 }
                 if self.imports.is_wp(m) {
-                    match attr {
-                        "pi" => return Ok(CVal::Float(std::f64::consts::PI)),
-                        "e" => return Ok(CVal::Float(std::f64::consts::E)),
-                        "tau" => return Ok(CVal::Float(std::f64::consts::TAU)),
-                        "inf" => return Ok(CVal::Float(f64::INFINITY)),
-                        _ => {}
+                    if let Some(v) = warp_constant(attr) {
+                        return Ok(CVal::Float(v));
                     }
                 }
                 Err(not_const(span, &format!("`{m}.{attr}`")))
@@ -424,6 +420,27 @@ fn construct(ty: Type, args: &[CVal], span: Span) -> R {
         return Err(bad());
     };
     Ok(CVal::Agg(ty, comps))
+}
+
+/// Warp's named constants (`warp/_src/constants.py`, `wp.pi` and the
+/// others), each under its lower- and upper-case name: Python floats, so
+/// float32 in kernels unless converted.
+pub(crate) fn warp_constant(name: &str) -> Option<f64> {
+    use std::f64::consts;
+    Some(match name {
+        "e" | "E" => consts::E,
+        "log2e" | "LOG2E" => consts::LOG2_E,
+        "log10e" | "LOG10E" => consts::LOG10_E,
+        "ln2" | "LN2" => consts::LN_2,
+        "ln10" | "LN10" => consts::LN_10,
+        "pi" | "PI" => consts::PI,
+        "half_pi" | "HALF_PI" => consts::FRAC_PI_2,
+        "tau" | "TAU" => consts::TAU,
+        "phi" | "PHI" => 1.618_033_988_749_895,
+        "inf" | "INF" => f64::INFINITY,
+        "nan" | "NAN" => f64::NAN,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
