@@ -619,6 +619,46 @@ def __weft_quat_to_rpy(q: $Q):
     return $V3(roll, pitch, yaw)
 
 
+# quat.h: the axis is flipped with w so that the angle is in [0, pi].
+@wp.func
+def __weft_quat_to_axis_angle(q: $Q):
+    v = $V3(q[0], q[1], q[2])
+    n = wp.normalize(v)
+    axis = wp.where(q[3] < $F(0.0), -n, n)
+    return axis, $F(2.0) * wp.atan2(wp.length(v), wp.abs(q[3]))
+
+
+# ---- 4x4 matrices from and to position, rotation and scale (math.py)
+
+@wp.func
+def __weft_transform_compose(p: $V3, q: $Q, s: $V3):
+    r = wp.quat_to_matrix(q)
+    return $M44(
+        s[0] * r[0, 0], s[1] * r[0, 1], s[2] * r[0, 2], p[0],
+        s[0] * r[1, 0], s[1] * r[1, 1], s[2] * r[1, 2], p[1],
+        s[0] * r[2, 0], s[1] * r[2, 1], s[2] * r[2, 2], p[2],
+        $F(0.0), $F(0.0), $F(0.0), $F(1.0),
+    )
+
+
+@wp.func
+def __weft_transform_decompose(m: $M44):
+    zero = $F(0.0)
+    sx = wp.sqrt(m[0, 0] * m[0, 0] + m[1, 0] * m[1, 0] + m[2, 0] * m[2, 0])
+    sy = wp.sqrt(m[0, 1] * m[0, 1] + m[1, 1] * m[1, 1] + m[2, 1] * m[2, 1])
+    sz = wp.sqrt(m[0, 2] * m[0, 2] + m[1, 2] * m[1, 2] + m[2, 2] * m[2, 2])
+    # A zero column keeps its (zero) entries.
+    dx = wp.where(sx != zero, sx, $F(1.0))
+    dy = wp.where(sy != zero, sy, $F(1.0))
+    dz = wp.where(sz != zero, sz, $F(1.0))
+    r = $M33(
+        m[0, 0] / dx, m[0, 1] / dy, m[0, 2] / dz,
+        m[1, 0] / dx, m[1, 1] / dy, m[1, 2] / dz,
+        m[2, 0] / dx, m[2, 1] / dy, m[2, 2] / dz,
+    )
+    return $V3(m[0, 3], m[1, 3], m[2, 3]), wp.quat_from_matrix(r), $V3(sx, sy, sz)
+
+
 # @float3264
 
 # ---- spatial vectors (top = angular w, bottom = linear v)
@@ -820,3 +860,155 @@ def __weft_sample_unit_cube(state: wp.uint32):
     s2 = __weft_pcg(s1)
     s3 = __weft_pcg(s2)
     return wp.vec3(__weft_unit(s1) - 0.5, __weft_unit(s2) - 0.5, __weft_unit(s3) - 0.5), s3
+
+
+# ---- float32-only quaternion helpers (Warp's `warp/_src/math.py`)
+
+@wp.func
+def __weft_quat_twist(axis: wp.vec3, q: wp.quat):
+    a = wp.dot(wp.vec3(q[0], q[1], q[2]), axis) * axis
+    return wp.normalize(wp.quat(a[0], a[1], a[2], q[3]))
+
+
+@wp.func
+def __weft_quat_twist_angle(axis: wp.vec3, q: wp.quat):
+    return 2.0 * wp.atan2(wp.abs(wp.dot(axis, wp.vec3(q[0], q[1], q[2]))), q[3])
+
+
+@wp.func
+def __weft_quat_twist_angle_signed(axis: wp.vec3, q: wp.quat):
+    return 2.0 * wp.atan2(wp.dot(axis, wp.vec3(q[0], q[1], q[2])), q[3])
+
+
+# The rotation of `angle` about axis `axis` (0, 1, 2) at half angle `h`.
+@wp.func
+def __weft_axis_quat(axis: int, h: float):
+    s = wp.sin(h)
+    c = wp.cos(h)
+    return wp.quat(wp.where(axis == 0, s, 0.0), wp.where(axis == 1, s, 0.0), wp.where(axis == 2, s, 0.0), c)
+
+
+# Extrinsic rotations about axes i, then j, then k: q_k * q_j * q_i.
+@wp.func
+def __weft_quat_from_euler(e: wp.vec3, i: int, j: int, k: int):
+    qi = __weft_axis_quat(i, 0.5 * e[i])
+    qj = __weft_axis_quat(j, 0.5 * e[j])
+    qk = __weft_axis_quat(k, 0.5 * e[k])
+    return wp.mul(qk, wp.mul(qj, qi))
+
+
+# Component `n` (1-based; 0 is w) of q in (w, x, y, z) order.
+@wp.func
+def __weft_wxyz(q: wp.quat, n: int):
+    return wp.where(n == 0, q[3], wp.where(n == 1, q[0], wp.where(n == 2, q[1], q[2])))
+
+
+# The inverse of quat_from_euler for axes i, j, k (Tait-Bryan when i != k,
+# proper Euler when i == k), by the half-angle formulation Warp uses: the
+# angles go back by axis, and the third of a proper sequence into the slot
+# of the axis not named.
+@wp.func
+def __weft_quat_to_euler(q: wp.quat, i0: int, j0: int, k0: int):
+    i = i0 + 1
+    j = j0 + 1
+    k = k0 + 1
+    tait = i != k
+    if not tait:
+        k = 6 - i - j
+    e = float((i - j) * (j - k) * (k - i)) / 2.0
+    a = __weft_wxyz(q, 0)
+    b = __weft_wxyz(q, i)
+    c = __weft_wxyz(q, j)
+    d = __weft_wxyz(q, k) * e
+    if tait:
+        a -= __weft_wxyz(q, j)
+        b += __weft_wxyz(q, k) * e
+        c += __weft_wxyz(q, 0)
+        d -= __weft_wxyz(q, i)
+    t2 = wp.acos(2.0 * (a * a + b * b) / (a * a + b * b + c * c + d * d) - 1.0)
+    tp = wp.atan2(b, a)
+    tm = wp.atan2(d, c)
+    t1 = 0.0
+    t3 = 0.0
+    if wp.abs(t2) < 1e-6:
+        t3 = 2.0 * tp - t1
+    elif wp.abs(t2 - wp.pi) < 1e-6:
+        t3 = 2.0 * tm + t1
+    else:
+        t1 = tp - tm
+        t3 = tp + tm
+    if tait:
+        t2 -= wp.HALF_PI
+        t3 *= e
+    ex = t1
+    ey = t2
+    ez = t3
+    if i == 2:
+        ex = t2
+        ey = t1
+    elif i == 3:
+        ex = t3
+        ez = t1
+    if j == 1:
+        ex = t2
+    elif j == 2:
+        ey = t2
+    else:
+        ez = t2
+    if k == 1:
+        ex = t3
+    elif k == 2:
+        ey = t3
+    else:
+        ez = t3
+    return wp.vec3(ex, ey, ez)
+
+
+# ---- vector norms (Warp's `warp/_src/math.py`: float32 only, as there)
+
+@wp.func
+def __weft_norm_huber(v: wp.vec2, delta: wp.float32):
+    a = wp.dot(v, v)
+    return wp.where(a <= delta * delta, wp.float32(0.5) * a, delta * (wp.sqrt(a) - wp.float32(0.5) * delta))
+
+
+@wp.func
+def __weft_norm_huber(v: wp.vec3, delta: wp.float32):
+    a = wp.dot(v, v)
+    return wp.where(a <= delta * delta, wp.float32(0.5) * a, delta * (wp.sqrt(a) - wp.float32(0.5) * delta))
+
+
+@wp.func
+def __weft_norm_huber(v: wp.vec4, delta: wp.float32):
+    a = wp.dot(v, v)
+    return wp.where(a <= delta * delta, wp.float32(0.5) * a, delta * (wp.sqrt(a) - wp.float32(0.5) * delta))
+
+
+@wp.func
+def __weft_norm_pseudo_huber(v: wp.vec2, delta: wp.float32):
+    return delta * wp.sqrt(wp.float32(1.0) + wp.dot(v, v) / (delta * delta))
+
+
+@wp.func
+def __weft_norm_pseudo_huber(v: wp.vec3, delta: wp.float32):
+    return delta * wp.sqrt(wp.float32(1.0) + wp.dot(v, v) / (delta * delta))
+
+
+@wp.func
+def __weft_norm_pseudo_huber(v: wp.vec4, delta: wp.float32):
+    return delta * wp.sqrt(wp.float32(1.0) + wp.dot(v, v) / (delta * delta))
+
+
+@wp.func
+def __weft_smooth_normalize(v: wp.vec2, delta: wp.float32):
+    return v / __weft_norm_pseudo_huber(v, delta)
+
+
+@wp.func
+def __weft_smooth_normalize(v: wp.vec3, delta: wp.float32):
+    return v / __weft_norm_pseudo_huber(v, delta)
+
+
+@wp.func
+def __weft_smooth_normalize(v: wp.vec4, delta: wp.float32):
+    return v / __weft_norm_pseudo_huber(v, delta)

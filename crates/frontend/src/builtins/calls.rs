@@ -85,11 +85,44 @@ const PRELUDE_DIRECT: &[&str] = &[
     "transform_wrench",
 ];
 
+/// Builtins that are calls of a prelude func of the same name whose
+/// overloads check the argument types themselves; the last argument of
+/// those in [`DEFAULT_ONE`] defaults to 1.0 of the vector's scalar type.
+const PRELUDE_TYPED: &[&str] = &[
+    "norm_huber",
+    "norm_pseudo_huber",
+    "smooth_normalize",
+    "quat_to_axis_angle",
+    "transform_compose",
+    "transform_decompose",
+    "quat_twist",
+    "quat_twist_angle",
+    "quat_twist_angle_signed",
+    "quat_from_euler",
+    "quat_to_euler",
+];
+
+/// `delta: float = 1.0` (Warp's `math.py`).
+const DEFAULT_ONE: &[&str] = &["norm_huber", "norm_pseudo_huber", "smooth_normalize"];
+
+/// Builtins whose approximate GPU intrinsics Warp replaces by exact
+/// arithmetic on the CPU, and Weft on every backend: the builtin they
+/// compute.
+fn approx_builtin(name: &str) -> Option<&'static str> {
+    match name {
+        "inverse_approx" => Some("inverse"),
+        "div_approx" => Some("div"),
+        _ => None,
+    }
+}
+
 /// Whether `name` (without the `wp.` prefix) is a builtin function.
 pub(crate) fn is_builtin(name: &str) -> bool {
     FLOAT_UNARY.iter().any(|(n, _)| *n == name)
         || RNG_DRAWS.contains(&name)
         || PRELUDE_DIRECT.contains(&name)
+        || PRELUDE_TYPED.contains(&name)
+        || approx_builtin(name).is_some()
         || matches!(
             name,
             "asin"
@@ -349,6 +382,19 @@ pub(crate) fn call_builtin(
     }
     if PRELUDE_DIRECT.contains(&name) {
         return prelude_direct(b, c, name, args, span);
+    }
+    if let Some(exact) = approx_builtin(name) {
+        return call_builtin(b, c, exact, args, kwargs, span);
+    }
+    if PRELUDE_TYPED.contains(&name) {
+        let mut args = args.to_vec();
+        if let (true, [v]) = (DEFAULT_ONE.contains(&name), tys.as_slice()) {
+            if let Some(s) = float_of(*v) {
+                args.push(num_const(b, s, 1.0));
+            }
+        }
+        let full = format!("{}{name}", super::PRELUDE_PREFIX);
+        return c.call_prelude(b, &full, &args, span);
     }
 
     match name {
@@ -1103,6 +1149,7 @@ pub(crate) fn atomic_type_error(op: AtomicOp, elem: Type) -> Option<&'static str
 #[cfg(test)]
 pub(crate) fn prelude_names() -> Vec<&'static str> {
     let mut v: Vec<&str> = PRELUDE_DIRECT.to_vec();
+    v.extend_from_slice(PRELUDE_TYPED);
     v.extend_from_slice(RNG_DRAWS);
     v.extend(["rand_init", "quat_mul", "transform_multiply"]);
     v
