@@ -1012,3 +1012,106 @@ def __weft_smooth_normalize(v: wp.vec3, delta: wp.float32):
 @wp.func
 def __weft_smooth_normalize(v: wp.vec4, delta: wp.float32):
     return v / __weft_norm_pseudo_huber(v, delta)
+
+
+# ---- Poisson draws and sampling a CDF (rand.h)
+
+# Inverse-CDF by binary search: the first index whose value is not below
+# `value` in arr[lo:hi] (array.h's lower_bound; hi - 1 when none is).
+@wp.func
+def __weft_lower_bound_f32(arr: wp.array(dtype=wp.float32), lo: int, hi: int, value: wp.float32):
+    lower = lo
+    upper = hi - 1
+    while lower < upper:
+        mid = lower + (upper - lower) / 2
+        if arr[mid] < value:
+            lower = mid + 1
+        else:
+            upper = mid
+    return lower
+
+
+@wp.func
+def __weft_sample_cdf(state: wp.uint32, cdf: wp.array(dtype=wp.float32)):
+    u, s = __weft_randf(state)
+    return __weft_lower_bound_f32(cdf, 0, cdf.shape[0], u), s
+
+
+# log(Gamma(x)) (NumPy's series, float32 as in Warp).
+@wp.func
+def __weft_loggam(x: wp.float32):
+    if x == 1.0 or x == 2.0:
+        return 0.0
+    n = int(0)
+    if x < 7.0:
+        n = int(7.0 - x)
+    x0 = x + float(n)
+    x2 = (1.0 / x0) * (1.0 / x0)
+    g = -1.39243221690590e+00
+    g = g * x2 + 1.796443723688307e-01
+    g = g * x2 + -2.955065359477124e-02
+    g = g * x2 + 6.410256410256410e-03
+    g = g * x2 + -1.917526917526918e-03
+    g = g * x2 + 8.417508417508418e-04
+    g = g * x2 + -5.952380952380952e-04
+    g = g * x2 + 7.936507936507937e-04
+    g = g * x2 + -2.777777777777778e-03
+    g = g * x2 + 8.333333333333333e-02
+    gl = g / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * wp.log(x0) - x0
+    for _k in range(n):
+        gl -= wp.log(x0 - 1.0)
+        x0 -= 1.0
+    return gl
+
+
+# lam < 10: multiply uniforms until the product drops to exp(-lam).
+@wp.func
+def __weft_poisson_mult(state: wp.uint32, lam: wp.float32):
+    s = state
+    enlam = wp.exp(-lam)
+    x = wp.uint32(0)
+    prod = float(1.0)
+    while True:
+        u, s = __weft_randf(s)
+        prod *= u
+        if prod > enlam:
+            x += wp.uint32(1)
+        else:
+            break
+    return x, s
+
+
+# lam >= 10: Hoermann's transformed rejection (PTRS).
+@wp.func
+def __weft_poisson_ptrs(state: wp.uint32, lam: wp.float32):
+    s = state
+    slam = wp.sqrt(lam)
+    loglam = wp.log(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    invalpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2.0)
+    k = float(0.0)
+    while True:
+        u, s = __weft_randf(s)
+        u = u - 0.5
+        v, s = __weft_randf(s)
+        us = 0.5 - wp.abs(u)
+        k = wp.floor((2.0 * a / us + b) * u + lam + 0.43)
+        if us >= 0.07 and v <= vr:
+            break
+        if k < 0.0 or (us < 0.013 and v > us):
+            continue
+        if wp.log(v) + wp.log(invalpha) - wp.log(a / (us * us) + b) <= -lam + k * loglam - __weft_loggam(k + 1.0):
+            break
+    return wp.uint32(k), s
+
+
+@wp.func
+def __weft_poisson(state: wp.uint32, lam: wp.float32):
+    if lam >= 10.0:
+        return __weft_poisson_ptrs(state, lam)
+    if lam == 0.0:
+        return wp.uint32(0), state
+    return __weft_poisson_mult(state, lam)
+

@@ -50,6 +50,8 @@ const RNG_DRAWS: &[&str] = &[
     "sample_unit_hemisphere",
     "sample_unit_square",
     "sample_unit_cube",
+    "poisson",
+    "sample_cdf",
 ];
 
 /// Builtins that are calls of a prelude func of the same name with the
@@ -1048,6 +1050,10 @@ fn rng_draw(
         ("randi", [t, lo, hi]) => *t == st && *lo == Type::I32 && *hi == Type::I32,
         ("randu", [t, lo, hi]) => *t == st && *lo == st && *hi == st,
         ("randf", [t, lo, hi]) => *t == st && *lo == Type::F32 && *hi == Type::F32,
+        ("poisson", [t, lam]) => *t == st && *lam == Type::F32,
+        ("sample_cdf", [t, Type::Array(a)]) => {
+            *t == st && a.ndim == 1 && Type::from(a.elem) == Type::F32
+        }
         _ => false,
     };
     if !ok {
