@@ -167,25 +167,29 @@ pub fn probe(
         .collect()
 }
 
+/// Per backend of one probed overload: `None` where the backend is not
+/// available.
+pub type ProbeResult = Vec<Option<Support>>;
+
 /// The support of every overload of the registry: `[builtin][overload][backend]`.
 pub fn survey(
     reg: &Registry,
     backends: &[(&'static str, Result<Option<Device>, String>)],
-) -> Vec<Vec<Option<Vec<Option<Support>>>>> {
+) -> Vec<Vec<Option<ProbeResult>>> {
     let jobs: Vec<(usize, usize)> = reg
         .builtins
         .iter()
         .enumerate()
         .flat_map(|(i, b)| (0..b.overloads.len()).map(move |k| (i, k)))
         .collect();
-    let results: Vec<((usize, usize), Option<Vec<Option<Support>>>)> = jobs
+    let results: Vec<((usize, usize), Option<ProbeResult>)> = jobs
         .par_iter()
         .map(|&(i, k)| {
             let o = &reg.builtins[i].overloads[k];
             ((i, k), o.probe.as_ref().ok().map(|p| probe(p, backends)))
         })
         .collect();
-    let mut out: Vec<Vec<Option<Vec<Option<Support>>>>> = reg
+    let mut out: Vec<Vec<Option<ProbeResult>>> = reg
         .builtins
         .iter()
         .map(|b| vec![None; b.overloads.len()])
@@ -321,8 +325,8 @@ pub fn render(
                 format!("{} ({} probed)", b.overloads.len(), probed.len())
             }
         );
-        for k in 0..names.len() {
-            if backends[k].1.is_err() {
+        for (k, (_, dev)) in backends.iter().enumerate() {
+            if dev.is_err() {
                 let _ = write!(o, " ? |");
                 continue;
             }

@@ -6,7 +6,8 @@
 # Template scheme (expanded by builtins/prelude.rs before parsing):
 #   a line `# @float` starts a block instantiated once per float type
 #   (float16, float32, float64, bfloat16), `# @float3264` one for float32 and float64
-#   only; `# @once` starts a block emitted as is.
+#   only, `# @scalar` one per numeric scalar type (only $F substituted);
+#   `# @once` starts a block emitted as is.
 #   In templated blocks: $F is the scalar type (wp.float32), $V2 $V3 $V4 the
 #   vectors, $M22 $M33 $M44 the matrices, $Q the quaternion, $T the
 #   transform and $S the spatial vector of that scalar type.
@@ -1016,25 +1017,10 @@ def __weft_smooth_normalize(v: wp.vec4, delta: wp.float32):
 
 # ---- Poisson draws and sampling a CDF (rand.h)
 
-# Inverse-CDF by binary search: the first index whose value is not below
-# `value` in arr[lo:hi] (array.h's lower_bound; hi - 1 when none is).
-@wp.func
-def __weft_lower_bound_f32(arr: wp.array(dtype=wp.float32), lo: int, hi: int, value: wp.float32):
-    lower = lo
-    upper = hi - 1
-    while lower < upper:
-        mid = lower + (upper - lower) / 2
-        if arr[mid] < value:
-            lower = mid + 1
-        else:
-            upper = mid
-    return lower
-
-
 @wp.func
 def __weft_sample_cdf(state: wp.uint32, cdf: wp.array(dtype=wp.float32)):
     u, s = __weft_randf(state)
-    return __weft_lower_bound_f32(cdf, 0, cdf.shape[0], u), s
+    return __weft_lower_bound(cdf, 0, cdf.shape[0], u), s
 
 
 # log(Gamma(x)) (NumPy's series, float32 as in Warp).
@@ -1115,3 +1101,24 @@ def __weft_poisson(state: wp.uint32, lam: wp.float32):
         return wp.uint32(0), state
     return __weft_poisson_mult(state, lam)
 
+
+# @scalar
+
+# The first index of arr[lo:hi] whose value is not below `value` (hi - 1
+# when none is), by binary search (array.h's lower_bound).
+@wp.func
+def __weft_lower_bound(arr: wp.array(dtype=$F), lo: int, hi: int, value: $F):
+    lower = lo
+    upper = hi - 1
+    while lower < upper:
+        mid = lower + (upper - lower) / 2
+        if arr[mid] < value:
+            lower = mid + 1
+        else:
+            upper = mid
+    return lower
+
+
+@wp.func
+def __weft_lower_bound(arr: wp.array(dtype=$F), value: $F):
+    return __weft_lower_bound(arr, 0, arr.shape[0], value)

@@ -102,6 +102,7 @@ const PRELUDE_TYPED: &[&str] = &[
     "quat_twist_angle_signed",
     "quat_from_euler",
     "quat_to_euler",
+    "lower_bound",
 ];
 
 /// `delta: float = 1.0` (Warp's `math.py`).

@@ -62,6 +62,7 @@ use weft_ir::{Const, FuncBuilder, InstKind, Scalar, StructTable, Type, Value, Va
 
 pub(crate) use arrays::{known_nonneg, mem_access};
 pub(crate) use calls::{advances_rng_state, atomic_type_error, is_builtin};
+pub(crate) use ops::components;
 pub(crate) use prelude::{prelude_source, PRELUDE_PREFIX};
 
 /// Implemented by the function lowerer: calls a func of the prelude with

@@ -74,11 +74,14 @@ enum Block {
     Float,
     /// For float32 and float64 only (types Warp has no half version of).
     Float3264,
+    /// Once per numeric scalar type (every Warp scalar but `bool`); only
+    /// `$F` is substituted.
+    Scalar,
 }
 
 /// Expands the template: `# @float` blocks once per float type,
-/// `# @float3264` blocks for float32 and float64, `# @once` blocks as they
-/// are.
+/// `# @float3264` blocks for float32 and float64, `# @scalar` blocks once
+/// per numeric scalar type, `# @once` blocks as they are.
 fn expand(template: &str) -> String {
     let mut out = String::with_capacity(template.len() * 3);
     let mut block = String::new();
@@ -92,6 +95,10 @@ fn expand(template: &str) -> String {
             Block::Float3264 => FLOATS[1..3]
                 .iter()
                 .for_each(|t| out.push_str(&instantiate(block, t))),
+            Block::Scalar => weft_ir::Scalar::ALL
+                .iter()
+                .filter(|s| **s != weft_ir::Scalar::Bool)
+                .for_each(|s| out.push_str(&block.replace("$F", &format!("wp.{}", s.warp_name())))),
         }
         block.clear();
     };
@@ -99,6 +106,7 @@ fn expand(template: &str) -> String {
         let marker = match line.trim() {
             "# @float" => Some(Block::Float),
             "# @float3264" => Some(Block::Float3264),
+            "# @scalar" => Some(Block::Scalar),
             "# @once" => Some(Block::Once),
             _ => None,
         };

@@ -296,6 +296,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 return Ok(Ev::Tuple(out));
             }
             "printf" => return self.print(b, c, true),
+            "expect_eq" | "expect_neq" | "expect_near" => return self.expect(b, c, name),
             "static" => {
                 let [arg] = &*c.arguments.args else {
                     return Err(self.arg_count(span, "wp.static", 1, c.arguments.args.len()));
@@ -415,6 +416,140 @@ impl<'a, 'c> FnLower<'a, 'c> {
         }
         self.at(b, span);
         b.print(&fmt, vals);
+        Ok(Ev::Tuple(Vec::new()))
+    }
+
+    /// `wp.expect_eq(a, b)`, `wp.expect_neq(a, b)`, `wp.expect_near(a, b,
+    /// tolerance=1e-6)`: when the check fails, Warp's message with the
+    /// values is printed, after the file and line of the call; the kernel
+    /// goes on (as Warp's, in every mode). `expect_near` compares the
+    /// largest absolute component difference with the tolerance.
+    fn expect(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall, name: &str) -> Res<Ev> {
+        let span = c.range();
+        let (args, kws) = self.args(b, c)?;
+        let near = name == "expect_near";
+        let mut args = args;
+        for (k, v) in kws {
+            if near && k == "tolerance" && args.len() == 2 {
+                args.push(v);
+            } else {
+                return Err(err(
+                    span,
+                    format!("unexpected keyword argument `{k}` for `wp.{name}`"),
+                )
+                .with_label("here"));
+            }
+        }
+        let want = if near { 2..=3 } else { 2..=2 };
+        if !want.contains(&args.len()) {
+            return Err(self.arg_count(span, &format!("wp.{name}"), *want.end(), args.len()));
+        }
+        let (ta, tb) = (b.ty(args[0]), b.ty(args[1]));
+        let scalar = ta.scalar_of();
+        let ok = ta == tb
+            && scalar.is_some()
+            && (ta.is_scalar() || matches!(ta, Type::Vec(..) | Type::Mat(..) | Type::Quat(_)))
+            && (!near || scalar.is_some_and(Scalar::is_float));
+        if !ok {
+            return Err(err(
+                span,
+                format!(
+                    "no overload of `wp.{name}` accepts ({}, {})",
+                    self.tyname(ta),
+                    self.tyname(tb)
+                ),
+            )
+            .with_label("here")
+            .with_help(if near {
+                "both values have one float type (scalars, vectors, matrices, quaternions)"
+            } else {
+                "both values have one type (scalars, vectors, matrices)"
+            }));
+        }
+        let s = scalar.unwrap_or(Scalar::F32);
+        self.at(b, span);
+        let xs = builtins::components(b, args[0]);
+        let ys = builtins::components(b, args[1]);
+        let loc = self.m.loc(span);
+        let head = format!("{}:{}: ", self.ctx.file_name.replace('%', "%%"), loc.line);
+        let spec = if s.is_float() {
+            "%g"
+        } else if s.is_unsigned_int() {
+            "%u"
+        } else {
+            "%d"
+        };
+        // Warp's `print` of a value: a vector's components each followed by
+        // a space, a matrix row by row, a quaternion's separated by spaces.
+        let show = |b: &mut FuncBuilder, v: Value, spec: &str| -> (String, Vec<Value>) {
+            let cs = builtins::components(b, v);
+            let text = match b.ty(v) {
+                Type::Vec(..) => format!("{}\n", format!("{spec} ").repeat(cs.len())),
+                Type::Mat(r, c, _) => {
+                    format!("{}\n", format!("{spec} ").repeat(c as usize)).repeat(r as usize)
+                }
+                Type::Quat(_) => format!("{}\n", vec![spec; cs.len()].join(" ")),
+                _ => format!("{spec}\n"),
+            };
+            (text, cs)
+        };
+        let (failed, fmt, vals) = if near {
+            let tol = match args.get(2) {
+                Some(&t) => self.expect_type(b, t, Type::Scalar(s), span)?,
+                None => b.konst(weft_ir::Const::float(s, 1e-6)),
+            };
+            let mut diff = b.konst(weft_ir::Const::float(s, 0.0));
+            for (x, y) in xs.iter().zip(&ys) {
+                let d = b.binary(BinaryOp::Sub, *x, *y);
+                let d = b.unary(weft_ir::UnaryOp::Abs, d);
+                diff = b.binary(BinaryOp::Max, diff, d);
+            }
+            let failed = b.binary(BinaryOp::Gt, diff, tol);
+            let what = if ta.is_scalar() {
+                "Absolute difference"
+            } else {
+                "Max absolute difference"
+            };
+            let (ex, mut vals) = show(b, args[1], spec);
+            let (ac, vs) = show(b, args[0], spec);
+            vals.extend(vs);
+            vals.insert(0, tol);
+            vals.push(diff);
+            (
+                failed,
+                format!(
+                    "{head}Error, expect_near() failed with tolerance %g\n    Expected: {ex}    Actual: {ac}    {what}: %g\n"
+                ),
+                vals,
+            )
+        } else {
+            let mut all = b.bconst(true);
+            for (x, y) in xs.iter().zip(&ys) {
+                let e = b.binary(BinaryOp::Eq, *x, *y);
+                all = b.binary(BinaryOp::And, all, e);
+            }
+            let failed = if name == "expect_eq" {
+                b.unary(weft_ir::UnaryOp::Not, all)
+            } else {
+                all
+            };
+            let (ex, mut vals) = show(b, args[1], spec);
+            let (ac, vs) = show(b, args[0], spec);
+            vals.extend(vs);
+            (
+                failed,
+                format!("{head}Error, {name}() failed:\n\t Expected: {ex}\t Actual: {ac}"),
+                vals,
+            )
+        };
+        let (_, then_r, else_r) = b.if_(failed, &[]);
+        let outer = b.region();
+        b.switch_to(then_r);
+        b.print(&fmt, vals);
+        b.yield_(vec![]);
+        b.switch_to(else_r);
+        b.yield_(vec![]);
+        b.switch_to(outer);
         Ok(Ev::Tuple(Vec::new()))
     }
 

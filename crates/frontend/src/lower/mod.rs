@@ -73,6 +73,9 @@ pub(crate) struct Ctx {
     pub custom: bool,
     /// `wp.grad(f)`: the slot of each func instance's gradient func.
     grads: HashMap<u32, u32>,
+    /// The user file's name, for messages printed at run time
+    /// (`wp.expect_eq` and the others).
+    pub file_name: String,
 }
 
 impl Ctx {
