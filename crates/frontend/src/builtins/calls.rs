@@ -375,13 +375,33 @@ pub(crate) fn call_builtin(
     if RNG_DRAWS.contains(&name) {
         return rng_draw(b, c, name, args, span);
     }
-    if let ("dot", [Type::Vec(n, s), Type::Vec(m, s2)]) = (name, tys.as_slice()) {
-        if n == m && s == s2 && s.is_int() {
-            // Integer vectors: a0*b0 + a1*b1 + ... (the prelude holds the
-            // float overloads).
+    // Integer vectors (the prelude holds the float overloads): dot and
+    // length_sq are a0*b0 + a1*b1 + ..., wrapping; cross is Warp's formula.
+    let int_vec = |t: &Type| matches!(t, Type::Vec(_, s) if s.is_int());
+    match (name, tys.as_slice()) {
+        ("dot", [x, y]) | ("cross", [x, y]) if int_vec(x) && x == y => {
+            if name == "cross" {
+                let Type::Vec(3, s) = *x else {
+                    return Err(no_overload(b, name, args, span));
+                };
+                let a = components(b, args[0]);
+                let c2 = components(b, args[1]);
+                let term = |b: &mut FuncBuilder, i: usize, j: usize| {
+                    let p = b.binary(BinaryOp::Mul, a[i], c2[j]);
+                    let q = b.binary(BinaryOp::Mul, a[j], c2[i]);
+                    b.binary(BinaryOp::Sub, p, q)
+                };
+                let xyz = vec![term(b, 1, 2), term(b, 2, 0), term(b, 0, 1)];
+                return one(b.make(Type::Vec(3, s), xyz));
+            }
             let p = map2(b, args[0], args[1], |b, x, y| b.binary(BinaryOp::Mul, x, y));
             return one(reduce(b, p, |b, x, y| b.binary(BinaryOp::Add, x, y)));
         }
+        ("length_sq", [x]) if int_vec(x) => {
+            let p = map2(b, args[0], args[0], |b, x, y| b.binary(BinaryOp::Mul, x, y));
+            return one(reduce(b, p, |b, x, y| b.binary(BinaryOp::Add, x, y)));
+        }
+        _ => {}
     }
     if PRELUDE_DIRECT.contains(&name) {
         return prelude_direct(b, c, name, args, span);
