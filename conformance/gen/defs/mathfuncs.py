@@ -77,3 +77,31 @@ def math_helpers(rng):
                       Arr("od", "float64", fill(n * 3, -9.0, np.float64))],
                 check=["o", "ov", "oq", "om", "od"], rtol=1e-6, atol=1e-6,
                 note="Warp's math.py helpers and the approximate builtins (exact on the CPU); transcendental results within 1e-6")
+
+
+@case("transform_set_in_place", tags=["transform", "builtins", "in_place"])
+def transform_set_in_place(rng):
+    n = 8
+    src = '''
+    @wp.kernel
+    def k(t: wp.array(dtype=wp.transform), p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat), o: wp.array(dtype=wp.transform)):
+        i = wp.tid()
+        x = t[i]
+        wp.transform_set_translation(x, p[i])
+        o[i * 3 + 0] = x
+        wp.transform_set_rotation(x, q[i])
+        o[i * 3 + 1] = x
+        y = t[i]
+        for j in range(3):
+            wp.transform_set_translation(y, wp.transform_get_translation(y) + p[i])
+        o[i * 3 + 2] = y
+        # an array element is a copy: t is unchanged
+        wp.transform_set_translation(t[i], p[i])
+    '''
+    t = rng.uniform(-1, 1, (n, 7)).astype(np.float32)
+    p = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
+    q = unit_quats(rng, n)
+    return dict(src=src, kernel="k", dim=[n],
+                args=[Arr("t", "transform", t), Arr("p", "vec3", p), Arr("q", "quat", q),
+                      Arr("o", "transform", fill((n * 3, 7), -9.0))],
+                check=["o", "t"], note="transform_set_translation/rotation modify a variable in place (an array element is a copy); exact")

@@ -125,6 +125,7 @@ pub(crate) fn is_builtin(name: &str) -> bool {
         || RNG_DRAWS.contains(&name)
         || PRELUDE_DIRECT.contains(&name)
         || PRELUDE_TYPED.contains(&name)
+        || sets_first_arg(name)
         || approx_builtin(name).is_some()
         || matches!(
             name,
@@ -199,6 +200,14 @@ pub(crate) fn is_builtin(name: &str) -> bool {
 /// reference).
 pub(crate) fn advances_rng_state(name: &str) -> bool {
     RNG_DRAWS.contains(&name)
+}
+
+/// Builtins that modify their first argument in place and return nothing:
+/// they return `[new_value]`, which the lowerer stores back into the
+/// variable passed (an array element is a copy in Warp, so it is not
+/// written).
+pub(crate) fn sets_first_arg(name: &str) -> bool {
+    matches!(name, "transform_set_translation" | "transform_set_rotation")
 }
 
 /// "no overload of `wp.name` accepts (types)" with the overloads listed.
@@ -405,6 +414,26 @@ pub(crate) fn call_builtin(
     }
     if PRELUDE_DIRECT.contains(&name) {
         return prelude_direct(b, c, name, args, span);
+    }
+    if sets_first_arg(name) {
+        // xform = (p[0], p[1], p[2], q[0], q[1], q[2], q[3]) with p or q replaced.
+        let ok = match (name, tys.as_slice()) {
+            ("transform_set_translation", [Type::Transform(s), Type::Vec(3, s2)]) => s == s2,
+            ("transform_set_rotation", [Type::Transform(s), Type::Quat(s2)]) => s == s2,
+            _ => false,
+        };
+        let Type::Transform(s) = tys.first().copied().filter(|_| ok).unwrap_or(Type::F32) else {
+            return Err(no_overload(b, name, args, span));
+        };
+        let mut parts = components(b, args[0]);
+        let new = components(b, args[1]);
+        let at = if name == "transform_set_translation" {
+            0
+        } else {
+            3
+        };
+        parts.splice(at..at + new.len(), new);
+        return one(b.make(Type::Transform(s), parts));
     }
     if let Some(exact) = approx_builtin(name) {
         return call_builtin(b, c, exact, args, kwargs, span);

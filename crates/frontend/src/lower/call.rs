@@ -360,6 +360,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 }
             }
         }
+        if builtins::sets_first_arg(name) {
+            // Warp modifies a variable in place; an array element or other
+            // expression is a copy there, and is left as it is.
+            if let (Some(Expr::Name(n)), [new]) = (c.arguments.args.first(), vs.as_slice()) {
+                if self.env.contains_key(n.id.as_str()) {
+                    self.assign(b, &Expr::Name(n.clone()), Ev::V(*new), span)?;
+                }
+            }
+            return Ok(Ev::Tuple(Vec::new()));
+        }
         Ok(match vs.as_slice() {
             [v] => Ev::V(*v),
             _ => Ev::Tuple(vs),
@@ -632,6 +642,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let arg_spans: Vec<Span> = c.arguments.args.iter().map(|a| a.range()).collect();
         self.at(b, span);
         let vs = self.resolve_and_call(b, name, defs, origin, &args, &arg_spans, &kws, span)?;
+        if builtins::sets_first_arg(name) {
+            // Warp modifies a variable in place; an array element or other
+            // expression is a copy there, and is left as it is.
+            if let (Some(Expr::Name(n)), [new]) = (c.arguments.args.first(), vs.as_slice()) {
+                if self.env.contains_key(n.id.as_str()) {
+                    self.assign(b, &Expr::Name(n.clone()), Ev::V(*new), span)?;
+                }
+            }
+            return Ok(Ev::Tuple(Vec::new()));
+        }
         Ok(match vs.as_slice() {
             [v] => Ev::V(*v),
             _ => Ev::Tuple(vs),

@@ -60,7 +60,9 @@ pub(super) fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
                     Expr::Name(n) => Some(n.id.as_str()),
                     _ => None,
                 };
-                if callee.is_some_and(builtins::advances_rng_state) {
+                if callee
+                    .is_some_and(|n| builtins::advances_rng_state(n) || builtins::sets_first_arg(n))
+                {
                     if let Some(first) = c.arguments.args.first() {
                         target(first, self.0);
                     }
