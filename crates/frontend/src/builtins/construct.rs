@@ -1,7 +1,7 @@
 //! Type constructors: scalar conversions, vectors, matrices, quaternions,
 //! transforms and structs.
 
-use super::ops::{assemble, components, leaf_paths, map1, zero_of};
+use super::ops::{assemble, components, leaf_paths, map1, num_const, zero_of};
 use super::{const_of, type_list, type_name, FuncCaller};
 use crate::diag::{Diagnostic, Span};
 use weft_ir::{Const, FuncBuilder, Scalar, Type, Value};
@@ -167,6 +167,17 @@ pub(crate) fn construct(
                     let parts = parts.into_iter().map(|v| convert(b, v, s)).collect();
                     Ok(b.make(ty, parts))
                 }
+                // transform(p): Warp's `q=None` is the identity rotation.
+                [Type::Vec(3, _)] if matches!(ty, Type::Transform(_)) => {
+                    let mut parts: Vec<Value> = components(b, args[0])
+                        .into_iter()
+                        .map(|v| convert(b, v, s))
+                        .collect();
+                    for w in [0.0, 0.0, 0.0, 1.0] {
+                        parts.push(num_const(b, s, w));
+                    }
+                    Ok(b.make(ty, parts))
+                }
                 _ if matches!(ty, Type::Mat(..))
                     && tys.iter().all(|t| matches!(t, Type::Vec(..))) =>
                 {
@@ -202,7 +213,7 @@ fn forms(ty: Type) -> Vec<&'static str> {
         ],
         Type::Mat(..) => vec!["() (zero)", "(s) (fill)", "(R*C scalars, row-major)"],
         Type::Quat(_) => vec!["()", "(x, y, z, w)", "(v: vec3, w)"],
-        Type::Transform(_) => vec!["()", "(p: vec3, q: quat)", "(7 scalars)"],
+        Type::Transform(_) => vec!["()", "(p: vec3)", "(p: vec3, q: quat)", "(7 scalars)"],
         _ => vec![],
     }
 }

@@ -30,6 +30,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
             }
         }
         // Callee.
+        if let Some(kind) = crate::module::generic_ctor(self.m, &c.func) {
+            return self.generic_construct(b, c, kind).map(Ev::V);
+        }
         if let Some((m, name)) = dotted(&c.func) {
             if !self.env.contains_key(m) {
                 let imp = &self.m.imports;
@@ -458,7 +461,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let scalar = ta.scalar_of();
         let ok = ta == tb
             && scalar.is_some()
-            && (ta.is_scalar() || matches!(ta, Type::Vec(..) | Type::Mat(..) | Type::Quat(_)))
+            && (ta.is_scalar()
+                || matches!(
+                    ta,
+                    Type::Vec(..) | Type::Mat(..) | Type::Quat(_) | Type::Transform(_)
+                ))
             && (!near || scalar.is_some_and(Scalar::is_float));
         if !ok {
             return Err(err(
@@ -498,7 +505,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 Type::Mat(r, c, _) => {
                     format!("{}\n", format!("{spec} ").repeat(c as usize)).repeat(r as usize)
                 }
-                Type::Quat(_) => format!("{}\n", vec![spec; cs.len()].join(" ")),
+                Type::Quat(_) | Type::Transform(_) => {
+                    format!("{}\n", vec![spec; cs.len()].join(" "))
+                }
                 _ => format!("{spec}\n"),
             };
             (text, cs)
@@ -561,6 +570,77 @@ impl<'a, 'c> FnLower<'a, 'c> {
         b.yield_(vec![]);
         b.switch_to(outer);
         Ok(Ev::Tuple(Vec::new()))
+    }
+
+    /// `wp.vector(*args, length=, dtype=)`, `wp.matrix(*args, shape=,
+    /// dtype=)`, `wp.types.quaternion(..., dtype=)`,
+    /// `wp.types.transformation(..., dtype=)` in a kernel: the type from the
+    /// keywords, else from the arguments (their scalar type; a vector's
+    /// length is their count; a matrix needs `shape`, as in Warp), then the
+    /// constructor of that type.
+    fn generic_construct(
+        &mut self,
+        b: &mut FuncBuilder,
+        c: &ast::ExprCall,
+        kind: crate::module::GenericCtor,
+    ) -> Res<Value> {
+        use crate::module::GenericCtor as G;
+        let span = c.range();
+        let mut args = Vec::new();
+        for a in c.arguments.args.iter() {
+            args.push(self.val(b, a)?);
+        }
+        let ev = ConstEval {
+            imports: &self.m.imports,
+            consts: &self.m.consts,
+        };
+        let (mut dims, mut dtype) = (Vec::new(), None);
+        for k in c.arguments.keywords.iter() {
+            match k.arg.as_ref().map(|a| a.id.as_str()) {
+                Some("length") => dims.push(ev.eval(&k.value)?.as_int().unwrap_or(0)),
+                Some("shape") => match &k.value {
+                    Expr::Tuple(tu) => {
+                        for x in &tu.elts {
+                            dims.push(ev.eval(x)?.as_int().unwrap_or(0));
+                        }
+                    }
+                    other => dims.push(ev.eval(other)?.as_int().unwrap_or(0)),
+                },
+                Some("dtype") => {
+                    dtype = match crate::module::resolve_type(self.m, self.structs, &k.value)? {
+                        Type::Scalar(s) => Some(s),
+                        _ => {
+                            return Err(err(k.value.range(), "`dtype` must be a scalar type")
+                                .with_label("here"))
+                        }
+                    }
+                }
+                _ => {
+                    return Err(err(k.range(), "unexpected keyword argument")
+                        .with_label("takes `length`/`shape` (vectors, matrices) and `dtype`"))
+                }
+            }
+        }
+        let s = dtype
+            .or_else(|| args.first().and_then(|&a| b.ty(a).scalar_of()))
+            .unwrap_or(Scalar::F32);
+        let n = args.len() as i128;
+        let bad = || {
+            err(span, "cannot tell the shape of this vector or matrix")
+                .with_label("here")
+                .with_help("give `length=N` (vectors) or `shape=(R, C)` (matrices)")
+        };
+        let fits = |x: i128| (1..=16).contains(&x);
+        let ty = match (kind, dims.as_slice()) {
+            (G::Vector, [len]) if fits(*len) => Type::Vec(*len as u8, s),
+            (G::Vector, []) if fits(n) => Type::Vec(n as u8, s),
+            (G::Matrix, [r, cc]) if fits(*r) && fits(*cc) => Type::Mat(*r as u8, *cc as u8, s),
+            (G::Quat, []) => Type::Quat(s),
+            (G::Transform, []) => Type::Transform(s),
+            _ => return Err(bad()),
+        };
+        self.at(b, span);
+        builtins::construct(b, self, ty, &args, &[], span)
     }
 
     /// A type constructor call; scalar constructors of literals are folded
