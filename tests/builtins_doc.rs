@@ -41,5 +41,9 @@ fn builtins_md_has_a_row_per_registry_builtin() {
         "docs/builtins.md lacks (or has stale rows for): {}; run `weft builtins`",
         missing.join(", ")
     );
-    assert_eq!(rows.len(), reg.builtins.len(), "docs/builtins.md has extra rows");
+    assert_eq!(
+        rows.len(),
+        reg.builtins.len(),
+        "docs/builtins.md has extra rows"
+    );
 }

@@ -1,6 +1,8 @@
 import warp as wp
 
 
+wp.set_module_options({"deterministic": wp.DeterministicMode.RUN_TO_RUN, "max_unroll": 8, "default_grid_stride": None})
+
 TWO_PI = wp.constant(wp.pi * 2.0)
 HALF = wp.constant(wp.HALF_PI)
 

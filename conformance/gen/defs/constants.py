@@ -10,6 +10,8 @@ from caselib import Arr, case, fill
 @case("warp_constants", tags=["constants", "float32", "float64"])
 def warp_constants(rng):
     src = '''
+    wp.set_module_options({"deterministic": wp.DeterministicMode.RUN_TO_RUN, "max_unroll": 8, "default_grid_stride": None})
+
     TWO_PI = wp.constant(wp.pi * 2.0)
     HALF = wp.constant(wp.HALF_PI)
 
