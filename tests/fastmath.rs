@@ -298,7 +298,7 @@ fn source_fast() -> String {
     SOURCE.replacen(
         "import warp as wp\n",
         // On the import's line, so that the kernels' locations stay.
-        "import warp as wp; wp.set_module_options({\"fast_math\": True, \"enable_backward\": False})\n",
+        "import warp as wp; wp.set_module_options({\"fast_math\": True})\n",
         1,
     )
 }

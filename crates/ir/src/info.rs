@@ -58,8 +58,8 @@
 
 use crate::layout::{arg_layout, ArgLayout};
 use crate::{
-    ArrayLayout, ArrayType, BinaryOp, FuncId, Function, InstKind, Module, Param, Region, SoaParam,
-    Type, Value, ValueDef,
+    ArrayLayout, ArrayType, AtomicOp, BinaryOp, FuncId, Function, Inst, InstKind, Module, Param,
+    Region, SoaParam, Type, Value, ValueDef,
 };
 
 /// A range of indices that the threads of a launch use in full.
@@ -408,4 +408,136 @@ fn contains_return(f: &Function, r: Region, depth: u32) -> bool {
                 })
             })
         })
+}
+
+/// The *reductions* of kernel `f`: the `atomic` instructions whose address
+/// is the same for every thread, so that a host backend may accumulate
+/// them per worker and combine each worker's total once (Taichi's atomic
+/// demotion). An atomic qualifies when
+///
+/// * its op is `add`, `min`, `max`, `and`, `or` or `xor` (associative and
+///   commutative; float `add` is reassociated, which atomics from many
+///   threads already are) on a scalar, and its result (the old value) is
+///   unused;
+/// * its indices are *uniform*: computed from constants, by-value kernel
+///   parameters, `launch_dim` and array shapes only;
+/// * its array is a kernel parameter that nothing else reads, writes or
+///   passes on: every other use is an `array_shape` or another qualifying
+///   atomic with the same op (so no thread can observe the array between
+///   the atomics, and their order cannot matter).
+pub fn reductions(f: &Function) -> Vec<Inst> {
+    use std::collections::HashMap;
+    let Some(body) = f.regions.get(f.body) else {
+        return Vec::new();
+    };
+    let params = &body.params;
+    let mut insts = Vec::new();
+    any_inst_id(f, &mut |i| insts.push(i));
+    let uniform = |v: Value| -> bool {
+        let mut stack = vec![v];
+        let mut steps = 0;
+        while let Some(v) = stack.pop() {
+            steps += 1;
+            if steps > 256 {
+                return false;
+            }
+            let Some(vd) = f.values.get(v) else {
+                return false;
+            };
+            match vd.def {
+                ValueDef::Param(r, _) => {
+                    if r != f.body || vd.ty.is_array() {
+                        return false;
+                    }
+                }
+                ValueDef::Result(i, _) => match kind(f, i) {
+                    Some(
+                        InstKind::Const(_) | InstKind::LaunchDim(_) | InstKind::ArrayShape(..),
+                    ) => {}
+                    Some(
+                        k @ (InstKind::Unary(..)
+                        | InstKind::Binary(..)
+                        | InstKind::Cast(..)
+                        | InstKind::Select(..)),
+                    ) => stack.extend(k.args()),
+                    _ => return false,
+                },
+            }
+        }
+        true
+    };
+    let mut used = std::collections::HashSet::new();
+    for &i in &insts {
+        if let Some(k) = kind(f, i) {
+            used.extend(k.args());
+        }
+    }
+    // Per array parameter: its qualifying atomics and their op, or `None`
+    // once some use disqualifies it.
+    let mut by_array: HashMap<Value, Option<(AtomicOp, Vec<Inst>)>> = HashMap::new();
+    for &i in &insts {
+        let Some(k) = kind(f, i) else { continue };
+        if let InstKind::Atomic(op, m, v) = k {
+            let ok = matches!(
+                op,
+                AtomicOp::Add
+                    | AtomicOp::Min
+                    | AtomicOp::Max
+                    | AtomicOp::And
+                    | AtomicOp::Or
+                    | AtomicOp::Xor
+            ) && params.contains(&m.array)
+                && f.values.get(*v).is_some_and(|d| d.ty.as_scalar().is_some())
+                && f.insts[i].results.iter().all(|r| !used.contains(r))
+                && m.indices.iter().all(|&x| uniform(x))
+                && !m.indices.contains(&m.array)
+                && *v != m.array;
+            let e = by_array.entry(m.array).or_insert(Some((*op, Vec::new())));
+            match e {
+                Some((o, sites)) if ok && o == op => sites.push(i),
+                _ => *e = None,
+            }
+            for x in m.indices.iter().chain([v]) {
+                if f.values.get(*x).is_some_and(|d| d.ty.is_array()) {
+                    by_array.insert(*x, None);
+                }
+            }
+            continue;
+        }
+        let shape_of = match k {
+            InstKind::ArrayShape(a, _) => Some(*a),
+            _ => None,
+        };
+        for a in k.args() {
+            if Some(a) != shape_of && f.values.get(a).is_some_and(|d| d.ty.is_array()) {
+                by_array.insert(a, None);
+            }
+        }
+    }
+    let mut out: Vec<Inst> = by_array
+        .into_values()
+        .flatten()
+        .flat_map(|(_, sites)| sites)
+        .collect();
+    out.sort();
+    out
+}
+
+/// Calls `p` with every instruction of `f`, nested regions included.
+fn any_inst_id(f: &Function, p: &mut dyn FnMut(Inst)) {
+    fn walk(f: &Function, r: Region, p: &mut dyn FnMut(Inst), depth: u32) {
+        if depth >= MAX_NESTING {
+            return;
+        }
+        let Some(rd) = f.regions.get(r) else { return };
+        for &i in &rd.insts {
+            p(i);
+            if let Some(k) = kind(f, i) {
+                for s in k.regions() {
+                    walk(f, s, p, depth + 1);
+                }
+            }
+        }
+    }
+    walk(f, f.body, p, 0);
 }

@@ -176,6 +176,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             // Leaves: data, shape[ndim], strides[ndim].
             unit.push((k, 1 + at.ndim as usize + axis as usize, esize));
         }
+        self.begin_reductions()?;
         let exit = self.b.create_block();
         let fast = self.b.create_block();
         let general = self.b.create_block();
@@ -234,6 +235,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.thread_loop(&body_ctx, start, &HashMap::new(), 1)?;
 
         self.switch_to(exit);
+        self.finish_reductions()?;
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
         Ok(())

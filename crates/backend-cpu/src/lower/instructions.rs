@@ -230,7 +230,10 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                         return self.unsupported("atomic on an array handle");
                     };
                     let p = self.b.ins().iadd_imm_s(addr, (off + s.offset) as i64);
-                    out.push(self.atomic(*op, sc, p, x)?);
+                    match self.reduce(inst, p, x)? {
+                        Some(v) => out.push(v),
+                        None => out.push(self.atomic(*op, sc, p, x)?),
+                    }
                 }
                 self.def_result(inst, &out)
             }

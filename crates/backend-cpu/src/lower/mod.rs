@@ -21,6 +21,7 @@
 //!   approximations;
 //! * [`debug`]: debugger statement hooks, value labels and source
 //!   locations for gdb, traps;
+//! * [`reduce`]: atomics into one address accumulated per thread range;
 //! * [`simd`]: the SIMD stage of the unit-stride thread loop (CPU only).
 
 use crate::shims::Shim;
@@ -39,6 +40,7 @@ mod frame;
 mod instructions;
 mod math;
 mod memory;
+mod reduce;
 mod simd;
 
 pub(crate) use frame::{func_signature, kernel_signature};
@@ -198,6 +200,8 @@ pub(crate) struct FnTx<'a, 'b, 'm> {
     /// `afn` transcendentals are inlined ([`crate::fastmath`]): set for
     /// kernels that have a SIMD thread loop.
     inline_approx: bool,
+    /// The kernel's atomics accumulated per thread range ([`reduce`]).
+    reductions: HashMap<weft_ir::Inst, reduce::Reduction>,
 }
 
 const UNSET: (u32, u32) = (u32::MAX, 0);
@@ -228,6 +232,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             div_scopes: Vec::new(),
             host_fma: false,
             inline_approx: false,
+            reductions: HashMap::new(),
         }
         .with_host_fma()
     }
