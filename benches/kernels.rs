@@ -243,35 +243,11 @@ fn bench_more(c: &mut Criterion) {
     });
 }
 
-/// CPU time consumed so far by the calling thread (Linux
-/// `CLOCK_THREAD_CPUTIME_ID`); `None` elsewhere or if the clock fails. Unlike
-/// wall time it does not count the time other processes hold the core.
-#[cfg(target_os = "linux")]
+/// CPU time consumed so far by the calling thread (`None` where the
+/// clock is missing). Unlike wall time it does not count the time other
+/// processes hold the core.
 fn cpu_ns() -> Option<u64> {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `clock_gettime` (libc, always linked on Linux) writes one
-    // `struct timespec` (two 64-bit fields on 64-bit Linux) through the
-    // pointer, which points at a live, writable `Timespec`.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0 && cfg!(target_pointer_width = "64"))
-        .then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn cpu_ns() -> Option<u64> {
-    None
+    weft_cli::bench::scaling::cpu_ns(true)
 }
 
 /// Fastest wall and CPU time of one side of a pair.

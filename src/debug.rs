@@ -2,9 +2,11 @@
 //! case's first launch, reading commands from any reader (a terminal, a
 //! script file) and writing a transcript.
 //!
-//! Commands: `break FILE:LINE | LINE | FUNC` (`b`), `step` (`s`), `next`
-//! (`n`), `finish`, `continue` (`c`), `print EXPR` (`p`), `locals`,
-//! `where` (`bt`), `list` (`l`), `watch NAME`, `thread TID`, `quit` (`q`).
+//! Commands (gdb's): `break LOC [if COND]` (`b`), `tbreak`, `delete`,
+//! `info breakpoints|locals`, `step` (`s`), `next` (`n`), `finish`,
+//! `continue` (`c`), `print EXPR` (`p`), `locals`, `backtrace` (`bt`,
+//! `where`), `list` (`l`), `watch EXPR`, `thread TID`, `help`, `quit`
+//! (`q`); [`HELP`] lists them.
 //! Each command is echoed after the prompt so a scripted transcript reads
 //! like an interactive one.
 
@@ -58,8 +60,14 @@ fn load_inputs(case: &Case, module: &weft::Module) -> Result<Inputs, Error> {
     Ok(Inputs { buffers, values })
 }
 
-/// Launches the case's first launch recording thread `tid`.
-fn launch(case: &Case, module: &weft::Module, tid: usize) -> Result<Debugger, Error> {
+/// Calls `f` with the kernel, the launch dims and freshly loaded arguments
+/// of the case's first launch (arrays a kernel takes SoA converted, as
+/// `weft run` does).
+pub fn with_case_args<R>(
+    case: &Case,
+    module: &weft::Module,
+    f: impl FnOnce(&str, &[usize], &[Arg<'_>]) -> R,
+) -> Result<R, Error> {
     let Some(l) = case.launches.first() else {
         return Err(Error::Case(crate::conform::CaseError::Format {
             path: case.dir.join("case.json"),
@@ -67,15 +75,14 @@ fn launch(case: &Case, module: &weft::Module, tid: usize) -> Result<Debugger, Er
         }));
     };
     let mut inputs = load_inputs(case, module)?;
-    // Arrays a kernel takes SoA (`--layout soa`) are converted, as
-    // `weft run` does; one that cannot be is left for the launch to report.
+    // One that cannot be converted is left for the launch to report.
     let ir = module.ir();
-    if let Some(f) = ir.func_by_name(&l.kernel).map(|id| &ir.funcs[id]) {
+    if let Some(func) = ir.func_by_name(&l.kernel).map(|id| &ir.funcs[id]) {
         for (i, a) in l.args.iter().enumerate() {
             let ArgSpec::Array { buffer, .. } = a else {
                 continue;
             };
-            if !f.soa_params.iter().any(|sp| sp.param as usize == i) {
+            if !func.soa_params.iter().any(|sp| sp.param as usize == i) {
                 continue;
             }
             if let Some((_, arr)) = inputs.buffers.iter_mut().find(|(n, _)| n == buffer) {
@@ -100,7 +107,44 @@ fn launch(case: &Case, module: &weft::Module, tid: usize) -> Result<Debugger, Er
             }
         }
     }
-    Ok(Debugger::launch(module, &l.kernel, &l.dim, &args, tid)?)
+    Ok(f(&l.kernel, &l.dim, &args))
+}
+
+/// Launches the case's first launch recording thread `tid`.
+fn launch(case: &Case, module: &weft::Module, tid: usize) -> Result<Debugger, Error> {
+    with_case_args(case, module, |k, dim, args| {
+        Debugger::launch(module, k, dim, args, tid)
+    })?
+    .map_err(Error::from)
+}
+
+/// `help`'s text.
+const HELP: &str =
+    "  break LOC [if COND] (b)   stop at LOC: FILE:LINE, LINE or FUNC; COND in the kernel language
+  tbreak LOC [if COND]      a breakpoint deleted at its first stop
+  delete [N...] (d)         delete breakpoints N (all without N)
+  info breakpoints | locals
+  continue (c)              to the next breakpoint or watched change
+  next (n) | step (s)       to the next statement, over / into func calls
+  finish                    out of the current func
+  backtrace (bt, where)     the call stack
+  print EXPR (p)            e.g. `p d`, `p pos[j].x`, `p d * 2.0`, `p j == 5`
+  locals                    the variables here
+  watch EXPR                `continue` also stops when EXPR's value changes
+  thread N                  step thread N instead (the launch runs again)
+  list (l)                  the source around the current line
+  quit (q)";
+
+fn show_locals(out: &mut impl Write, dbg: &Debugger) -> std::io::Result<()> {
+    match dbg.locals() {
+        Ok(ls) => {
+            for (n, v) in ls {
+                writeln!(out, "  {n} = {v}")?;
+            }
+            Ok(())
+        }
+        Err(e) => writeln!(out, "error: {e}"),
+    }
 }
 
 fn show_stop(
@@ -203,11 +247,70 @@ pub fn run_session_with_layout(
             .split_once(' ')
             .map_or((line, ""), |(c, a)| (c, a.trim()));
         match cmd {
-            "break" | "b" => {
-                let b = Breakpoint::parse(arg);
-                dbg.add_breakpoint(b.clone());
-                writeln!(out, "breakpoint {} at {arg}", dbg.breakpoints().len()).map_err(io)?;
+            "break" | "b" | "tbreak" => {
+                let (at, cond) = match arg.split_once(" if ") {
+                    Some((a, c)) => (a.trim(), Some(c.trim().to_string())),
+                    None => (arg, None),
+                };
+                if at.is_empty() {
+                    writeln!(
+                        out,
+                        "error: `{cmd}` takes FILE:LINE, LINE or FUNC [if COND]"
+                    )
+                    .map_err(io)?;
+                    continue;
+                }
+                let id =
+                    dbg.add_breakpoint_with(Breakpoint::parse(at), cond.clone(), cmd == "tbreak");
+                let kind = if cmd == "tbreak" {
+                    "temporary breakpoint"
+                } else {
+                    "breakpoint"
+                };
+                match cond {
+                    Some(c) => writeln!(out, "{kind} {id} at {at} if {c}"),
+                    None => writeln!(out, "{kind} {id} at {at}"),
+                }
+                .map_err(io)?;
             }
+            "delete" | "d" => {
+                if arg.is_empty() {
+                    dbg.clear_breakpoints();
+                    writeln!(out, "deleted every breakpoint").map_err(io)?;
+                }
+                for n in arg.split_whitespace() {
+                    match n.parse::<u32>() {
+                        Ok(id) if dbg.delete_breakpoint(id) => {
+                            writeln!(out, "deleted breakpoint {id}").map_err(io)?
+                        }
+                        _ => writeln!(out, "error: no breakpoint {n}").map_err(io)?,
+                    }
+                }
+            }
+            "info" | "i" => match arg {
+                "locals" | "l" => show_locals(out, &dbg).map_err(io)?,
+                "breakpoints" | "b" | "break" => {
+                    if dbg.breakpoints().is_empty() {
+                        writeln!(out, "no breakpoints").map_err(io)?;
+                    }
+                    for b in dbg.breakpoints() {
+                        let at = match &b.at {
+                            Breakpoint::Line { file, line } if file.is_empty() => line.to_string(),
+                            Breakpoint::Line { file, line } => format!("{file}:{line}"),
+                            Breakpoint::Func(f) => f.clone(),
+                        };
+                        let kind = if b.temporary { "tbreak" } else { "break" };
+                        let cond = b
+                            .condition
+                            .as_ref()
+                            .map_or(String::new(), |c| format!(" if {c}"));
+                        writeln!(out, "  {} {kind} {at}{cond} (hit {} times)", b.id, b.hits)
+                            .map_err(io)?;
+                    }
+                }
+                _ => writeln!(out, "error: `info` takes `locals` or `breakpoints`").map_err(io)?,
+            },
+            "help" | "h" => writeln!(out, "{HELP}").map_err(io)?,
             "step" | "s" => show_stop(out, dbg.step(), tid, &sources).map_err(io)?,
             "next" | "n" => show_stop(out, dbg.next(), tid, &sources).map_err(io)?,
             "finish" if dbg.current().is_none_or(|s| s.depth == 0) => {
@@ -219,15 +322,8 @@ pub fn run_session_with_layout(
                 Ok(v) => writeln!(out, "{arg} = {v}").map_err(io)?,
                 Err(e) => writeln!(out, "error: {e}").map_err(io)?,
             },
-            "locals" => match dbg.locals() {
-                Ok(ls) => {
-                    for (n, v) in ls {
-                        writeln!(out, "  {n} = {v}").map_err(io)?;
-                    }
-                }
-                Err(e) => writeln!(out, "error: {e}").map_err(io)?,
-            },
-            "where" | "bt" => match dbg.backtrace() {
+            "locals" => show_locals(out, &dbg).map_err(io)?,
+            "where" | "bt" | "backtrace" => match dbg.backtrace() {
                 Ok(frames) => {
                     for (i, f) in frames.iter().enumerate() {
                         writeln!(out, "  #{i} {} at {}:{}", f.func, short(&f.file), f.line)
@@ -248,17 +344,20 @@ pub fn run_session_with_layout(
                 }
                 None => writeln!(out, "error: not stopped").map_err(io)?,
             },
-            "watch" => {
-                dbg.watch(arg);
-                writeln!(out, "watching {arg}").map_err(io)?;
-            }
+            "watch" => match dbg.current().map(|_| dbg.eval(arg)) {
+                Some(Err(e)) => writeln!(out, "error: {e}").map_err(io)?,
+                _ => {
+                    dbg.watch(arg);
+                    writeln!(out, "watching {arg}").map_err(io)?;
+                }
+            },
             "thread" => match arg.parse::<usize>() {
                 Ok(t) => {
                     let bps = dbg.breakpoints().to_vec();
                     tid = t;
                     dbg = launch(case, &module, tid)?;
                     for b in bps {
-                        dbg.add_breakpoint(b);
+                        dbg.add_breakpoint_with(b.at, b.condition, b.temporary);
                     }
                     writeln!(out, "thread {tid} (relaunched; not started)").map_err(io)?;
                 }

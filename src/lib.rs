@@ -21,6 +21,7 @@ pub mod bench;
 pub mod builtins;
 pub mod compare;
 pub mod conform;
+pub mod dap;
 pub mod debug;
 pub mod gpu_bench;
 pub mod grad_bench;
@@ -36,6 +37,9 @@ pub enum Error {
     /// A conformance case that cannot be loaded or run as described.
     #[error(transparent)]
     Case(#[from] conform::CaseError),
+    /// A benchmark that cannot run (e.g. its thread pool).
+    #[error("bench: {0}")]
+    Bench(String),
 }
 
 impl Error {

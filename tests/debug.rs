@@ -228,3 +228,56 @@ fn every_case_runs_in_the_debug_build() {
         failures.join("\n")
     );
 }
+
+/// Issue 17's transcript on the seed's case (thread 3), rerun: `break 22`
+/// and `continue` stop with `d`, `j`, `r2` visible and equal to the
+/// interpreter's values, and `next` goes to 23; `break 20` + `next` goes
+/// to 21; at every stop on 23, `r2` and `eps2` are there.
+#[test]
+fn the_issue_transcript_stops_at_the_right_lines() {
+    let Some(dir) = weft_testkit::corpus::case("seed_nbody_step") else {
+        return;
+    };
+    let case = weft_cli::conform::Case::load(&dir).expect("loads the case");
+    let src = std::fs::read_to_string(dir.join("kernel.py")).expect("kernel.py");
+    let m = Debugger::compile("kernel.py", &src).expect("compiles");
+    let run = |oracle: bool| {
+        weft_cli::debug::with_case_args(&case, &m, |k, dim, args| {
+            if oracle {
+                Debugger::oracle(&m, k, dim, args, 3).map(|s| (None, s))
+            } else {
+                Debugger::launch(&m, k, dim, args, 3).map(|d| {
+                    let s = d.stops().to_vec();
+                    (Some(d), s)
+                })
+            }
+        })
+        .expect("inputs")
+        .expect("launch")
+    };
+    let (_, want) = run(true);
+    let (dbg, _) = run(false);
+    let mut dbg = dbg.expect("a debugger");
+    dbg.add_breakpoint(Breakpoint::parse("kernel.py:22"));
+    let s = dbg.cont().expect("stops").clone();
+    assert_eq!(s.line, 22);
+    let w = want
+        .iter()
+        .find(|w| w.line == 22)
+        .expect("the oracle runs 22");
+    for name in ["d", "j", "r2", "eps2", "acc", "p"] {
+        assert_eq!(s.local(name), w.local(name), "{name}");
+        assert!(s.local(name).is_some(), "{name} visible");
+    }
+    assert_eq!(dbg.next().map(|s| s.line), Some(23));
+    dbg.reset();
+    dbg.clear_breakpoints();
+    dbg.add_breakpoint(Breakpoint::parse("kernel.py:20"));
+    assert_eq!(dbg.cont().map(|s| s.line), Some(20));
+    assert_eq!(dbg.next().map(|s| s.line), Some(21));
+    let on_23: Vec<_> = dbg.stops().iter().filter(|s| s.line == 23).collect();
+    assert_eq!(on_23.len(), 1000);
+    assert!(on_23
+        .iter()
+        .all(|s| s.local("r2").is_some() && s.local("eps2").is_some()));
+}

@@ -23,6 +23,14 @@ fn device_names() -> Vec<&'static str> {
     weft::devices().iter().map(|d| d.name).collect()
 }
 
+/// What `weft bench --backend` takes: the devices, then the compile-only
+/// targets.
+fn bench_targets() -> Vec<&'static str> {
+    let mut v = device_names();
+    v.extend(bench::scaling::TEXT_TARGETS);
+    v
+}
+
 /// `--backend`'s help: the devices, and which of them this build has.
 fn backend_help() -> String {
     let mut parts = Vec::new();
@@ -273,6 +281,9 @@ fn cli() -> Command {
                         .help("Read commands from FILE instead of stdin"),
                 ),
         )
+        .subcommand(Command::new("dap").about(
+            "Serve the Debug Adapter Protocol on stdin/stdout (VS Code; docs/debugging.md)",
+        ))
         .subcommand(
             Command::new("compare")
                 .about("Run one conformance case on every backend and compare each with the interpreter")
@@ -324,15 +335,15 @@ fn cli() -> Command {
                         .long("backend")
                         .value_name("B")
                         .action(ArgAction::Append)
-                        .value_parser(device_names())
-                        .help("Only these backends (repeatable; default: all)"),
+                        .value_parser(bench_targets())
+                        .help("Only these backends (repeatable; default: all); `ptx` and `hlsl` are compile-only targets, measured by compile-scaling"),
                 )
                 .arg(
                     CArg::new("workload")
                         .long("workload")
                         .value_name("NAME")
                         .action(ArgAction::Append)
-                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`); `autodiff`: forward vs backward (adjoint) compile and launch times"),
+                        .help("Only the workloads whose name contains NAME (repeatable; e.g. `particles`); `autodiff`: forward vs backward (adjoint) compile and launch times; `compile-scaling` (run only when named): compile time against kernel size and a module of 1000 kernels on 1 thread and on all"),
                 ),
         )
         .subcommand(
@@ -407,6 +418,8 @@ fn main() -> ExitCode {
         Some(("gradcheck", a)) => gradcheck_cmd(a),
         Some(("compare", a)) => compare_cmd(a),
         Some(("debug", a)) => debug_cmd(a),
+        Some(("dap", _)) => weft_cli::dap::serve(std::io::stdin().lock(), std::io::stdout().lock())
+            .map(|()| ExitCode::SUCCESS),
         Some(("cache", a)) => cache_cmd(a),
         Some(("bench", a)) => bench_cmd(a),
         Some(("bench-gpu", a)) => bench_gpu(a),
@@ -900,7 +913,7 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
     let backends = if only.is_empty() {
-        device_names().into_iter().map(String::from).collect()
+        bench_targets().into_iter().map(String::from).collect()
     } else {
         only
     };
@@ -914,7 +927,14 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     };
     let json = a.get_flag("json");
     if opts.workloads.iter().any(|w| w == "autodiff") {
-        let (rows, skipped) = weft_cli::grad_bench::run(opts.quick, &opts.backends, |what| {
+        // Devices only: the compile-only targets have no launches.
+        let devices: Vec<String> = opts
+            .backends
+            .iter()
+            .filter(|b| !bench::scaling::TEXT_TARGETS.contains(&b.as_str()))
+            .cloned()
+            .collect();
+        let (rows, skipped) = weft_cli::grad_bench::run(opts.quick, &devices, |what| {
             let _ = writeln!(std::io::stderr().lock(), "bench: {what}");
         })?;
         say!("{}", weft_cli::grad_bench::table(&rows, &skipped));

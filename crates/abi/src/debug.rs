@@ -8,9 +8,8 @@
 //!
 //! * a descriptor the artifact owns: `u32` words `[kind, func, file, line,
 //!   col, nvars, (value, nleaves) * nvars]` — `kind` 0 statement, 1 func
-//!   entry, 2 func exit; `value` the IR [`Value`] of a named variable (the
-//!   latest definition of each Python name visible there; array handles are
-//!   left out);
+//!   entry, 2 func exit, 3 a loop's `continue`; `value` the IR [`Value`] of a source variable (of each
+//!   name visible there, the latest defined; array handles are left out);
 //! * the current scalar leaves of those values, one `u64` each, in the
 //!   order of [`weft_ir::layout::leaves`]: floats widened to `f64` bits,
 //!   integers sign- or zero-extended, `bool` 0/1;
@@ -33,6 +32,9 @@ pub enum EventKind {
     Enter,
     /// About to return from a func.
     Exit,
+    /// A loop's `continue`: the frame's next statement starts an
+    /// iteration.
+    Back,
 }
 
 /// One hook call of the recorded thread.
@@ -80,6 +82,7 @@ pub unsafe extern "C" fn weft_debug_hook(desc: *const u32, vals: *const u64, tid
     let kind = match head[0] {
         1 => EventKind::Enter,
         2 => EventKind::Exit,
+        3 => EventKind::Back,
         _ => EventKind::Stmt,
     };
     let ev = DebugEvent {
@@ -118,5 +121,6 @@ pub fn kind_code(k: EventKind) -> u32 {
         EventKind::Stmt => 0,
         EventKind::Enter => 1,
         EventKind::Exit => 2,
+        EventKind::Back => 3,
     }
 }

@@ -144,6 +144,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _};
 use lower::{FnTx, ModCtx};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use weft_ir::{FuncId, FuncKind, Loc, ModuleInfo, SourcePos};
 
@@ -403,12 +404,15 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
         sigs.push(sig);
     }
 
+    // Translate each function (serial: it declares into the module), then
+    // compile them all in parallel (rayon), then define them in order.
     let mut text = String::new();
-    let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
+    let mut ctxs = Vec::with_capacity(funcs.len());
     for (&fid, sig) in funcs.iter().zip(sigs) {
         let f = &m.funcs[fid];
         let id = cx.func_ids[&fid];
+        let mut ctx = module.make_context();
         ctx.func.signature = sig;
         ctx.func.name = cranelift_codegen::ir::UserFuncName::user(0, id.as_u32());
         let cfg = module.target_config();
@@ -433,46 +437,64 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
             ));
             text.push_str(&ctx.func.display().to_string());
             text.push('\n');
-            module.clear_context(&mut ctx);
             continue;
         }
+        ctxs.push((fid, id, ctx));
+    }
+    let isa = module.isa();
+    ctxs.par_iter_mut()
+        .map(|(fid, _, ctx)| {
+            ctx.compile(isa, &mut Default::default())
+                .map(drop)
+                .map_err(|e| Error::Codegen(format!("{}: {:?}", m.funcs[*fid].name, e.inner)))
+        })
+        .collect::<Result<(), Error>>()?;
+    for (fid, id, ctx) in &ctxs {
+        let (fid, id) = (*fid, *id);
+        let f = &m.funcs[fid];
+        let Some(cc) = ctx.compiled_code() else {
+            return Err(Error::Codegen(format!("{}: not compiled", f.name)));
+        };
+        let relocs: Vec<_> = cc
+            .buffer
+            .relocs()
+            .iter()
+            .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+            .collect();
         module
-            .define_function(id, &mut ctx)
+            .define_function_bytes(id, cc.buffer.alignment as u64, cc.code_buffer(), &relocs)
             .map_err(|e| Error::Codegen(format!("{}: {e:?}", f.name)))?;
         if opts.debug_info {
-            if let Some(cc) = ctx.compiled_code() {
-                let rows = cc
-                    .buffer
-                    .get_srclocs_sorted()
-                    .iter()
-                    .map(|s| {
-                        let loc = (!s.loc.is_default())
-                            .then(|| cx.srclocs.get(s.loc.bits() as usize).copied())
-                            .flatten()
-                            .unwrap_or(Loc::NONE);
-                        (s.start, s.end, loc)
-                    })
-                    .collect();
-                if let Ok(Some(cranelift_codegen::isa::unwind::UnwindInfo::SystemV(u))) =
-                    cc.create_unwind_info(module.isa())
-                {
-                    dbg.unwind.insert(id, u);
-                }
-                let vars = variables(&cx.labels, f, cc, module.isa());
-                let info = gdbjit::FuncInfo {
-                    name: f.name.clone(),
-                    symbol: format!("weft_{}_{}", fid.as_u32(), f.name),
-                    loc: f.loc,
-                    addr: 0,
-                    size: cc.code_info().total_size as u64,
-                    rows,
-                    vars,
-                    fde: None,
-                };
-                dbg.funcs.push((info, id));
+            let rows = cc
+                .buffer
+                .get_srclocs_sorted()
+                .iter()
+                .map(|s| {
+                    let loc = (!s.loc.is_default())
+                        .then(|| cx.srclocs.get(s.loc.bits() as usize).copied())
+                        .flatten()
+                        .unwrap_or(Loc::NONE);
+                    (s.start, s.end, loc)
+                })
+                .collect();
+            if let Ok(Some(cranelift_codegen::isa::unwind::UnwindInfo::SystemV(u))) =
+                cc.create_unwind_info(module.isa())
+            {
+                dbg.unwind.insert(id, u);
             }
+            let vars = variables(&cx.labels, f, cc, module.isa());
+            let info = gdbjit::FuncInfo {
+                name: f.name.clone(),
+                symbol: format!("weft_{}_{}", fid.as_u32(), f.name),
+                loc: f.loc,
+                addr: 0,
+                size: cc.code_info().total_size as u64,
+                rows,
+                vars,
+                fde: None,
+            };
+            dbg.funcs.push((info, id));
         }
-        module.clear_context(&mut ctx);
     }
     Ok((module, cx.func_ids, cx.data, text, dbg))
 }

@@ -1,7 +1,7 @@
 //! HLSL identifiers: Python names kept where possible, made unique and kept
 //! clear of HLSL keywords, intrinsics and the backend's own `weft_` names.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// HLSL keywords, type names and intrinsics a local must not shadow.
 const RESERVED: &[&str] = &[
@@ -225,6 +225,10 @@ const RESERVED: &[&str] = &[
 #[derive(Default)]
 pub(crate) struct Names {
     used: HashSet<String>,
+    /// Per base, the first suffix `fresh` has not tried yet (every
+    /// `base_i` below it is used), so that `n` names from one base take
+    /// time `n`, not `n²`.
+    next: HashMap<String, u32>,
 }
 
 impl Names {
@@ -238,10 +242,15 @@ impl Names {
         if self.used.insert(b.clone()) {
             return b;
         }
-        (1..)
-            .map(|i| format!("{b}_{i}"))
-            .find(|n| self.used.insert(n.clone()))
-            .unwrap_or(b)
+        let next = self.next.entry(b.clone()).or_insert(1);
+        for i in *next.. {
+            let n = format!("{b}_{i}");
+            if self.used.insert(n.clone()) {
+                *next = i + 1;
+                return n;
+            }
+        }
+        b
     }
 }
 
@@ -296,5 +305,17 @@ mod tests {
         assert_eq!(n.fresh("weft_cb"), "weft_cb_");
         assert_eq!(n.fresh("2x"), "v2x");
         assert_eq!(n.fresh("a__b"), "a_b");
+    }
+
+    #[test]
+    fn suffixes_skip_names_taken_otherwise() {
+        let mut n = Names::default();
+        assert_eq!(n.fresh("v"), "v");
+        assert_eq!(n.fresh("v_2"), "v_2");
+        assert_eq!(n.fresh("v"), "v_1");
+        assert_eq!(n.fresh("v"), "v_3");
+        let many: HashSet<String> = (0..1000).map(|_| n.fresh("v")).collect();
+        assert_eq!(many.len(), 1000);
+        assert!(!many.contains("v_2") && many.contains("v_1003"));
     }
 }

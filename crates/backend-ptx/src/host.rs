@@ -11,12 +11,14 @@
 //! both CPU backends agree bit for bit.
 
 use crate::lower::{self, Shim, TargetCfg, TargetKind};
-use crate::{llvm_level, llvm_pipeline, Error, KernelEntry};
+use crate::{llvm_level, llvm_pipeline, parts, Error, KernelEntry};
+use inkwell::basic_block::BasicBlock;
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
+use inkwell::values::{FunctionValue, InstructionOpcode, InstructionValue, Operand};
 use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 use std::sync::OnceLock;
@@ -46,6 +48,12 @@ struct Jit {
     ctx: ManuallyDrop<Box<Context>>,
 }
 
+// SAFETY: a `Jit` is built on one thread and afterwards only dropped (on
+// whichever thread drops the artifact); an LLVM context is not bound to a
+// thread, only never to be used by two at once, and nothing else touches
+// this one.
+unsafe impl Send for Jit {}
+
 impl Drop for Jit {
     fn drop(&mut self) {
         // SAFETY: each field is dropped exactly once, here, in dependency
@@ -63,7 +71,8 @@ impl Drop for Jit {
 /// which no [`KernelEntry`] of it may be called.
 pub struct Artifact {
     kernels: HashMap<String, Kernel>,
-    _jit: Jit,
+    /// One engine per part ([`crate::parts`]).
+    _jits: Vec<Jit>,
 }
 
 // SAFETY: after construction the LLVM context, module and engine are never
@@ -134,17 +143,19 @@ const HOST_CFG: TargetCfg = TargetCfg {
     debug: false,
 };
 
-/// Lowers and optimizes `m` for the host into `module`.
+/// Lowers and optimizes the kernels `kernels` of `m` for the host into
+/// `module`.
 fn build<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     m: &weft_ir::Module,
     opts: &Options,
+    kernels: &[FuncId],
 ) -> Result<lower::Lowered, Error> {
     let tm = host_machine(opts.opt_level)?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let lowered = lower::lower(ctx, module, m, HOST_CFG)?;
+    let lowered = lower::lower(ctx, module, m, HOST_CFG, kernels)?;
     module
         .verify()
         .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
@@ -156,34 +167,181 @@ fn build<'ctx>(
     Ok(lowered)
 }
 
+/// A function with more calls than this (after optimization) is
+/// code-generated with LLVM's fast instruction selector and register
+/// allocator (LLVM's code generation level O0; the IR is optimized at the
+/// level asked for either way), its blocks split every
+/// [`FAST_CODEGEN_BLOCK`] instructions. LLVM's greedy register allocator
+/// takes time quadratic in the calls of a function (every call is a
+/// register mask that each long live range is checked against): 2 s of the
+/// 3.5 s a 20 000-call kernel takes, against 0.4 s in all with the fast
+/// path. A function that makes so many calls spends its time in them, so
+/// the simpler register allocation costs it little.
+pub const FAST_CODEGEN_CALLS: usize = 2000;
+
+/// Most instructions per block under the fast code generation (its
+/// register allocator works block by block and is quadratic in a block's
+/// size).
+pub const FAST_CODEGEN_BLOCK: usize = 256;
+
+/// The code generation level for `module`: `opt`'s, or O0 when a function
+/// has more than [`FAST_CODEGEN_CALLS`] calls (and then its blocks are
+/// split).
+fn codegen_level<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    opt: OptLevel,
+) -> inkwell::OptimizationLevel {
+    let funcs = || std::iter::successors(module.get_first_function(), |f| f.get_next_function());
+    if opt == OptLevel::O0 || funcs().all(|f| calls(f) <= FAST_CODEGEN_CALLS) {
+        return llvm_level(opt);
+    }
+    let b = ctx.create_builder();
+    for f in funcs() {
+        for bb in f.get_basic_blocks() {
+            split_block(ctx, &b, f, bb, FAST_CODEGEN_BLOCK);
+        }
+    }
+    inkwell::OptimizationLevel::None
+}
+
+/// The calls (of functions, not intrinsics) in `f`.
+fn calls(f: FunctionValue<'_>) -> usize {
+    let mut n = 0;
+    for bb in f.get_basic_block_iter() {
+        for i in bb.get_instructions() {
+            let callee = inkwell::values::CallSiteValue::try_from(i)
+                .ok()
+                .and_then(|c| c.get_called_fn_value());
+            if callee.is_some_and(|c| c.get_intrinsic_id() == 0) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Splits `bb` of `f` into blocks of at most `max` instructions (plus a
+/// branch), chained by unconditional branches: each chunk from the top
+/// moves into a new block placed before the rest, which takes over the
+/// predecessors (and the phis).
+fn split_block<'ctx>(
+    ctx: &'ctx Context,
+    b: &inkwell::builder::Builder<'ctx>,
+    f: FunctionValue<'ctx>,
+    bb: BasicBlock<'ctx>,
+    max: usize,
+) {
+    if bb.get_instructions().count() <= max + 1 {
+        return;
+    }
+    // The terminators with `bb` as a successor, and at which operands.
+    let mut preds = Vec::new();
+    for p in f.get_basic_block_iter() {
+        if let Some(t) = p.get_terminator() {
+            for k in 0..t.get_num_operands() {
+                if matches!(t.get_operand(k), Some(Operand::Block(s)) if s == bb) {
+                    preds.push((t, k));
+                }
+            }
+        }
+    }
+    let insts: Vec<InstructionValue<'ctx>> = bb.get_instructions().collect();
+    let phis = insts
+        .iter()
+        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
+        .count();
+    let mut start = 0;
+    let mut end = phis + max;
+    // Each chunk leaves at least `max` instructions and the terminator.
+    while insts.len() - end > max {
+        let head = ctx.prepend_basic_block(bb, "split");
+        for &(t, k) in &preds {
+            set_successor(t, k, head);
+        }
+        b.position_at_end(head);
+        for i in &insts[start..end] {
+            i.remove_from_basic_block();
+            b.insert_instruction(i, None);
+        }
+        let Ok(br) = b.build_unconditional_branch(bb) else {
+            return;
+        };
+        preds = vec![(br, 0)];
+        start = end;
+        end += max;
+    }
+}
+
+/// Makes operand `k` (a block) of the terminator `t` branch to `to`.
+fn set_successor<'ctx>(t: InstructionValue<'ctx>, k: u32, to: BasicBlock<'ctx>) {
+    use inkwell::llvm_sys::core::{LLVMGetNumSuccessors, LLVMGetSuccessor, LLVMSetSuccessor};
+    use inkwell::values::AsValueRef;
+    let Some(Operand::Block(from)) = t.get_operand(k) else {
+        return;
+    };
+    // SAFETY: `t` is a live terminator instruction (successor indices are
+    // below its successor count) and `to` a block of the same function.
+    unsafe {
+        let n = LLVMGetNumSuccessors(t.as_value_ref());
+        for s in 0..n {
+            if LLVMGetSuccessor(t.as_value_ref(), s) == from.as_mut_ptr() {
+                LLVMSetSuccessor(t.as_value_ref(), s, to.as_mut_ptr());
+            }
+        }
+    }
+}
+
 /// The LLVM IR for the host of a verified module `m`, after optimization.
 pub fn emit_text(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Result<String, Error> {
     let ctx = Context::create();
     let module = ctx.create_module("weft");
-    build(&ctx, &module, m, opts)?;
+    let kernels: Vec<FuncId> = m.kernels().map(|(id, _)| id).collect();
+    build(&ctx, &module, m, opts, &kernels)?;
     Ok(module.print_to_string().to_string())
 }
 
 /// Compiles every kernel of a verified module `m` (and the funcs they
 /// call) to host code through LLVM and MCJIT; `info` is what the verifier
-/// returned.
+/// returned. The kernels are compiled in parts ([`crate::parts`]), each in
+/// its own LLVM context and engine, in parallel.
 pub fn compile(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Result<Artifact, Error> {
+    let parts = parts::split(m);
+    let mut kernels = HashMap::new();
+    let mut jits = Vec::new();
+    for (jit, ks) in parts::each(&parts, |_, ks| compile_part(m, ks, opts))? {
+        kernels.extend(ks);
+        jits.push(jit);
+    }
+    Ok(Artifact {
+        kernels,
+        _jits: jits,
+    })
+}
+
+/// Compiles the kernels `part` of `m` into an engine of their own.
+fn compile_part(
+    m: &weft_ir::Module,
+    part: &[FuncId],
+    opts: &Options,
+) -> Result<(Jit, Vec<(String, Kernel)>), Error> {
     let ctx = Box::new(Context::create());
     // SAFETY: the context lives on the heap and is dropped only by `Jit`'s
     // `Drop`, after the module and engine that borrow it; the box is never
     // moved out of or replaced, so the reference stays valid that long.
     let cref: &'static Context = unsafe { &*(ctx.as_ref() as *const Context) };
     let module = cref.create_module("weft");
-    let lowered = build(cref, &module, m, opts)?;
+    let lowered = build(cref, &module, m, opts, part)?;
+    let level = codegen_level(cref, &module, opts.opt_level);
     let ee = module
-        .create_jit_execution_engine(llvm_level(opts.opt_level))
+        .create_jit_execution_engine(level)
         .map_err(|e| Error::Llvm(e.to_string()))?;
     for h in &lowered.host_fns {
         if let Some(fv) = module.get_function(&h.symbol()) {
             ee.add_global_mapping(&fv, shim_addr(*h)?);
         }
     }
-    let mut kernels = HashMap::new();
+    let mut kernels = Vec::new();
     for k in &lowered.kernels {
         let addr = ee
             .get_function_address(&k.symbol)
@@ -196,22 +354,20 @@ pub fn compile(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Resul
         // `KernelEntry`'s; the code lives as long as the engine (owned by
         // the artifact).
         let entry = unsafe { std::mem::transmute::<usize, KernelEntry>(addr) };
-        kernels.insert(
+        kernels.push((
             k.name.clone(),
             Kernel {
                 entry,
                 func: k.func,
             },
-        );
+        ));
     }
-    Ok(Artifact {
-        kernels,
-        _jit: Jit {
-            ee: ManuallyDrop::new(ee),
-            module: ManuallyDrop::new(module),
-            ctx: ManuallyDrop::new(ctx),
-        },
-    })
+    let jit = Jit {
+        ee: ManuallyDrop::new(ee),
+        module: ManuallyDrop::new(module),
+        ctx: ManuallyDrop::new(ctx),
+    };
+    Ok((jit, kernels))
 }
 
 /// The address of a host shim ([`weft_abi::shims`]).

@@ -26,14 +26,18 @@
 //! See `docs/ptx.md` for the full mapping and the math policy.
 
 pub mod host;
+mod libdevice;
 mod lower;
 mod nvptx;
+mod parts;
 mod trap;
 
+pub use libdevice::LIBDEVICE_INLINE_SITES;
 pub use nvptx::{
     arch_for_compute_capability, compile, emit_llvm, emit_text, find_libdevice, find_ptxas,
     ptxas_info, Artifact, Kernel, SUPPORTED_ARCHS,
 };
+pub use parts::{MAX_PARTS, PART_WEIGHT};
 pub use trap::TRAP_GLOBAL;
 pub use weft_abi::KernelEntry;
 /// The one optimization level (`weft_ir::OptLevel`).
@@ -78,11 +82,17 @@ pub enum Error {
     #[error("{pos}: invalid IR for the LLVM backend: {what}")]
     Invalid { what: String, pos: SourcePos },
     /// A math function needs libdevice on NVPTX and none was found; Weft
-    /// never falls back to approximate instructions silently.
+    /// never falls back to approximate instructions silently. `advice` is
+    /// more that would help: enabling fast math, for a function that fast
+    /// math approximates without libdevice (else empty).
     #[error(
-        "{pos}: {what} needs libdevice.10.bc on NVPTX and none was found: set WEFT_LIBDEVICE or CUDA_HOME, or enable fast math"
+        "{pos}: {what} needs libdevice.10.bc on NVPTX and none was found: set WEFT_LIBDEVICE or CUDA_HOME{advice}"
     )]
-    NoLibdevice { what: String, pos: SourcePos },
+    NoLibdevice {
+        what: String,
+        pos: SourcePos,
+        advice: &'static str,
+    },
     /// libdevice could not be loaded or linked.
     #[error("libdevice {path}: {msg}")]
     Libdevice { path: PathBuf, msg: String },

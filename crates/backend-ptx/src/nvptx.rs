@@ -2,17 +2,17 @@
 //! the NVPTX code generator; plus `ptxas` discovery for validation.
 
 use crate::lower::{self, TargetCfg, TargetKind};
-use crate::{llvm_level, llvm_pipeline, Error, Options};
+use crate::{libdevice, llvm_level, llvm_pipeline, parts, Error, Options};
 use inkwell::context::Context;
-use inkwell::module::{FlagBehavior, Linkage, Module};
+use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
-use weft_ir::ModuleInfo;
+use std::sync::OnceLock;
+use weft_ir::{FuncId, ModuleInfo};
 
 /// One kernel of an [`Artifact`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,33 +100,18 @@ fn machine(opts: &Options) -> Result<TargetMachine, Error> {
         .ok_or_else(|| Error::Llvm("cannot create the NVPTX target machine".into()))
 }
 
-/// libdevice bitcode, read once per path.
-fn libdevice_bytes(path: &Path) -> Result<std::sync::Arc<Vec<u8>>, Error> {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, std::sync::Arc<Vec<u8>>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Ok(c) = cache.lock() {
-        if let Some(b) = c.get(path) {
-            return Ok(b.clone());
-        }
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::Libdevice {
-        path: path.to_path_buf(),
-        msg: e.to_string(),
-    })?;
-    let arc = std::sync::Arc::new(bytes);
-    if let Ok(mut c) = cache.lock() {
-        c.insert(path.to_path_buf(), arc.clone());
-    }
-    Ok(arc)
-}
-
-/// Lowers, links libdevice if needed, and optimizes.
+/// Lowers the kernels `kernels` of `m`, links libdevice if needed, and
+/// optimizes. Part `part` > 0 of a module ([`crate::parts`]) gives its
+/// local symbols the suffix `_p{part}`, so that the parts' PTX can be
+/// concatenated ([`crate::parts::merge_ptx`]).
 fn build<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     m: &weft_ir::Module,
     opts: &Options,
     tm: &TargetMachine,
+    kernels: &[FuncId],
+    part: usize,
 ) -> Result<lower::Lowered, Error> {
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
@@ -136,13 +121,18 @@ fn build<'ctx>(
         libdevice: libdevice.is_some(),
         debug: opts.line_info,
     };
-    let lowered = lower::lower(ctx, module, m, cfg)?;
+    let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module
         .verify()
         .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
-    if lowered.uses_libdevice {
+    let suffix = if part == 0 {
+        String::new()
+    } else {
+        format!("_p{part}")
+    };
+    if !lowered.libdevice_calls.is_empty() {
         if let Some(path) = &libdevice {
-            link_libdevice(ctx, module, path, &lowered)?;
+            libdevice::link_libdevice(ctx, module, path, &lowered, &suffix)?;
         }
     }
     let passes = match llvm_pipeline(opts.opt_level) {
@@ -152,99 +142,73 @@ fn build<'ctx>(
     module
         .run_passes(&passes, tm, PassBuilderOptions::create())
         .map_err(|e| Error::Llvm(e.to_string()))?;
+    if part > 0 {
+        rename_locals(module, &suffix);
+    }
     Ok(lowered)
 }
 
-/// Opens bitcode lazily: function bodies are read when first needed.
-/// `bytes` must outlive the returned module (it is consumed by linking).
-fn lazy_bitcode<'ctx>(ctx: &'ctx Context, bytes: &[u8]) -> Option<Module<'ctx>> {
-    use inkwell::context::AsContextRef;
-    use inkwell::llvm_sys::bit_reader::LLVMGetBitcodeModuleInContext2;
-    use inkwell::llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRange;
-    // SAFETY: a non-owning buffer over `bytes` (no NUL terminator needed for
-    // bitcode); the caller keeps `bytes` alive as long as the module.
-    let mb = unsafe {
-        LLVMCreateMemoryBufferWithMemoryRange(
-            bytes.as_ptr() as *const std::ffi::c_char,
-            bytes.len(),
-            c"libdevice".as_ptr(),
-            0,
-        )
+/// Appends `suffix` to the name of every function and global defined with
+/// local linkage (internal or private) in `module`.
+fn rename_locals(module: &Module<'_>, suffix: &str) {
+    let local = |l: Linkage| matches!(l, Linkage::Internal | Linkage::Private);
+    let rename = |g: inkwell::values::GlobalValue<'_>| {
+        if !g.is_declaration() && local(g.get_linkage()) {
+            let name = format!("{}{suffix}", g.get_name().to_string_lossy());
+            g.set_name(&name);
+        }
     };
-    if mb.is_null() {
-        return None;
+    let funcs = std::iter::successors(module.get_first_function(), |f| f.get_next_function());
+    for f in funcs {
+        rename(f.as_global_value());
     }
-    let mut raw = std::ptr::null_mut();
-    // SAFETY: `ctx` is a live context; LLVM takes ownership of the buffer
-    // (the module owns it on success, it is freed on failure), so it is not
-    // disposed here.
-    let failed = unsafe { LLVMGetBitcodeModuleInContext2((&ctx).as_ctx_ref(), mb, &mut raw) };
-    if failed != 0 || raw.is_null() {
-        return None;
+    let globals = std::iter::successors(module.get_first_global(), |g| g.get_next_global());
+    for g in globals {
+        rename(g);
     }
-    // SAFETY: `raw` is a new module of `ctx`, owned by nobody else.
-    Some(unsafe { Module::new(raw) })
-}
-
-/// Links libdevice into `module`, makes everything but the kernels
-/// internal (so unused functions are dropped), and sets `__CUDA_FTZ` to 0
-/// for NVVMReflect (denormals are kept, as on the CPU).
-fn link_libdevice<'ctx>(
-    ctx: &'ctx Context,
-    module: &Module<'ctx>,
-    path: &Path,
-    lowered: &lower::Lowered,
-) -> Result<(), Error> {
-    let bytes = libdevice_bytes(path)?;
-    let err = |msg: String| Error::Libdevice {
-        path: path.to_path_buf(),
-        msg,
-    };
-    let lib = lazy_bitcode(ctx, &bytes).ok_or_else(|| err("not a valid bitcode file".into()))?;
-    // Every definition becomes `linkonce_odr`, so the linker brings in (and
-    // reads) only the functions the kernels reach, instead of all of them.
-    let mut f = lib.get_first_function();
-    while let Some(fv) = f {
-        let g = fv.as_global_value();
-        if !g.is_declaration() && g.get_linkage() == Linkage::External {
-            g.set_linkage(Linkage::LinkOnceODR);
-        }
-        f = fv.get_next_function();
-    }
-    lib.set_triple(&module.get_triple());
-    lib.set_data_layout(&module.get_data_layout());
-    module.link_in_module(lib).map_err(|e| err(e.to_string()))?;
-    let kernels: Vec<&str> = lowered.kernels.iter().map(|k| k.symbol.as_str()).collect();
-    let mut f = module.get_first_function();
-    while let Some(fv) = f {
-        let name = fv.get_name().to_str().unwrap_or("");
-        if fv.count_basic_blocks() > 0 && !kernels.contains(&name) {
-            fv.set_linkage(Linkage::Internal);
-        }
-        f = fv.get_next_function();
-    }
-    let mut g = module.get_first_global();
-    while let Some(gv) = g {
-        if gv.get_initializer().is_some() {
-            gv.set_linkage(Linkage::Internal);
-        }
-        g = gv.get_next_global();
-    }
-    module.add_basic_value_flag(
-        "nvvm-reflect-ftz",
-        FlagBehavior::Override,
-        ctx.i32_type().const_zero(),
-    );
-    Ok(())
 }
 
 /// Compiles every kernel of a verified module `m` to PTX; `info` is what
-/// the verifier returned.
+/// the verifier returned. The kernels are compiled in parts
+/// ([`crate::parts`]) in parallel, whose PTX is then joined into one
+/// module's.
 pub fn compile(m: &weft_ir::Module, info: &ModuleInfo, opts: &Options) -> Result<Artifact, Error> {
+    ptx_feature(&opts.arch)?;
+    let parts = parts::split(m);
+    let done = parts::each(&parts, |i, ks| compile_part(m, opts, i, ks))?;
+    let mut kernels: HashMap<FuncId, lower::LoweredKernel> = HashMap::new();
+    let mut texts = Vec::with_capacity(done.len());
+    for (ptx, ks) in done {
+        texts.push(ptx);
+        kernels.extend(ks.into_iter().map(|k| (k.func, k)));
+    }
+    let ptx = parts::merge_ptx(texts);
+    Ok(Artifact {
+        ptx,
+        kernels: m
+            .kernels()
+            .filter_map(|(id, _)| kernels.remove(&id))
+            .map(|k| Kernel {
+                name: k.name,
+                entry_symbol: k.symbol,
+                param_size: k.param_size,
+            })
+            .collect(),
+        trap_record: info.has_traps,
+    })
+}
+
+/// The PTX of part `part` (the kernels `kernels`) of `m`, and its kernels.
+fn compile_part(
+    m: &weft_ir::Module,
+    opts: &Options,
+    part: usize,
+    kernels: &[FuncId],
+) -> Result<(String, Vec<lower::LoweredKernel>), Error> {
     let tm = machine(opts)?;
     let ctx = Context::create();
     let module = ctx.create_module("weft");
-    let lowered = build(&ctx, &module, m, opts, &tm)?;
+    let lowered = build(&ctx, &module, m, opts, &tm, kernels, part)?;
     let buf = tm
         .write_to_memory_buffer(&module, FileType::Assembly)
         .map_err(|e| Error::Llvm(e.to_string()))?;
@@ -256,19 +220,7 @@ pub fn compile(m: &weft_ir::Module, info: &ModuleInfo, opts: &Options) -> Result
     } else {
         ptx
     };
-    Ok(Artifact {
-        ptx,
-        kernels: lowered
-            .kernels
-            .into_iter()
-            .map(|k| Kernel {
-                name: k.name,
-                entry_symbol: k.symbol,
-                param_size: k.param_size,
-            })
-            .collect(),
-        trap_record: info.has_traps,
-    })
+    Ok((ptx, lowered.kernels))
 }
 
 /// The PTX text of a verified module `m` ([`compile`]'s).
@@ -314,7 +266,8 @@ pub fn emit_llvm(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Res
     let tm = machine(opts)?;
     let ctx = Context::create();
     let module = ctx.create_module("weft");
-    build(&ctx, &module, m, opts, &tm)?;
+    let kernels: Vec<FuncId> = m.kernels().map(|(id, _)| id).collect();
+    build(&ctx, &module, m, opts, &tm, &kernels, 0)?;
     Ok(module.print_to_string().to_string())
 }
 

@@ -158,12 +158,73 @@ fn missing_libdevice_is_an_error_not_an_approximation() {
         ..Options::default()
     };
     match emit_ptx(&m, &opts) {
-        Err(Error::NoLibdevice { what, .. }) => assert!(what.contains("sin"), "{what}"),
+        Err(e @ Error::NoLibdevice { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("sin on f32 needs libdevice.10.bc"), "{msg}");
+            // f32 `sin` has an approximate form: fast math is advice that applies.
+            assert!(msg.contains("or enable fast math"), "{msg}");
+        }
         other => panic!("expected NoLibdevice, got {other:?}"),
+    }
+    // Neither f64 `sin` nor `erf` has one, with fast math or without.
+    let f64_sin = map_kernel(Scalar::F64, |b, x| b.unary(UnaryOp::Sin, x));
+    let erf = map_kernel(Scalar::F32, |b, x| b.unary(UnaryOp::Erf, x));
+    for m in [f64_sin.clone(), common::fast(&f64_sin), common::fast(&erf)] {
+        match emit_ptx(&m, &opts) {
+            Err(e @ Error::NoLibdevice { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("needs libdevice.10.bc"), "{msg}");
+                assert!(!msg.contains("fast math"), "{msg}");
+            }
+            other => panic!("expected NoLibdevice, got {other:?}"),
+        }
     }
     // Arithmetic alone needs no libdevice.
     let m = map_kernel(Scalar::F32, |b, x| b.unary(UnaryOp::Sqrt, x));
     assert!(emit_ptx(&m, &opts).is_ok());
+}
+
+#[test]
+fn fast_math_needs_no_libdevice_for_what_it_approximates() {
+    let m = map_kernel(Scalar::F32, |b, x| {
+        let mut acc = x;
+        for op in [
+            UnaryOp::Sin,
+            UnaryOp::Cos,
+            UnaryOp::Tan,
+            UnaryOp::Exp,
+            UnaryOp::Exp2,
+            UnaryOp::Log,
+            UnaryOp::Log2,
+            UnaryOp::Log10,
+        ] {
+            let y = b.unary(op, x);
+            acc = b.binary(BinaryOp::Add, acc, y);
+        }
+        let r = b.unary(UnaryOp::Sqrt, acc);
+        let one = b.konst(weft_ir::Const::float(Scalar::F32, 1.0));
+        b.binary(BinaryOp::Div, one, r)
+    });
+    let opts = Options {
+        libdevice: Some("/nonexistent/libdevice.10.bc".into()),
+        ..Options::default()
+    };
+    assert!(matches!(
+        emit_ptx(&m, &opts),
+        Err(Error::NoLibdevice { .. })
+    ));
+    let ptx = emit_ptx(&common::fast(&m), &opts).unwrap().ptx;
+    assert!(!ptx.contains("__nv_"), "{ptx}");
+    for op in [
+        "sin.approx.f32",
+        "cos.approx.f32",
+        "div.approx.f32",
+        "ex2.approx.f32",
+        "lg2.approx.f32",
+        "rsqrt.approx.f32",
+    ] {
+        assert!(ptx.contains(op), "{op} missing:\n{ptx}");
+    }
 }
 
 #[test]

@@ -38,6 +38,7 @@ mod compile;
 mod printf;
 mod scalar;
 mod special;
+mod trace;
 
 use crate::ir::*;
 use crate::layout;
@@ -47,6 +48,7 @@ use cranelift_entity::EntityRef;
 use std::io::Write;
 
 pub use special::{erf, erf_f32, erfc, erfc_f32, erfinv, erfinv_f32};
+pub use trace::{TraceEvent, TraceVar};
 
 /// Limit on nested regions plus active calls (and on struct nesting); deeper
 /// programs (e.g. runaway recursion) stop with [`InterpError::TooDeep`].
@@ -167,6 +169,8 @@ struct Machine<'s, 'a> {
     tid: i32,
     depth: u32,
     print: bool,
+    /// The statement trace, when one is being recorded.
+    trace: Option<trace::Tracer>,
 }
 
 /// Runs every thread `0..product(dim)` of kernel `kernel`, in order.
@@ -182,6 +186,32 @@ pub fn run_kernel(
     args: &mut [ArgValue],
     opts: &InterpOptions,
 ) -> Result<()> {
+    launch(m, kernel, dim, args, opts, None).map(drop)
+}
+
+/// [`run_kernel`] up to thread `tid` (a linear thread index; the threads
+/// after it are not run), recording the statement trace of `tid`: every
+/// statement it starts, with the source variables in scope (see `trace`
+/// for the rules). The debugger's oracle.
+pub fn trace_thread(
+    m: &Module,
+    kernel: FuncId,
+    dim: &[i32],
+    args: &mut [ArgValue],
+    opts: &InterpOptions,
+    tid: i32,
+) -> Result<Vec<TraceEvent>> {
+    launch(m, kernel, dim, args, opts, Some(tid))
+}
+
+fn launch(
+    m: &Module,
+    kernel: FuncId,
+    dim: &[i32],
+    args: &mut [ArgValue],
+    opts: &InterpOptions,
+    trace_tid: Option<i32>,
+) -> Result<Vec<TraceEvent>> {
     let Some(kf) = m.funcs.get(kernel) else {
         return Err(InterpError::NotAKernel {
             what: format!("{kernel}"),
@@ -218,7 +248,13 @@ pub fn run_kernel(
             got: args.len(),
         });
     }
-    let prog = Program::new(m, kernel)?;
+    let prog = Program::new(m, kernel, false)?;
+    // The traced thread runs a program with the trace's ops; the others
+    // the plain one (the frames' slots are the same in both).
+    let traced = match trace_tid {
+        Some(_) => Some(Program::new(m, kernel, true)?),
+        None => None,
+    };
     let mut mach = Machine {
         m,
         kernel,
@@ -230,18 +266,25 @@ pub fn run_kernel(
         tid: 0,
         depth: 0,
         print: opts.print,
+        trace: trace_tid.map(trace::Tracer::new),
     };
     let code = prog.code(kernel)?;
     mach.stack.resize(code.n_slots as usize, 0);
     mach.bind_args(code)?;
-    for tid in 0..total as i32 {
+    let last = trace_tid.map_or(total, |t| (t as i64 + 1).clamp(0, total));
+    for tid in 0..last as i32 {
         mach.tid = tid;
-        match mach.run_region(&prog, code, code.body, 0)? {
+        mach.trace_thread_start(kernel);
+        let (p, code) = match &traced {
+            Some(t) if trace_tid == Some(tid) => (t, t.code(kernel)?),
+            _ => (&prog, code),
+        };
+        match mach.run_region(p, code, code.body, 0)? {
             Flow::Return => {}
             _ => return Err(mach.malformed(kernel, "kernel body did not end in return")),
         }
     }
-    Ok(())
+    Ok(mach.trace.map(|t| t.events).unwrap_or_default())
 }
 
 /// Copies `len` slots from `src` to `dst` (the runs do not overlap: they
@@ -364,6 +407,16 @@ impl Machine<'_, '_> {
 
     /// Runs region `r` of `code` with the frame at `base`.
     fn run_region(&mut self, p: &Program, code: &Code, r: u32, base: usize) -> Result<Flow> {
+        if self.trace.is_some() {
+            let mark = self.trace_mark();
+            let flow = self.run_ops(p, code, r, base);
+            self.trace_leave(mark);
+            return flow;
+        }
+        self.run_ops(p, code, r, base)
+    }
+
+    fn run_ops(&mut self, p: &Program, code: &Code, r: u32, base: usize) -> Result<Flow> {
         let ops = &code.regions[r as usize];
         for op in ops {
             match op {
@@ -387,6 +440,7 @@ impl Machine<'_, '_> {
                     self.enter(*loc)?;
                     loop {
                         match self.run_region(p, code, *body, base)? {
+                            Flow::Continue if self.trace.is_some() => self.trace_iteration(),
                             Flow::Continue => {}
                             Flow::Break => break,
                             Flow::Return => {
@@ -470,6 +524,8 @@ impl Machine<'_, '_> {
                 Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::ArrayShape { .. } => {
                     self.memory(op, base)?
                 }
+                Op::At(loc) => self.trace_at(*loc, base),
+                Op::Bind(b) => self.trace_bind(b),
                 _ => self.pure(op, base),
             }
         }
@@ -506,7 +562,14 @@ impl Machine<'_, '_> {
                 .copy_within(s..s + len as usize, nb + dst as usize);
         }
         self.enter(loc)?;
-        let flow = self.run_region(p, callee, callee.body, nb)?;
+        if self.trace.is_some() {
+            self.trace_call(Some(func));
+        }
+        let flow = self.run_region(p, callee, callee.body, nb);
+        if self.trace.is_some() {
+            self.trace_call(None);
+        }
+        let flow = flow?;
         self.depth -= 1;
         if flow != Flow::Return {
             return Err(self.malformed(func, "function body did not end in return"));

@@ -146,8 +146,18 @@ impl Module {
     /// The kernels, then every function reachable from them through
     /// `Call`s, each once, in discovery order (what a backend compiles).
     pub fn reachable_funcs(&self) -> Vec<FuncId> {
-        let mut order: Vec<FuncId> = self.kernels().map(|(id, _)| id).collect();
-        let mut seen: std::collections::HashSet<FuncId> = order.iter().copied().collect();
+        self.reachable_from(self.kernels().map(|(id, _)| id))
+    }
+    /// `roots` (each once), then every function reachable from them
+    /// through `Call`s, each once, in discovery order.
+    pub fn reachable_from(&self, roots: impl IntoIterator<Item = FuncId>) -> Vec<FuncId> {
+        let mut order: Vec<FuncId> = Vec::new();
+        let mut seen: std::collections::HashSet<FuncId> = std::collections::HashSet::new();
+        for r in roots {
+            if self.funcs.get(r).is_some() && seen.insert(r) {
+                order.push(r);
+            }
+        }
         let mut i = 0;
         while i < order.len() {
             for (_, d) in self.funcs[order[i]].insts.iter() {
@@ -487,6 +497,27 @@ impl Function {
             .get(v)
             .filter(|s| !s.is_empty())
             .map(|s| s.as_str())
+    }
+    /// Whether `v` is a region param whose name an earlier param of the
+    /// same region has (a loop's `(j, acc, j)`: the second `j` is the value
+    /// the loop leaves behind, not the current one).
+    pub fn shadowed_param(&self, v: Value) -> bool {
+        let Some(ValueDef::Param(r, k)) = self.values.get(v).map(|d| d.def) else {
+            return false;
+        };
+        let name = self.value_name(v);
+        self.regions
+            .get(r)
+            .and_then(|rd| rd.params.get(..k as usize))
+            .is_some_and(|ps| ps.iter().any(|&p| self.value_name(p) == name))
+    }
+    /// The source variable `v` holds, as the debugger shows it: its debug
+    /// name, unless it is a [`Function::shadowed_param`] or an array
+    /// handle.
+    pub fn var_name(&self, v: Value) -> Option<&str> {
+        let name = self.value_name(v)?;
+        let ty = self.values.get(v)?.ty;
+        (!matches!(ty, crate::Type::Array(_)) && !self.shadowed_param(v)).then_some(name)
     }
 }
 

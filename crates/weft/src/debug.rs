@@ -26,6 +26,8 @@ use weft_abi::debug::{DebugEvent, EventKind};
 use weft_ir::layout::component_offset;
 use weft_ir::{Scalar, StructTable, Type};
 
+mod expr;
+
 /// A scalar value of a variable.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum ScalarValue {
@@ -229,12 +231,148 @@ pub struct Debugger {
     /// Index of the current stop; `None` before the first, `stops.len()`
     /// when the thread has finished.
     pos: Option<usize>,
-    breakpoints: Vec<Breakpoint>,
+    breakpoints: Vec<BreakpointInfo>,
+    next_id: u32,
+    /// Watched expressions.
     watches: Vec<String>,
+    /// The launch's arrays: name, element type, contents before the launch
+    /// (AoS) when the kernel never writes the array, else `None`.
+    arrays: Vec<(String, Type, Option<Vec<u8>>)>,
+    structs: StructTable,
+}
+
+/// A breakpoint as the debugger keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreakpointInfo {
+    /// Its number (from 1, never reused).
+    pub id: u32,
+    pub at: Breakpoint,
+    /// Stops only where this expression ([`Debugger::eval`]) is true.
+    pub condition: Option<String>,
+    /// Deleted at its first stop (`tbreak`).
+    pub temporary: bool,
+    /// How many times it stopped the thread.
+    pub hits: u32,
+}
+
+/// A scope for [`expr::eval`]: a stop's variables and the arrays.
+struct At<'a> {
+    stop: &'a Stop,
+    arrays: &'a [(String, Type, Option<Vec<u8>>)],
+    structs: &'a StructTable,
+}
+
+impl expr::Scope for At<'_> {
+    fn var(&self, name: &str) -> Option<DebugValue> {
+        self.stop.local(name).cloned()
+    }
+    fn element(&self, name: &str, index: &[i64]) -> Option<Result<DebugValue, String>> {
+        let (_, ty, data) = self.arrays.iter().find(|(n, _, _)| n == name)?;
+        if index.is_empty() {
+            return Some(Err(String::new()));
+        }
+        let Some(data) = data else {
+            return Some(Err(format!(
+                "`{name}` is written by the kernel: its contents during the launch are not recorded"
+            )));
+        };
+        let Type::Array(at) = ty else {
+            return Some(Err(format!("`{name}` is not an array")));
+        };
+        Some(element(*at, data, index, self.structs))
+    }
+}
+
+/// Element `index` of an array of type `at` (shape in `data`'s header is
+/// not kept: `data` is `shape` then the elements, see [`array_image`]).
+fn element(
+    at: weft_ir::ArrayType,
+    data: &[u8],
+    index: &[i64],
+    structs: &StructTable,
+) -> Result<DebugValue, String> {
+    let elem = Type::from(at.elem);
+    let nd = at.ndim as usize;
+    if index.len() != nd {
+        return Err(format!(
+            "{} indices into an array of {nd} dimensions",
+            index.len()
+        ));
+    }
+    let shape: Vec<i64> = data
+        .chunks_exact(8)
+        .take(nd)
+        .map(|c| i64::from_ne_bytes(c.try_into().unwrap_or_default()))
+        .collect();
+    let mut flat = 0i64;
+    for (axis, (&i, &n)) in index.iter().zip(&shape).enumerate() {
+        if i < 0 || i >= n {
+            return Err(format!(
+                "index {i} out of bounds for axis {axis} of size {n}"
+            ));
+        }
+        flat = flat * n + i;
+    }
+    let size = weft_ir::layout::size_of(elem, structs) as usize;
+    let base = 8 * nd + flat as usize * size;
+    let bytes = data
+        .get(base..base + size)
+        .ok_or_else(|| "element outside the array".to_string())?;
+    let mut leaves = Vec::new();
+    for l in weft_ir::layout::leaves(elem, structs) {
+        let o = l.offset as usize;
+        let b = |n: usize| -> Result<u64, String> {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(bytes.get(o..o + n).ok_or("short element")?);
+            Ok(u64::from_ne_bytes(w))
+        };
+        leaves.push(match l.scalar {
+            Scalar::F16 => weft_ir::f16::f16_to_f64(b(2)? as u16).to_bits(),
+            Scalar::BF16 => (weft_ir::f16::bf16_to_f32(b(2)? as u16) as f64).to_bits(),
+            Scalar::F32 => (f32::from_bits(b(4)? as u32) as f64).to_bits(),
+            Scalar::F64 => b(8)?,
+            Scalar::Bool => (b(1)? != 0) as u64,
+            Scalar::I8 => b(1)? as i8 as i64 as u64,
+            Scalar::I16 => b(2)? as i16 as i64 as u64,
+            Scalar::I32 => b(4)? as i32 as i64 as u64,
+            Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::I64 | Scalar::U64 => {
+                b(l.scalar.size() as usize)?
+            }
+        });
+    }
+    decode(elem, structs, &mut leaves.into_iter()).ok_or_else(|| "undecodable element".into())
+}
+
+/// The image [`element`] reads: the shape (`i64`s), then the elements in C
+/// order and layout.
+fn array_image(a: &crate::Array) -> Vec<u8> {
+    let mut out: Vec<u8> = a
+        .shape()
+        .iter()
+        .flat_map(|&n| (n as i64).to_ne_bytes())
+        .collect();
+    out.extend(a.to_bytes());
+    out
+}
+
+/// Whether `f` stores to (or does atomics on) its parameter `k`.
+fn writes_param(f: &weft_ir::Function, k: usize) -> bool {
+    let Some(&pv) = f.param_values().get(k) else {
+        return true;
+    };
+    f.insts.values().any(|d| match &d.kind {
+        weft_ir::ir::InstKind::Store(acc, _) | weft_ir::ir::InstKind::Atomic(_, acc, _) => {
+            acc.array == pv
+        }
+        // An array passed to a func may be written there.
+        weft_ir::ir::InstKind::Call(_, args) => args.contains(&pv),
+        _ => false,
+    })
 }
 
 impl Debugger {
-    /// Compiles `source` for stepping: no optimisation (funcs stay calls).
+    /// Compiles `source` for stepping: the O0 pipeline (no pass: funcs stay
+    /// calls, no variable is optimized away).
     pub fn compile(file_name: &str, source: &str) -> Result<Module, Error> {
         Self::compile_with_layout(file_name, source, ArrayLayout::Aos)
     }
@@ -242,10 +380,8 @@ impl Debugger {
     /// [`Debugger::compile`] with every eligible array parameter in
     /// `layout` (`weft debug --layout`); a kernel's SoA arrays must be
     /// launched in [`ArrayLayout::Soa`] ([`crate::Array::to_layout`]).
-    /// The values shown are the same in either layout, but in SoA a
-    /// variable holding a whole element (`p = pos[i]`) may be missing: its
-    /// value is a `make` of one load per plane, which `simplify` folds into
-    /// its uses and `dce` then removes, name and all.
+    /// The pipeline is O0 (only the `soa` pass runs), so no variable is
+    /// optimized away and the values shown are the same in either layout.
     pub fn compile_with_layout(
         file_name: &str,
         source: &str,
@@ -253,6 +389,7 @@ impl Debugger {
     ) -> Result<Module, Error> {
         Compiler::with_options(CompileOptions {
             opt: false,
+            opt_level: weft_ir::OptLevel::O0,
             layout: LayoutOptions {
                 default: layout,
                 params: Vec::new(),
@@ -272,14 +409,82 @@ impl Debugger {
         tid: usize,
     ) -> Result<Debugger, Error> {
         let m = module.ir();
+        let mut arrays = Vec::new();
+        if let Some(f) = m.func_by_name(kernel).map(|k| &m.funcs[k]) {
+            for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
+                if let Arg::Array(a) = a {
+                    let data = (!writes_param(f, k)).then(|| array_image(a));
+                    arrays.push((p.name.clone(), p.ty, data));
+                }
+            }
+        }
         let events = weft_runtime::debug::record_launch(m, kernel, dim, args, tid)?;
         Ok(Debugger {
             tid,
             stops: stops_of(m, &events),
             pos: None,
             breakpoints: Vec::new(),
+            next_id: 1,
             watches: Vec::new(),
+            arrays,
+            structs: m.structs.clone(),
         })
+    }
+
+    /// The oracle of [`Debugger::launch`]: the same launch on the
+    /// interpreter (threads `0..=tid`: those after `tid` cannot change what
+    /// it sees), and the stops of thread `tid` its statement trace gives
+    /// ([`weft_ir::interp::trace_thread`]), in order. A debugger's stops
+    /// must be these. (The interpreter does not keep the line each caller
+    /// frame is at: a stop's `stack` has the frames' functions, and lines
+    /// from the trace's stops in them.)
+    pub fn oracle(
+        module: &Module,
+        kernel: &str,
+        dim: &[usize],
+        args: &[Arg<'_>],
+        tid: usize,
+    ) -> Result<Vec<Stop>, Error> {
+        let m = module.ir();
+        let trace = weft_runtime::debug::trace_launch(m, kernel, dim, args, tid)?;
+        let file_of = |i: u32| m.files.get(i as usize).cloned().unwrap_or_default();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut out = Vec::with_capacity(trace.len());
+        for ev in &trace {
+            let Some(f) = m.funcs.get(ev.func) else {
+                continue;
+            };
+            let depth = ev.depth as usize;
+            stack.truncate(depth + 1);
+            let frame = Frame {
+                func: f.name.clone(),
+                file: file_of(ev.loc.file),
+                line: ev.loc.line,
+            };
+            match stack.get_mut(depth) {
+                Some(top) => *top = frame,
+                None => stack.push(frame),
+            }
+            let locals = ev
+                .vars
+                .iter()
+                .filter_map(|v| {
+                    let mut it = v.leaves.iter().map(|c| c.bits);
+                    Some((v.name.clone(), decode(v.ty, &m.structs, &mut it)?))
+                })
+                .collect();
+            out.push(Stop {
+                func: f.name.clone(),
+                file: file_of(ev.loc.file),
+                line: ev.loc.line,
+                col: ev.loc.col,
+                depth,
+                stack: stack.iter().rev().cloned().collect(),
+                locals,
+                func_entry: ev.entry,
+            });
+        }
+        Ok(out)
     }
 
     /// The stepped thread's index.
@@ -299,15 +504,89 @@ impl Debugger {
     pub fn finished(&self) -> bool {
         self.pos.is_some_and(|p| p >= self.stops.len())
     }
-    pub fn add_breakpoint(&mut self, b: Breakpoint) {
-        self.breakpoints.push(b);
+    /// The index of the current stop in [`Debugger::stops`] (`None`
+    /// before the first step; `stops().len()` after the end).
+    pub fn stop_index(&self) -> Option<usize> {
+        self.pos
     }
-    pub fn breakpoints(&self) -> &[Breakpoint] {
+    /// Back to before the first statement (breakpoints and watches stay).
+    pub fn reset(&mut self) {
+        self.pos = None;
+    }
+    /// Adds a breakpoint; returns its number.
+    pub fn add_breakpoint(&mut self, b: Breakpoint) -> u32 {
+        self.add_breakpoint_with(b, None, false)
+    }
+    /// Adds a breakpoint that stops only where `condition` is true
+    /// ([`Debugger::eval`]; a condition that cannot be evaluated at a stop,
+    /// e.g. over a variable not yet assigned, is false there), and that
+    /// is deleted at its first stop if `temporary`; returns its number.
+    pub fn add_breakpoint_with(
+        &mut self,
+        b: Breakpoint,
+        condition: Option<String>,
+        temporary: bool,
+    ) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.breakpoints.push(BreakpointInfo {
+            id,
+            at: b,
+            condition,
+            temporary,
+            hits: 0,
+        });
+        id
+    }
+    /// Deletes breakpoint `id`; false if there is none.
+    pub fn delete_breakpoint(&mut self, id: u32) -> bool {
+        let n = self.breakpoints.len();
+        self.breakpoints.retain(|b| b.id != id);
+        self.breakpoints.len() < n
+    }
+    /// Removes every breakpoint.
+    pub fn clear_breakpoints(&mut self) {
+        self.breakpoints.clear();
+    }
+    pub fn breakpoints(&self) -> &[BreakpointInfo] {
         &self.breakpoints
     }
-    /// Stops [`Debugger::cont`] whenever `name`'s value changes.
-    pub fn watch(&mut self, name: &str) {
-        self.watches.push(name.to_string());
+    /// Stops [`Debugger::cont`] whenever the value of `expr` (a variable,
+    /// a component, an array element: [`Debugger::eval`]) changes.
+    pub fn watch(&mut self, expr: &str) {
+        self.watches.push(expr.to_string());
+    }
+    /// Evaluates `expr` at stop `stop` (see [`Debugger::eval`]).
+    fn eval_at(&self, stop: &Stop, expr: &str) -> Result<DebugValue, String> {
+        expr::eval(
+            expr,
+            &At {
+                stop,
+                arrays: &self.arrays,
+                structs: &self.structs,
+            },
+        )
+    }
+    /// Evaluates an expression of the kernel language at the current stop:
+    /// variables, components (`d.x`, `m[1, 2]`), elements of arrays the
+    /// kernel does not write (`pos[j].x`; an array it writes changes
+    /// during the launch, which is not recorded), arithmetic and
+    /// comparisons (`d * 2.0`, `j == 5`); see the `expr` module.
+    pub fn eval(&self, expr: &str) -> Result<DebugValue, DebugError> {
+        let stop = self.here()?;
+        self.eval_at(stop, expr).map_err(|what| {
+            if let Some(n) = what
+                .strip_prefix("no variable `")
+                .and_then(|w| w.strip_suffix("` here"))
+            {
+                DebugError::NoVariable(n.to_string())
+            } else {
+                DebugError::BadExpr {
+                    expr: expr.to_string(),
+                    what,
+                }
+            }
+        })
     }
 
     fn next_index(&self) -> usize {
@@ -342,23 +621,36 @@ impl Debugger {
         }
         self.go(|s| s.depth < d)
     }
-    /// To the next breakpoint or watched change (or the end).
+    /// To the next breakpoint (whose condition holds) or watched change (or
+    /// the end).
     pub fn cont(&mut self) -> Option<&Stop> {
         let start = self.next_index();
+        let value = |d: &Debugger, s: &Stop, w: &str| d.eval_at(s, w).ok();
         let mut prev: Vec<Option<DebugValue>> = self
             .watches
             .iter()
-            .map(|w| self.current().and_then(|s| s.local(w)).cloned())
+            .map(|w| self.current().and_then(|s| value(self, s, w)))
             .collect();
         for i in start..self.stops.len() {
             let s = &self.stops[i];
-            if self.breakpoints.iter().any(|b| b.hit(s)) {
+            let hit = self.breakpoints.iter().position(|b| {
+                b.at.hit(s)
+                    && b.condition.as_ref().is_none_or(|c| {
+                        self.eval_at(s, c)
+                            .is_ok_and(|v| expr::truthy(&v).unwrap_or(false))
+                    })
+            });
+            if let Some(k) = hit {
+                self.breakpoints[k].hits += 1;
+                if self.breakpoints[k].temporary {
+                    self.breakpoints.remove(k);
+                }
                 self.pos = Some(i);
                 return self.current();
             }
             let mut changed = false;
             for (k, w) in self.watches.iter().enumerate() {
-                let now = s.local(w).cloned();
+                let now = value(self, s, w);
                 if now.is_some() && prev[k].is_some() && now != prev[k] {
                     changed = true;
                 }
@@ -389,90 +681,64 @@ impl Debugger {
     pub fn backtrace(&self) -> Result<&[Frame], DebugError> {
         Ok(&self.here()?.stack)
     }
-    /// Evaluates `name`, `name.field`, `name.x`, `name[i]`, `name[i, j]`
-    /// (and chains of them) at the current stop.
+    /// [`Debugger::eval`] (`name`, `name.field`, `name.x`, `name[i]`,
+    /// `name[i, j]`, chains of them, and expressions over them).
     pub fn print(&self, expr: &str) -> Result<DebugValue, DebugError> {
-        let stop = self.here()?;
-        let bad = |what: &str| DebugError::BadExpr {
-            expr: expr.to_string(),
-            what: what.to_string(),
-        };
-        let e = expr.trim();
-        let end = e.find(['.', '[']).unwrap_or(e.len());
-        let (name, mut rest) = e.split_at(end);
-        let mut v = stop
-            .local(name.trim())
-            .ok_or_else(|| DebugError::NoVariable(name.trim().to_string()))?;
-        while !rest.is_empty() {
-            if let Some(r) = rest.strip_prefix('.') {
-                let end = r.find(['.', '[']).unwrap_or(r.len());
-                let (label, r2) = r.split_at(end);
-                v = v
-                    .part(label.trim())
-                    .ok_or_else(|| bad(&format!("no component `{}`", label.trim())))?;
-                rest = r2;
-            } else if let Some(r) = rest.strip_prefix('[') {
-                let close = r.find(']').ok_or_else(|| bad("missing `]`"))?;
-                for ix in r[..close].split(',') {
-                    let i: usize = ix
-                        .trim()
-                        .parse()
-                        .map_err(|_| bad("index is not a number"))?;
-                    v = v
-                        .index(i)
-                        .ok_or_else(|| bad(&format!("index {i} out of range")))?;
-                }
-                rest = &r[close + 1..];
-            } else {
-                return Err(bad("expected `.name` or `[index]`"));
-            }
-        }
-        Ok(v.clone())
+        self.eval(expr)
     }
 }
 
-/// Builds the stops of a recorded thread.
+/// Builds the stops of a recorded thread: of its statement hooks, those
+/// that start a statement by the rules of [`weft_ir::interp::trace_thread`]
+/// (the frame's line changes, or a loop's next iteration starts).
 fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
     let file_of = |i: u32| m.files.get(i as usize).cloned().unwrap_or_default();
-    // (func, file, line) per open frame, outermost first.
-    let mut frames: Vec<Frame> = Vec::new();
+    // Open frames, outermost first, with the line of each one's last stop.
+    let mut frames: Vec<(Frame, u32)> = Vec::new();
     let mut out = Vec::new();
     let mut entered = false;
     for ev in events {
         let Some(f) = m.funcs.get(ev.func) else {
             continue;
         };
+        let frame = || Frame {
+            func: f.name.clone(),
+            file: file_of(ev.loc.file),
+            line: ev.loc.line,
+        };
         match ev.kind {
             EventKind::Enter => {
-                frames.push(Frame {
-                    func: f.name.clone(),
-                    file: file_of(ev.loc.file),
-                    line: ev.loc.line,
-                });
+                frames.push((frame(), 0));
                 entered = true;
             }
             EventKind::Exit => {
                 frames.pop();
             }
+            EventKind::Back => {
+                if let Some((_, last)) = frames.last_mut() {
+                    *last = 0;
+                }
+            }
             EventKind::Stmt => {
                 if frames.is_empty() {
                     // The kernel's frame (kernels have no entry hook).
-                    frames.push(Frame {
-                        func: f.name.clone(),
-                        file: file_of(ev.loc.file),
-                        line: ev.loc.line,
-                    });
+                    frames.push((frame(), 0));
                     entered = true;
                 }
-                if let Some(top) = frames.last_mut() {
-                    top.line = ev.loc.line;
-                    top.file = file_of(ev.loc.file);
+                let Some((top, last)) = frames.last_mut() else {
+                    continue;
+                };
+                if *last == ev.loc.line {
+                    continue;
                 }
+                *last = ev.loc.line;
+                top.line = ev.loc.line;
+                top.file = file_of(ev.loc.file);
                 let mut locals: Vec<(String, DebugValue)> = ev
                     .vars
                     .iter()
                     .filter_map(|(v, leaves)| {
-                        let name = f.value_name(*v)?;
+                        let name = f.var_name(*v)?;
                         let ty = f.values.get(*v)?.ty;
                         let mut it = leaves.iter().copied();
                         Some((name.to_string(), decode(ty, &m.structs, &mut it)?))
@@ -485,7 +751,7 @@ fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
                     line: ev.loc.line,
                     col: ev.loc.col,
                     depth: frames.len().saturating_sub(1),
-                    stack: frames.iter().rev().cloned().collect(),
+                    stack: frames.iter().rev().map(|(fr, _)| fr.clone()).collect(),
                     locals,
                     func_entry: entered,
                 });

@@ -7,7 +7,7 @@ use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind};
 use std::collections::HashMap;
 use weft_ir::ir::InstKind;
-use weft_ir::{Inst, Loc, Scalar, Type};
+use weft_ir::{Inst, Loc, Region, Scalar, Type};
 
 use super::{FnTx, Result, Ret, SlotKind};
 
@@ -32,14 +32,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         let f = self.f;
         let name = &f.value_names[v];
         let vd = &f.values[v];
-        let shadowed = match vd.def {
-            weft_ir::ValueDef::Param(r, k) => f
-                .regions
-                .get(r)
-                .and_then(|rd| rd.params.get(..k as usize))
-                .is_some_and(|ps| ps.iter().any(|&p| &f.value_names[p] == name)),
-            weft_ir::ValueDef::Result(..) => false,
-        };
+        let shadowed = f.shadowed_param(v);
         if name.is_empty() || shadowed {
             return leaves.to_vec();
         }
@@ -133,8 +126,24 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         Ok(())
     }
 
-    /// Debug build: a statement hook before the first instruction of each
-    /// new source line, and a func-exit hook before a func's `return`.
+    /// Debug build: a region's lowering starts.
+    pub(super) fn debug_region_start(&mut self) {
+        self.cx.debug_line = 0;
+    }
+
+    /// Debug build: a region's lowering ended; the enclosing region's next
+    /// instruction may start a statement (the region ran other lines).
+    pub(super) fn debug_region_end(&mut self) {
+        self.cx.debug_line = 0;
+    }
+
+    /// Debug build: a statement hook where an instruction may start a
+    /// statement (the first located instruction of a region, or after a
+    /// nested region, or on a new line), and a func-exit hook before a
+    /// func's `return`, and a loop-back hook at each `continue`. The
+    /// recording keeps the statement hooks that start one by the rules of
+    /// `weft_ir::interp::trace` (a frame's line changes, or a new loop
+    /// iteration starts).
     pub(super) fn debug_before(&mut self, inst: Inst) -> Result<()> {
         let data = &self.f.insts[inst];
         let loc = data.loc;
@@ -144,27 +153,32 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 Ret::NextThread(_) => Ok(()),
             };
         }
-        if loc.is_none() || loc.line == self.cx.debug_line {
-            return Ok(());
+        if !loc.is_none() && loc.line != self.cx.debug_line {
+            self.cx.debug_line = loc.line;
+            self.debug_point(weft_abi::debug::EventKind::Stmt, loc)?;
         }
-        self.cx.debug_line = loc.line;
-        self.debug_point(weft_abi::debug::EventKind::Stmt, loc)
+        if matches!(data.kind, InstKind::Continue(_)) {
+            self.debug_point(weft_abi::debug::EventKind::Back, loc)?;
+        }
+        Ok(())
     }
 
-    /// Debug build: calls `weft_debug_hook` with the named values visible
-    /// here (the latest definition of each name; see [`weft_abi::debug`]).
+    /// Debug build: calls `weft_debug_hook` with the source variables
+    /// visible here (of each name, the latest defined; see
+    /// [`weft_abi::debug`]).
     pub(super) fn debug_point(&mut self, kind: weft_abi::debug::EventKind, loc: Loc) -> Result<()> {
+        let order = definition_order(self.f);
         let mut latest: HashMap<&str, weft_ir::Value> = HashMap::new();
-        for (v, name) in self.f.value_names.iter() {
-            if name.is_empty()
-                || self.f.values.get(v).is_none()
-                || matches!(self.f.value_type(v), Type::Array(_))
-                || self.get(v).is_err()
-            {
+        for (v, _) in self.f.value_names.iter() {
+            let Some(name) = self.f.var_name(v) else {
+                continue;
+            };
+            if self.get(v).is_err() {
                 continue;
             }
-            let e = latest.entry(name.as_str()).or_insert(v);
-            if v > *e {
+            let e = latest.entry(name).or_insert(v);
+            let at = |v: weft_ir::Value| order.get(v.as_u32() as usize).copied();
+            if at(v) > at(*e) {
                 *e = v;
             }
         }
@@ -227,4 +241,32 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.call_shim(Shim::DebugHook, &[desc_ptr, vals_ptr, tid])?;
         Ok(())
     }
+}
+
+/// The position of each value's definition in a walk of `f` in program
+/// order (a region's params, then each instruction's regions before its
+/// results): of two values visible at one point, the later defined has the
+/// larger number.
+fn definition_order(f: &weft_ir::Function) -> Vec<u32> {
+    fn walk(f: &weft_ir::Function, r: Region, n: &mut u32, out: &mut [u32]) {
+        let Some(rd) = f.regions.get(r) else {
+            return;
+        };
+        for &p in &rd.params {
+            *n += 1;
+            out[p.as_u32() as usize] = *n;
+        }
+        for &i in &rd.insts {
+            for sub in f.inst_regions(i) {
+                walk(f, sub, n, out);
+            }
+            for &v in &f.insts[i].results {
+                *n += 1;
+                out[v.as_u32() as usize] = *n;
+            }
+        }
+    }
+    let mut out = vec![0; f.values.len()];
+    walk(f, f.body, &mut 0, &mut out);
+    out
 }

@@ -333,7 +333,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         if self.cx.debug {
             // Another copy of the body defined these: the hooks must not
             // read them.
-            self.cx.debug_line = 0;
+            self.debug_region_start();
             for &inst in &self.f.regions[self.f.body].insts {
                 for &v in &self.f.insts[inst].results {
                     if let Some(e) = self.map.get_mut(v.as_u32() as usize) {

@@ -17,10 +17,8 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             return self.invalid(format!("no region {r}"));
         };
         self.div_scopes.push(Vec::new());
-        if yield_to.is_none() {
-            // A loop body (or a func body): each iteration starts with a
-            // hook. `if` regions continue the enclosing statement.
-            self.cx.debug_line = 0;
+        if self.cx.debug {
+            self.debug_region_start();
         }
         for &inst in &rd.insts {
             if self.filled {
@@ -36,6 +34,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         }
         if !self.filled {
             return self.invalid(format!("{r} does not end in a terminator"));
+        }
+        if self.cx.debug {
+            self.debug_region_end();
         }
         // Values of a region are not visible outside it: forget them, so a
         // malformed use elsewhere is an error rather than a Cranelift value

@@ -85,6 +85,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 9 "kernel.py"
         b_1 = b;
     }
 #line 11 "kernel.py"

@@ -98,6 +98,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 13 "kernel.py"
         acc = weft_zero32_;
         cnt = 0;
     }
@@ -119,6 +120,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 16 "kernel.py"
         acc_2 = acc;
         cnt_1 = cnt;
     }
@@ -142,6 +144,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 19 "kernel.py"
         acc_4 = acc_2;
         cnt_3 = cnt_1;
     }
@@ -163,6 +166,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 22 "kernel.py"
         acc_6 = acc_4;
         cnt_5 = cnt_3;
     }
@@ -186,6 +190,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 25 "kernel.py"
         acc_8 = acc_6;
         cnt_7 = cnt_5;
     }
@@ -207,6 +212,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 28 "kernel.py"
         acc_10 = acc_8;
         cnt_9 = cnt_7;
     }

@@ -125,6 +125,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
     else
     {
+#line 16 "kernel.py"
         p_1 = p;
     }
 #line 20 "kernel.py"

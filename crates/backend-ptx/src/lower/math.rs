@@ -45,13 +45,24 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
             TargetKind::Nvptx => {
                 if !self.cfg.libdevice {
+                    // Fast math would do only where it has an approximate
+                    // form (and is off, or it would have been taken above).
+                    let advice = if !double && nvptx_approximates(func) {
+                        ", or enable fast math (`--fast-math`), which approximates it"
+                    } else {
+                        ""
+                    };
                     return Err(Error::NoLibdevice {
                         what: format!("{} on {s}", func.name()),
                         pos: self.m.source_pos(self.st.loc),
+                        advice,
                     });
                 }
-                self.uses_libdevice = true;
                 let name = format!("__nv_{}{}", func.name(), if double { "" } else { "f" });
+                match self.libdevice_calls.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, sites)) => *sites += 1,
+                    None => self.libdevice_calls.push((name.clone(), 1)),
+                }
                 let params = vec![ft; func.arity()];
                 let f = self.extern_fn(&name, Some(ft), &params);
                 self.call(f, args)?
@@ -60,7 +71,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.r16(s, v)
     }
 
-    /// f32 approximate instructions (NVPTX fast math).
+    /// f32 approximate instructions (NVPTX fast math), for the functions
+    /// of [`nvptx_approximates`], as CUDA's fast-math intrinsics (`__tanf`
+    /// is `sin/cos`). `pow` keeps libdevice: its approximation
+    /// `2^(y·log2 x)` would lose negative bases.
     pub(super) fn fast_math_fn(
         &mut self,
         func: MathFn,
@@ -90,6 +104,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             MathFn::Log10 => {
                 let y = approx(self, "llvm.nvvm.lg2.approx.f", x)?;
                 mul(self, y, std::f64::consts::LOG10_2)?
+            }
+            MathFn::Tan => {
+                let s = approx(self, "llvm.nvvm.sin.approx.f", x)?;
+                let c = approx(self, "llvm.nvvm.cos.approx.f", x)?;
+                self.call_intr("llvm.nvvm.div.approx.f", &[], &[s, c])?
             }
             _ => return Ok(None),
         }))
@@ -140,6 +159,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     pub(super) fn nvptx_approx(&self) -> bool {
         self.cfg.kind == TargetKind::Nvptx && self.st.flags.contains(MathFlags::APPROX_FUNC)
     }
+}
+
+/// Whether NVPTX fast math has an approximate `f32` form of `func`
+/// ([`Lx::fast_math_fn`]; no libdevice needed).
+pub(crate) fn nvptx_approximates(func: MathFn) -> bool {
+    use MathFn::*;
+    matches!(func, Sin | Cos | Tan | Exp | Exp2 | Log | Log2 | Log10)
 }
 
 /// [`weft_abi::fastmath::Ops`] in LLVM IR on `f32` (the host

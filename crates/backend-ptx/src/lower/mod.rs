@@ -89,8 +89,9 @@ pub(crate) struct Lowered {
     pub kernels: Vec<LoweredKernel>,
     /// Host helpers referenced by the module.
     pub host_fns: Vec<Shim>,
-    /// Whether any `__nv_*` function is called.
-    pub uses_libdevice: bool,
+    /// The libdevice functions called (`__nv_*`) and how many call sites
+    /// each has, in first-call order.
+    pub libdevice_calls: Vec<(String, usize)>,
 }
 
 /// Makes an LLVM symbol from an IR name.
@@ -118,12 +119,14 @@ struct Di<'ctx> {
     files: Vec<DIFile<'ctx>>,
 }
 
-/// Lowers every kernel of `m` (and the funcs they call) into `module`.
+/// Lowers the kernels `kernels` of `m` (and the funcs they call) into
+/// `module`.
 pub(crate) fn lower<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     m: &weft_ir::Module,
     cfg: TargetCfg,
+    kernels: &[FuncId],
 ) -> Result<Lowered> {
     let di = if cfg.debug && !m.files.is_empty() {
         let (dir, file) = split_path(&m.files[0]);
@@ -179,12 +182,12 @@ pub(crate) fn lower<'ctx>(
         flat_cache: HashMap::new(),
         funcs: HashMap::new(),
         host_fns: Vec::new(),
-        uses_libdevice: false,
+        libdevice_calls: Vec::new(),
         di,
         st: FnState::default(),
         cur_id: FuncId::from_u32(0),
     };
-    let order = m.reachable_funcs();
+    let order = m.reachable_from(kernels.iter().copied());
     let mut kernels = Vec::new();
     // Declare everything first so calls can refer to any func.
     for &fid in &order {
@@ -216,7 +219,7 @@ pub(crate) fn lower<'ctx>(
     Ok(Lowered {
         kernels,
         host_fns: lx.host_fns,
-        uses_libdevice: lx.uses_libdevice,
+        libdevice_calls: lx.libdevice_calls,
     })
 }
 
@@ -297,7 +300,7 @@ struct Lx<'a, 'ctx, 'm> {
     flat_cache: HashMap<Type, std::rc::Rc<[Slot]>>,
     funcs: HashMap<FuncId, FunctionValue<'ctx>>,
     host_fns: Vec<Shim>,
-    uses_libdevice: bool,
+    libdevice_calls: Vec<(String, usize)>,
     di: Option<Di<'ctx>>,
     st: FnState<'ctx>,
     cur_id: FuncId,

@@ -225,6 +225,17 @@ impl<'a, 'c> FnLower<'a, 'c> {
         }
         for (r, env, dead, res) in &outs {
             b.switch_to(*r);
+            // The branch's `yield` sits on its last line (the `if`'s in an
+            // empty branch), so that a debugger does not stop on a line
+            // the branch did not run.
+            match b.func.regions[*r]
+                .insts
+                .last()
+                .map(|&i| b.func.insts[i].loc)
+            {
+                Some(loc) => b.set_loc(loc),
+                None => self.at(b, span),
+            }
             if *dead {
                 if !b.is_terminated() {
                     let mut vs = Vec::new();

@@ -166,6 +166,19 @@ pub(super) enum Op {
         loc: Loc,
         operands: Box<[u32]>,
     },
+    /// Traced programs only ([`super::trace`]): about to run an instruction
+    /// at this location.
+    At(Loc),
+    /// Traced programs only: these named values were just defined.
+    Bind(Box<[Bind]>),
+}
+
+/// A source variable bound to a value (traced programs only).
+#[derive(Debug)]
+pub(super) struct Bind {
+    pub value: Value,
+    pub span: Span,
+    pub ty: Type,
 }
 
 /// A lowered function.
@@ -265,6 +278,8 @@ struct Lower<'m> {
     visited: Vec<bool>,
     regions: Vec<Vec<Op>>,
     callees: Vec<FuncId>,
+    /// Emit [`Op::At`] and [`Op::Bind`] (the statement trace).
+    trace: bool,
 }
 
 impl<'m> Lower<'m> {
@@ -443,6 +458,11 @@ impl<'m> Lower<'m> {
             return Err(self.malformed(loc, format!("{r} is empty (it must end in a terminator)")));
         }
         let mut ops = Vec::with_capacity(n);
+        if self.trace {
+            if let Some(b) = self.binds(&rd.params) {
+                ops.push(b);
+            }
+        }
         for (k, &inst) in rd.insts.iter().enumerate() {
             let Some(data) = self.f.insts.get(inst) else {
                 return Err(self.malformed(loc, format!("reference to undefined {inst}")));
@@ -453,10 +473,35 @@ impl<'m> Lower<'m> {
                     format!("{r} must end in exactly one terminator ({inst})"),
                 ));
             }
-            ops.push(self.inst(inst, ctx, depth)?);
+            let op = self.inst(inst, ctx, depth)?;
+            if self.trace && !data.loc.is_none() && !matches!(data.kind, InstKind::Return(_)) {
+                ops.push(Op::At(data.loc));
+            }
+            ops.push(op);
+            if self.trace {
+                if let Some(b) = self.binds(&data.results) {
+                    ops.push(b);
+                }
+            }
         }
         self.regions[r.index()] = ops;
         Ok(())
+    }
+
+    /// The [`Op::Bind`] of the source variables among `vs`, if any.
+    fn binds(&self, vs: &[Value]) -> Option<Op> {
+        let b: Box<[Bind]> = vs
+            .iter()
+            .filter(|&&v| self.f.var_name(v).is_some())
+            .filter_map(|&v| {
+                Some(Bind {
+                    value: v,
+                    span: *self.slots.get(v.index())?,
+                    ty: self.f.values.get(v)?.ty,
+                })
+            })
+            .collect();
+        (!b.is_empty()).then_some(Op::Bind(b))
     }
 
     fn inst(&mut self, inst: Inst, ctx: Ctx, depth: u32) -> Result<Op, InterpError> {
@@ -824,7 +869,7 @@ impl<'m> Lower<'m> {
 }
 
 /// Lowers one function; returns its code and the functions it calls.
-fn lower(m: &Module, fid: FuncId) -> Result<(Code, Vec<FuncId>), InterpError> {
+fn lower(m: &Module, fid: FuncId, trace: bool) -> Result<(Code, Vec<FuncId>), InterpError> {
     let f = &m.funcs[fid];
     let malformed = |what: String| InterpError::Malformed {
         func: f.name.clone(),
@@ -866,6 +911,7 @@ fn lower(m: &Module, fid: FuncId) -> Result<(Code, Vec<FuncId>), InterpError> {
         visited: vec![false; f.regions.len()],
         regions: (0..f.regions.len()).map(|_| Vec::new()).collect(),
         callees: Vec::new(),
+        trace,
     };
     let ctx = Ctx {
         yield_to: None,
@@ -883,15 +929,16 @@ fn lower(m: &Module, fid: FuncId) -> Result<(Code, Vec<FuncId>), InterpError> {
 }
 
 impl Program {
-    /// Lowers `root` and every function it calls, transitively.
-    pub fn new(m: &Module, root: FuncId) -> Result<Program, InterpError> {
+    /// Lowers `root` and every function it calls, transitively; with
+    /// `trace`, with the statement trace's ops.
+    pub fn new(m: &Module, root: FuncId, trace: bool) -> Result<Program, InterpError> {
         let mut codes: Vec<Option<Code>> = (0..m.funcs.len()).map(|_| None).collect();
         let mut work = vec![root];
         while let Some(fid) = work.pop() {
             if codes[fid.index()].is_some() {
                 continue;
             }
-            let (code, callees) = lower(m, fid)?;
+            let (code, callees) = lower(m, fid, trace)?;
             codes[fid.index()] = Some(code);
             work.extend(callees.into_iter().filter(|c| codes[c.index()].is_none()));
         }

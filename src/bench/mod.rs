@@ -35,6 +35,8 @@
 //! sizes and repetitions (tests).
 //! The interpreter is timed for compile and launch overhead only.
 
+pub mod scaling;
+
 use crate::reference::{bodies, nbody_step, saxpy, V3};
 use crate::Error;
 use std::path::Path;
@@ -44,7 +46,7 @@ use weft::{
     DeviceArray, DeviceOptions, Kernel, LayoutOptions, Value,
 };
 
-const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
+const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
 
 /// The saxpy, transcendental and atomic-sum workloads' kernels.
 pub const SOURCE: &str = r#"
@@ -149,6 +151,8 @@ pub struct Report {
     /// Backends not available here, with the reason.
     pub skipped: Vec<(String, String)>,
     pub threads: usize,
+    /// The compile-scaling workload, when asked for.
+    pub scaling: Option<scaling::Report>,
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -445,8 +449,37 @@ fn launch_overhead(dev: &Device, launches: usize, host: bool) -> Result<f64, Err
     Ok(median(times).as_secs_f64() * 1e6)
 }
 
+/// The name of the compile-scaling workload ([`scaling`]), run only when
+/// `--workload` names it.
+pub const COMPILE_SCALING: &str = "compile-scaling";
+
+/// Opens the device `name` with `opts`, or says (one line) why not.
+fn open_device(name: &str, opts: &DeviceOptions) -> Result<Device, String> {
+    Device::open_with(name, opts).map_err(|e| {
+        let why = crate::conform::one_line(&e.into());
+        why.strip_prefix("error: ").unwrap_or(&why).to_string()
+    })
+}
+
 /// Runs the benchmarks; `progress` is told what runs.
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Error> {
+    let scaling = opts.workloads.iter().any(|w| w == COMPILE_SCALING);
+    let mut report = if scaling && opts.workloads.iter().all(|w| w == COMPILE_SCALING) {
+        Report {
+            threads: rayon::current_num_threads(),
+            ..Default::default()
+        }
+    } else {
+        launches(opts, &mut progress)?
+    };
+    if scaling {
+        report.scaling = Some(scaling::run(opts.quick, &opts.backends, &mut progress)?);
+    }
+    Ok(report)
+}
+
+/// The compile, launch and throughput workloads.
+fn launches(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Error> {
     // One cache of our own for the IR, PTX and SPIR-V, cleared for each
     // cold compile.
     let cache = std::env::temp_dir().join(format!("weft-bench-cache-{}", std::process::id()));
@@ -459,19 +492,21 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
         ..Default::default()
     };
     let mut devices = Vec::new();
-    for name in &opts.backends {
-        match Device::open_with(name, &dev_opts) {
+    let names = opts.backends.iter();
+    for name in names.filter(|n| !scaling::TEXT_TARGETS.contains(&n.as_str())) {
+        match open_device(name, &dev_opts) {
             Ok(d) => devices.push(d),
-            Err(e) => {
-                let why = crate::conform::one_line(&e.into());
-                let why = why.strip_prefix("error: ").unwrap_or(&why).to_string();
-                report.skipped.push((name.clone(), why))
-            }
+            Err(why) => report.skipped.push((name.clone(), why)),
         }
     }
     let mut ws = workloads(opts.quick)?;
-    if !opts.workloads.is_empty() {
-        ws.retain(|w| opts.workloads.iter().any(|n| w.name.contains(n.as_str())));
+    let only: Vec<&String> = opts
+        .workloads
+        .iter()
+        .filter(|w| *w != COMPILE_SCALING)
+        .collect();
+    if !only.is_empty() {
+        ws.retain(|w| only.iter().any(|n| w.name.contains(n.as_str())));
     }
     // Hand-written loops, timed alternately with each backend's launches
     // (a shared machine's load then disturbs both sides alike).
@@ -602,6 +637,12 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
 impl Report {
     /// The table as text.
     pub fn table(&self) -> String {
+        let scaling = self.scaling.as_ref().map(scaling::Report::table);
+        if self.rows.is_empty() && self.launch_us.is_empty() {
+            if let Some(t) = scaling {
+                return t;
+            }
+        }
         let head = [
             "workload",
             "backend",
@@ -612,7 +653,7 @@ impl Report {
             "throughput",
             "vs rayon",
         ];
-        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut rows: Vec<Vec<String>> = vec![head.map(String::from).to_vec()];
         for r in &self.rows {
             rows.push(vec![
                 r.workload.clone(),
@@ -626,23 +667,7 @@ impl Report {
                 r.vs_hand.map_or("-".into(), |x| format!("{x:.2}x")),
             ]);
         }
-        let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
-        for r in &rows {
-            for (k, c) in r.iter().enumerate() {
-                w[k] = w[k].max(c.chars().count());
-            }
-        }
-        let fmt = |cells: &[String]| {
-            let mut s = String::new();
-            for (k, c) in cells.iter().enumerate() {
-                let pad = w[k].saturating_sub(c.chars().count());
-                s.push_str(c);
-                s.push_str(&" ".repeat(pad + 2));
-            }
-            s.trim_end().to_string()
-        };
-        let mut out = vec![fmt(&head.map(String::from))];
-        out.extend(rows.iter().map(|r| fmt(r)));
+        let mut out = align(&rows);
         out.push(String::new());
         let lo: Vec<_> = self
             .launch_us
@@ -674,6 +699,10 @@ impl Report {
             "{} rayon threads; compile: cold = frontend + passes + backend, warm = from the disk cache, in-memory = Device::load of a loaded module",
             self.threads
         ));
+        if let Some(t) = scaling {
+            out.push(String::new());
+            out.push(t);
+        }
         out.join("\n")
     }
 
@@ -692,6 +721,30 @@ impl Report {
             "launch_overhead_us": self.launch_us.iter().map(|(b, us)| json!({"backend": b, "us": us})).collect::<Vec<_>>(),
             "rayon_ms": self.hand.iter().map(|(n, t)| json!({"workload": n, "ms": t})).collect::<Vec<_>>(),
             "skipped": self.skipped.iter().map(|(b, w)| json!({"backend": b, "reason": w})).collect::<Vec<_>>(),
+            "compile_scaling": self.scaling.as_ref().map(scaling::Report::json),
         })
     }
+}
+
+/// Rows of cells as left-aligned columns.
+fn align(rows: &[Vec<String>]) -> Vec<String> {
+    let mut w: Vec<usize> = Vec::new();
+    for r in rows {
+        for (k, c) in r.iter().enumerate() {
+            if w.len() <= k {
+                w.push(0);
+            }
+            w[k] = w[k].max(c.chars().count());
+        }
+    }
+    rows.iter()
+        .map(|r| {
+            let mut s = String::new();
+            for (k, c) in r.iter().enumerate() {
+                s.push_str(c);
+                s.push_str(&" ".repeat(w[k].saturating_sub(c.chars().count()) + 2));
+            }
+            s.trim_end().to_string()
+        })
+        .collect()
 }
