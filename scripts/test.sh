@@ -73,6 +73,8 @@ if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
   for layout in aos soa; do
     for b in interp cpu llvm-cpu; do conform_on "$WEFT_CONFORMANCE_DIR" "$b" --layout "$layout"; done
   done
+  echo "== weft conform (our own cases, conformance/)"
+  for b in interp cpu llvm-cpu; do conform_on conformance "$b"; done
   echo "== weft conform (gradient cases) and weft gradcheck"
   for dir in "$WEFT_CONFORMANCE_DIR/grad" conformance/grad; do
     for b in interp cpu llvm-cpu; do conform_on "$dir" "$b"; done

@@ -11,6 +11,8 @@
 //! * [`bench`], [`gpu_bench`] and [`reference`]: `weft bench` /
 //!   `weft bench-gpu` and the hand-written loops they are measured against;
 //!   [`grad_bench`]: `weft bench --workload autodiff`;
+//! * [`builtins`]: `weft builtins`, Warp's builtin registry against what
+//!   each backend compiles (docs/builtins.md);
 //! * [`debug`]: `weft debug`'s command loop over the library's debugger;
 //! * [`fuzz`]: the fuzz targets' bodies and seeds, the random program
 //!   generator and `weft fuzz-diff`;
@@ -18,6 +20,7 @@
 //!   differences.
 
 pub mod bench;
+pub mod builtins;
 pub mod compare;
 pub mod conform;
 pub mod dap;

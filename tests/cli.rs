@@ -202,3 +202,43 @@ fn conform_counts_and_reports_failures() {
     let o = weft(&["conform", d.join("nothing").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
 }
+
+/// `wp.expect_eq`/`expect_neq`/`expect_near` print Warp's message with the
+/// values, after the file and line, and the kernel goes on (our case
+/// `conformance/cases/expect_checks`).
+#[test]
+fn expect_checks_print_and_continue() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/cases/expect_checks");
+    let out = scratch("expect_checks");
+    for backend in ["interp", "cpu"] {
+        let o = weft(&[
+            "run",
+            case.to_str().unwrap(),
+            "--backend",
+            backend,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&o);
+        assert!(o.status.success(), "{backend}: {stdout}{stderr}");
+        // Thread 0 fails expect_eq(i, 1) and both expect_near; thread 1
+        // fails expect_neq (x[1] = 3) and both expect_near.
+        for want in [
+            "kernel.py:7: Error, expect_eq() failed:\n\t Expected: 1\n\t Actual: 0\n",
+            "kernel.py:8: Error, expect_neq() failed:\n\t Expected: 1 2 3 \n\t Actual: 1 2 3 \n",
+            "kernel.py:9: Error, expect_near() failed with tolerance 0.5\n    Expected: 2\n    Actual: 3\n    Absolute difference: 1\n",
+            "kernel.py:10: Error, expect_near() failed with tolerance 1e-06\n    Expected: 2 1 \n    Actual: 1 1 \n    Max absolute difference: 1\n",
+        ] {
+            assert!(stdout.contains(want), "{backend}: missing {want:?} in\n{stdout}");
+        }
+        assert_eq!(
+            stdout.matches("Error, expect_").count(),
+            6,
+            "{backend}:\n{stdout}"
+        );
+        assert!(
+            stdout.contains("matches expected (o)"),
+            "{backend}: {stdout}"
+        );
+    }
+}

@@ -1,4 +1,6 @@
-//! Runs the whole conformance corpus on every device and expects no failure.
+//! Runs the whole conformance corpus, and Weft's own cases (`conformance/`
+//! in the repository, made by `conformance/gen/make_cases.py` with real
+//! Warp), on the CPU devices and expects no failure.
 //!
 //! The corpus is at `$WEFT_CONFORMANCE_DIR`, default `shared/conformance`
 //! beside an ancestor of the workspace (`weft_testkit::corpus`); when it is
@@ -10,10 +12,19 @@ mod common;
 use weft::{Compiler, Device};
 use weft_cli::conform;
 
+/// Weft's own cases, beside the workspace root.
+fn own_cases() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")
+}
+
 fn run_on(device: Device) {
     let Some(dir) = common::corpus() else { return };
+    run_dir(device, &dir);
+}
+
+fn run_dir(device: Device, dir: &std::path::Path) {
     let mut failures = Vec::new();
-    let summary = conform::run_dir(&dir, &device, &Compiler::new(), |r| {
+    let summary = conform::run_dir(dir, &device, &Compiler::new(), |r| {
         if let Some(line) = r.line() {
             failures.push(line);
         }
@@ -42,4 +53,14 @@ fn conformance_cpu() {
 #[test]
 fn conformance_interp() {
     run_on(Device::interp());
+}
+
+#[test]
+fn own_cases_cpu() {
+    run_dir(Device::cpu(), &own_cases());
+}
+
+#[test]
+fn own_cases_interp() {
+    run_dir(Device::interp(), &own_cases());
 }

@@ -73,6 +73,7 @@ fn scalar_bytes(s: Scalar, text: &str) -> Result<Vec<u8>, String> {
         Scalar::I32 | Scalar::U32 => (int()? as u32).to_le_bytes().to_vec(),
         Scalar::I64 | Scalar::U64 => (int()? as u64).to_le_bytes().to_vec(),
         Scalar::F16 => weft::ir::f16::f64_to_f16(float()?).to_le_bytes().to_vec(),
+        Scalar::BF16 => weft::ir::f16::f64_to_bf16(float()?).to_le_bytes().to_vec(),
         Scalar::F32 => (float()? as f32).to_le_bytes().to_vec(),
         Scalar::F64 => float()?.to_le_bytes().to_vec(),
     })

@@ -448,6 +448,19 @@ def shift(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
 """, "shift", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("n", "int32", 6)],
         note="Warp's while rule: each reverse iteration's adjoint runs after its replay advanced k (the gradient lands one entry later)",
         rules={"x": "dynamic loop (while): the adjoint of sin(x[k]) reads k after the replay advanced it (Warp's rule 3)"}))
+    cases.append(Case("loop_while_negative_index", """
+@wp.kernel
+def shift_neg(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    k = int(-6)
+    while k < n:
+        s += wp.sin(x[k]) * x[i]
+        k += 1
+    y[i] = s
+""", "shift_neg", [("x", "float32", x), ("y", "float32", z)], ["y"], scalars=[("n", "int32", -1)],
+        note="negative indices in a while loop: Warp wraps the index inside the access, so the adjoint wraps k after the replay advanced it",
+        rules={"x": "dynamic loop (while): the adjoint of sin(x[k]) reads k after the replay advanced it, wrapped (Warp's rule 3)"}))
     cases.append(Case("loop_constant_range_17", """
 @wp.kernel
 def seventeen(x: wp.array(dtype=float), y: wp.array(dtype=float)):

@@ -55,6 +55,8 @@ pub fn elem_shape(ty: Type) -> Vec<usize> {
 fn npy_scalar(s: Scalar) -> NpyDtype {
     let kind = match s {
         Scalar::Bool => 'b',
+        // Warp stores bfloat16 as its bits; `numpy()` gives them as uint16.
+        Scalar::BF16 => 'u',
         s if s.is_float() => 'f',
         s if s.is_signed_int() => 'i',
         _ => 'u',
@@ -254,6 +256,7 @@ fn scalar_bytes(json: &serde_json::Value, s: Scalar) -> Result<Vec<u8>, String> 
         let v = num.as_f64().ok_or_else(bad)?;
         return Ok(match s {
             Scalar::F16 => weft_ir::f16::f64_to_f16(v).to_le_bytes().to_vec(),
+            Scalar::BF16 => weft_ir::f16::f64_to_bf16(v).to_le_bytes().to_vec(),
             Scalar::F32 => (v as f32).to_le_bytes().to_vec(),
             _ => v.to_le_bytes().to_vec(),
         });

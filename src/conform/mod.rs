@@ -361,6 +361,7 @@ fn decode(s: Scalar, b: &[u8]) -> Num {
     let n = s.bits();
     match s {
         Scalar::F16 => Num::Float(weft_ir::f16::f16_to_f64(u as u16)),
+        Scalar::BF16 => Num::Float(weft_ir::f16::bf16_to_f32(u as u16) as f64),
         Scalar::F32 => Num::Float(f32::from_bits(u as u32) as f64),
         Scalar::F64 => Num::Float(f64::from_bits(u)),
         Scalar::Bool => Num::Int((u & 0xff) as i128),
@@ -535,6 +536,7 @@ pub fn ulp_distance(s: Scalar, a: &[u8], b: &[u8]) -> u64 {
     let sign = 1u64 << (nbits - 1);
     let exp_all = match s {
         Scalar::F16 => 0x7c00u64,
+        Scalar::BF16 => 0x7f80u64,
         Scalar::F32 => 0x7f80_0000,
         _ => 0x7ff0_0000_0000_0000,
     };

@@ -319,13 +319,13 @@ fn type_die(
         Some(array_die(unit, root, elem, dims))
     };
     let t = match ty {
-        Type::Scalar(Scalar::F16) => None,
+        Type::Scalar(Scalar::F16 | Scalar::BF16) => None,
         Type::Scalar(s) => {
             let enc = match s {
                 Scalar::Bool => gimli::DW_ATE_boolean,
                 Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 => gimli::DW_ATE_signed,
                 Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64 => gimli::DW_ATE_unsigned,
-                Scalar::F16 | Scalar::F32 | Scalar::F64 => gimli::DW_ATE_float,
+                Scalar::F16 | Scalar::F32 | Scalar::F64 | Scalar::BF16 => gimli::DW_ATE_float,
             };
             let id = unit.add(root, gimli::DW_TAG_base_type);
             let name = strings.add(s.name());

@@ -105,6 +105,25 @@ fn inputs(s: Scalar, rng: &mut Rng, n: usize) -> Vec<u64> {
         .iter()
         .map(|&x| weft_ir::f16::f32_to_f16(x) as u64)
         .collect(),
+        Scalar::BF16 => [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            2.5,
+            -2.5,
+            0.1,
+            1e30,
+            -3e9,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            300.7,
+        ]
+        .iter()
+        .map(|&x| weft_ir::f16::f32_to_bf16(x) as u64)
+        .collect(),
         Scalar::F32 => [
             0.0f32,
             -0.0,
@@ -175,6 +194,15 @@ fn inputs(s: Scalar, rng: &mut Rng, n: usize) -> Vec<u64> {
                     ) as u64
                 }
             }
+            Scalar::BF16 => {
+                if r.is_multiple_of(4) {
+                    r >> 48
+                } else {
+                    weft_ir::f16::f32_to_bf16(
+                        ((r >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0) as f32,
+                    ) as u64
+                }
+            }
             Scalar::F32 => {
                 if r.is_multiple_of(4) {
                     r >> 32
@@ -213,6 +241,7 @@ fn to_const(s: Scalar, raw: u64) -> Const {
     match s {
         Scalar::Bool => Const::bool(raw & 0xff != 0),
         Scalar::F16 => Const::float(s, weft_ir::f16::f16_to_f64(raw as u16)),
+        Scalar::BF16 => Const::float(s, weft_ir::f16::bf16_to_f32(raw as u16) as f64),
         Scalar::F32 => Const::float(s, f32::from_bits(raw as u32) as f64),
         Scalar::F64 => Const::float(s, f64::from_bits(raw)),
         _ if s.is_signed_int() => {
@@ -228,6 +257,7 @@ fn from_const(c: Const) -> u64 {
     let f = f64::from_bits(c.bits);
     match c.ty {
         Scalar::F16 => weft_ir::f16::f64_to_f16(f) as u64,
+        Scalar::BF16 => weft_ir::f16::f64_to_bf16(f) as u64,
         Scalar::F32 => (f as f32).to_bits() as u64,
         Scalar::F64 => c.bits,
         s => c.bits & mask(s),
@@ -237,6 +267,7 @@ fn from_const(c: Const) -> u64 {
 fn is_nan(s: Scalar, raw: u64) -> bool {
     match s {
         Scalar::F16 => weft_ir::f16::f16_to_f32(raw as u16).is_nan(),
+        Scalar::BF16 => weft_ir::f16::bf16_to_f32(raw as u16).is_nan(),
         Scalar::F32 => f32::from_bits(raw as u32).is_nan(),
         Scalar::F64 => f64::from_bits(raw).is_nan(),
         _ => false,

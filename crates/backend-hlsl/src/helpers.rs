@@ -48,6 +48,35 @@ const HELPERS: &[Helper] = &[
 float weft_f16(float x) { return f16tof32(f32tof16(x)); }",
     },
     Helper {
+        name: "weft_bf16_bits",
+        deps: &[],
+        text: "// The bfloat16 nearest x (ties to even; NaN stays NaN), as weft_ir::f16::f32_to_bf16.
+uint weft_bf16_bits(float x)
+{
+    uint b = asuint(x);
+    if ((b & 0x7f800000u) == 0x7f800000u)
+    {
+        uint h = b >> 16;
+        if ((b & 0x007fffffu) != 0u && (h & 0x7fu) == 0u)
+            h |= 0x40u;
+        return h;
+    }
+    return (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+}",
+    },
+    Helper {
+        name: "weft_bf16_to_f32",
+        deps: &[],
+        text: "// The float of bfloat16 bits (the low 16 bits of h).
+float weft_bf16_to_f32(uint h) { return asfloat((h & 0xffffu) << 16); }",
+    },
+    Helper {
+        name: "weft_bf16",
+        deps: &["weft_bf16_bits", "weft_bf16_to_f32"],
+        text: "// Rounds to the nearest bfloat16 value (bf16 values live in floats).
+float weft_bf16(float x) { return weft_bf16_to_f32(weft_bf16_bits(x)); }",
+    },
+    Helper {
         name: "weft_bits64",
         deps: &[],
         text: "// The bits of a double: x = low word, y = high word.

@@ -65,6 +65,7 @@ fn inputs(s: Scalar, rng: &mut Rng) -> Vec<u8> {
             } else if i % 3 == 0 {
                 match s {
                     Scalar::F16 => weft_ir::f16::f16_to_f64(r as u16),
+                    Scalar::BF16 => weft_ir::f16::bf16_to_f32(r as u16) as f64,
                     Scalar::F32 => f32::from_bits(r as u32) as f64,
                     _ => f64::from_bits(r),
                 }
@@ -90,6 +91,7 @@ fn to_bytes(c: Const) -> Vec<u8> {
     let n = c.ty.size() as usize;
     let bits = match c.ty {
         Scalar::F16 => weft_ir::f16::f64_to_f16(f64::from_bits(c.bits)) as u64,
+        Scalar::BF16 => weft_ir::f16::f64_to_bf16(f64::from_bits(c.bits)) as u64,
         Scalar::F32 => (f64::from_bits(c.bits) as f32).to_bits() as u64,
         _ => c.bits,
     };
@@ -102,6 +104,7 @@ fn from_bytes(s: Scalar, b: &[u8]) -> Const {
     let raw = u64::from_le_bytes(w);
     match s {
         Scalar::F16 => Const::float(s, weft_ir::f16::f16_to_f64(raw as u16)),
+        Scalar::BF16 => Const::float(s, weft_ir::f16::bf16_to_f32(raw as u16) as f64),
         Scalar::F32 => Const::float(s, f32::from_bits(raw as u32) as f64),
         Scalar::F64 => Const { ty: s, bits: raw },
         Scalar::Bool => Const::bool(raw & 1 == 1),

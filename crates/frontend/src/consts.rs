@@ -422,20 +422,21 @@ fn construct(ty: Type, args: &[CVal], span: Span) -> R {
     Ok(CVal::Agg(ty, comps))
 }
 
-/// Warp's named float constants (`warp/_src/constants.py`: `wp.pi`,
-/// `wp.INF`, `wp.nan`, ...), in both spellings.
-fn warp_constant(name: &str) -> Option<f64> {
-    use std::f64::consts as c;
+/// Warp's named constants (`warp/_src/constants.py`, `wp.pi` and the
+/// others), each under its lower- and upper-case name: Python floats, so
+/// float32 in kernels unless converted.
+pub(crate) fn warp_constant(name: &str) -> Option<f64> {
+    use std::f64::consts;
     Some(match name {
-        "e" | "E" => c::E,
-        "log2e" | "LOG2E" => c::LOG2_E,
-        "log10e" | "LOG10E" => c::LOG10_E,
-        "ln2" | "LN2" => c::LN_2,
-        "ln10" | "LN10" => c::LN_10,
+        "e" | "E" => consts::E,
+        "log2e" | "LOG2E" => consts::LOG2_E,
+        "log10e" | "LOG10E" => consts::LOG10_E,
+        "ln2" | "LN2" => consts::LN_2,
+        "ln10" | "LN10" => consts::LN_10,
+        "pi" | "PI" => consts::PI,
+        "half_pi" | "HALF_PI" => consts::FRAC_PI_2,
+        "tau" | "TAU" => consts::TAU,
         "phi" | "PHI" => 1.618_033_988_749_895,
-        "pi" | "PI" => c::PI,
-        "half_pi" | "HALF_PI" => c::FRAC_PI_2,
-        "tau" | "TAU" => c::TAU,
         "inf" | "INF" => f64::INFINITY,
         "nan" | "NAN" => f64::NAN,
         _ => return None,

@@ -91,6 +91,7 @@ fn compile_module(file_name: &str, source: &str, custom: bool) -> Result<Module,
     };
     let mut ctx = lower::Ctx::default();
     ctx.custom = custom;
+    ctx.file_name = file_name.to_string();
     for k in &user.kernels {
         if let Err(ds) = lower::lower_kernel(&mut ctx, &structs, mods, k) {
             ctx.diags.extend(ds);

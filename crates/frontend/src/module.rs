@@ -778,17 +778,31 @@ pub(crate) fn resolve_type(
             _ => Err(unknown_type(span)),
         },
         Expr::Call(c) if generic_ctor(m, &c.func).is_some() => {
-            let matrix = generic_ctor(m, &c.func) == Some(true);
+            let kind = generic_ctor(m, &c.func);
+            let matrix = kind == Some(GenericCtor::Matrix);
             let ev = ConstEval {
                 imports: &m.imports,
                 consts: &m.consts,
             };
             let mut dims: Vec<i128> = Vec::new();
             let mut dtype = None;
-            for kw in c.arguments.keywords.iter() {
-                match kw.arg.as_ref().map(|a| a.id.as_str()) {
-                    Some("length") => dims.push(ev.eval(&kw.value)?.as_int().unwrap_or(0)),
-                    Some("shape") => match &kw.value {
+            // Warp's parameters: `vector(length, dtype)`, `matrix(shape,
+            // dtype)`, `quaternion(dtype)`, `transformation(dtype)`.
+            let params: &[&str] = match kind {
+                Some(GenericCtor::Quat | GenericCtor::Transform) => &["dtype"],
+                Some(GenericCtor::Matrix) => &["shape", "dtype"],
+                _ => &["length", "dtype"],
+            };
+            let positional = params.iter().copied().zip(c.arguments.args.iter());
+            let keywords = c
+                .arguments
+                .keywords
+                .iter()
+                .filter_map(|kw| Some((kw.arg.as_ref()?.id.as_str(), &kw.value)));
+            for (param, value) in positional.chain(keywords) {
+                match param {
+                    "length" => dims.push(ev.eval(value)?.as_int().unwrap_or(0)),
+                    "shape" => match value {
                         Expr::Tuple(t) => {
                             for x in &t.elts {
                                 dims.push(ev.eval(x)?.as_int().unwrap_or(0));
@@ -796,7 +810,7 @@ pub(crate) fn resolve_type(
                         }
                         other => dims.push(ev.eval(other)?.as_int().unwrap_or(0)),
                     },
-                    Some("dtype") => dtype = Some(resolve_type(m, table, &kw.value)?),
+                    "dtype" => dtype = Some(resolve_type(m, table, value)?),
                     _ => {}
                 }
             }
@@ -812,6 +826,20 @@ pub(crate) fn resolve_type(
                 }
             };
             let ok = |n: i128| (1..=16).contains(&n);
+            if matches!(kind, Some(GenericCtor::Quat | GenericCtor::Transform)) {
+                if !scalar.is_float() {
+                    return Err(Diagnostic::error(
+                        span,
+                        "quaternion and transformation components must be floats",
+                    )
+                    .with_label("here"));
+                }
+                return Ok(if kind == Some(GenericCtor::Quat) {
+                    Type::Quat(scalar)
+                } else {
+                    Type::Transform(scalar)
+                });
+            }
             match (matrix, dims.as_slice()) {
                 (false, [n]) if ok(*n) => Ok(Type::Vec(*n as u8, scalar)),
                 (true, [r, c]) if ok(*r) && ok(*c) => Ok(Type::Mat(*r as u8, *c as u8, scalar)),
@@ -878,9 +906,19 @@ pub(crate) fn resolve_type(
     }
 }
 
-/// `wp.types.vector`/`wp.vec` (`Some(false)`) or `wp.types.matrix`/`wp.mat`
-/// (`Some(true)`).
-fn generic_ctor(m: &ModInfo<'_>, f: &Expr) -> Option<bool> {
+/// The parameterised type constructors: `wp.types.vector`/`wp.vec`,
+/// `wp.types.matrix`/`wp.mat`, `wp.types.quaternion`/`wp.quaternion` and
+/// `wp.types.transformation`/`wp.transformation`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum GenericCtor {
+    Vector,
+    Matrix,
+    Quat,
+    Transform,
+}
+
+/// Which parameterised type constructor `f` names, if any.
+pub(crate) fn generic_ctor(m: &ModInfo<'_>, f: &Expr) -> Option<GenericCtor> {
     let Expr::Attribute(a) = f else {
         return None;
     };
@@ -893,8 +931,10 @@ fn generic_ctor(m: &ModInfo<'_>, f: &Expr) -> Option<bool> {
         return None;
     }
     match last {
-        "vector" | "vec" => Some(false),
-        "matrix" | "mat" => Some(true),
+        "vector" | "vec" => Some(GenericCtor::Vector),
+        "matrix" | "mat" => Some(GenericCtor::Matrix),
+        "quaternion" => Some(GenericCtor::Quat),
+        "transformation" => Some(GenericCtor::Transform),
         _ => None,
     }
 }

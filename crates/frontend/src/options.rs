@@ -8,7 +8,10 @@
 //! `module_options`), every value a compile-time constant. Of them only
 //! `fast_math` (it becomes [`weft_ir::Function::fast_math`] of the kernels it
 //! covers) and `enable_backward` ([`weft_ir::Function::backward`]) mean
-//! something here; the others are accepted and ignored.
+//! something here; the others are accepted and ignored. `deterministic`
+//! (Warp's reproducible float atomics, on CUDA) is not honoured: the
+//! interpreter runs threads in order, and the CPU backends' float atomics
+//! sum in the order the threads reach them, as Warp without the option.
 //!
 //! Which kernels an option covers follows Warp, where options belong to a
 //! module and are read when the module is compiled: `set_module_options`
@@ -43,6 +46,10 @@ pub(crate) const KNOWN: &[&str] = &[
     "cpu_compiler_flags",
     "compile_time_trace",
     "strip_hash",
+    "extra_build_options",
+    "deterministic",
+    "deterministic_max_records",
+    "default_grid_stride",
 ];
 
 /// The options of one dict that matter to this compiler.
@@ -286,8 +293,14 @@ fn read(m: &ModInfo<'_>, dicts: &Dicts<'_>, e: &Expr, diags: &mut Vec<Diagnostic
             imports: &m.imports,
             consts: &m.consts,
         };
+        // `wp.DeterministicMode.RUN_TO_RUN` and the other members of
+        // Warp's enum: accepted (the option is not honoured, see above).
+        let is_mode = matches!(value, Expr::Attribute(a)
+            if matches!(crate::consts::dotted(&a.value), Some((w, "DeterministicMode")) if m.imports.is_wp(w))
+                && matches!(a.attr.id.as_str(), "NOT_GUARANTEED" | "RUN_TO_RUN" | "GPU_TO_GPU"));
         let v = match value {
             Expr::StringLiteral(_) | Expr::NoneLiteral(_) => None,
+            _ if is_mode && name == "deterministic" => None,
             other => match ev.eval(other) {
                 Ok(v) => Some(v),
                 Err(_) => {

@@ -5,8 +5,9 @@
 #
 # Template scheme (expanded by builtins/prelude.rs before parsing):
 #   a line `# @float` starts a block instantiated once per float type
-#   (float16, float32, float64), `# @float3264` one for float32 and float64
-#   only; `# @once` starts a block emitted as is.
+#   (float16, float32, float64, bfloat16), `# @float3264` one for float32 and float64
+#   only, `# @scalar` one per numeric scalar type (only $F substituted);
+#   `# @once` starts a block emitted as is.
 #   In templated blocks: $F is the scalar type (wp.float32), $V2 $V3 $V4 the
 #   vectors, $M22 $M33 $M44 the matrices, $Q the quaternion, $T the
 #   transform and $S the spatial vector of that scalar type.
@@ -19,6 +20,18 @@
 # builtin.h, rand.h) operation for operation, so rounding matches.
 
 import warp as wp
+
+# bfloat16's vector, matrix, quaternion and transform types, which Warp names
+# only as `wp.types.vector(...)` and so on ($V3 and the others of bfloat16).
+__weft_vec2bf = wp.types.vector(length=2, dtype=wp.bfloat16)
+__weft_vec3bf = wp.types.vector(length=3, dtype=wp.bfloat16)
+__weft_vec4bf = wp.types.vector(length=4, dtype=wp.bfloat16)
+__weft_spatial_vectorbf = wp.types.vector(length=6, dtype=wp.bfloat16)
+__weft_mat22bf = wp.types.matrix(shape=(2, 2), dtype=wp.bfloat16)
+__weft_mat33bf = wp.types.matrix(shape=(3, 3), dtype=wp.bfloat16)
+__weft_mat44bf = wp.types.matrix(shape=(4, 4), dtype=wp.bfloat16)
+__weft_quatbf = wp.types.quaternion(dtype=wp.bfloat16)
+__weft_transformbf = wp.types.transformation(dtype=wp.bfloat16)
 
 # @float
 
@@ -607,6 +620,46 @@ def __weft_quat_to_rpy(q: $Q):
     return $V3(roll, pitch, yaw)
 
 
+# quat.h: the axis is flipped with w so that the angle is in [0, pi].
+@wp.func
+def __weft_quat_to_axis_angle(q: $Q):
+    v = $V3(q[0], q[1], q[2])
+    n = wp.normalize(v)
+    axis = wp.where(q[3] < $F(0.0), -n, n)
+    return axis, $F(2.0) * wp.atan2(wp.length(v), wp.abs(q[3]))
+
+
+# ---- 4x4 matrices from and to position, rotation and scale (math.py)
+
+@wp.func
+def __weft_transform_compose(p: $V3, q: $Q, s: $V3):
+    r = wp.quat_to_matrix(q)
+    return $M44(
+        s[0] * r[0, 0], s[1] * r[0, 1], s[2] * r[0, 2], p[0],
+        s[0] * r[1, 0], s[1] * r[1, 1], s[2] * r[1, 2], p[1],
+        s[0] * r[2, 0], s[1] * r[2, 1], s[2] * r[2, 2], p[2],
+        $F(0.0), $F(0.0), $F(0.0), $F(1.0),
+    )
+
+
+@wp.func
+def __weft_transform_decompose(m: $M44):
+    zero = $F(0.0)
+    sx = wp.sqrt(m[0, 0] * m[0, 0] + m[1, 0] * m[1, 0] + m[2, 0] * m[2, 0])
+    sy = wp.sqrt(m[0, 1] * m[0, 1] + m[1, 1] * m[1, 1] + m[2, 1] * m[2, 1])
+    sz = wp.sqrt(m[0, 2] * m[0, 2] + m[1, 2] * m[1, 2] + m[2, 2] * m[2, 2])
+    # A zero column keeps its (zero) entries.
+    dx = wp.where(sx != zero, sx, $F(1.0))
+    dy = wp.where(sy != zero, sy, $F(1.0))
+    dz = wp.where(sz != zero, sz, $F(1.0))
+    r = $M33(
+        m[0, 0] / dx, m[0, 1] / dy, m[0, 2] / dz,
+        m[1, 0] / dx, m[1, 1] / dy, m[1, 2] / dz,
+        m[2, 0] / dx, m[2, 1] / dy, m[2, 2] / dz,
+    )
+    return $V3(m[0, 3], m[1, 3], m[2, 3]), wp.quat_from_matrix(r), $V3(sx, sy, sz)
+
+
 # @float3264
 
 # ---- spatial vectors (top = angular w, bottom = linear v)
@@ -808,3 +861,264 @@ def __weft_sample_unit_cube(state: wp.uint32):
     s2 = __weft_pcg(s1)
     s3 = __weft_pcg(s2)
     return wp.vec3(__weft_unit(s1) - 0.5, __weft_unit(s2) - 0.5, __weft_unit(s3) - 0.5), s3
+
+
+# ---- float32-only quaternion helpers (Warp's `warp/_src/math.py`)
+
+@wp.func
+def __weft_quat_twist(axis: wp.vec3, q: wp.quat):
+    a = wp.dot(wp.vec3(q[0], q[1], q[2]), axis) * axis
+    return wp.normalize(wp.quat(a[0], a[1], a[2], q[3]))
+
+
+@wp.func
+def __weft_quat_twist_angle(axis: wp.vec3, q: wp.quat):
+    return 2.0 * wp.atan2(wp.abs(wp.dot(axis, wp.vec3(q[0], q[1], q[2]))), q[3])
+
+
+@wp.func
+def __weft_quat_twist_angle_signed(axis: wp.vec3, q: wp.quat):
+    return 2.0 * wp.atan2(wp.dot(axis, wp.vec3(q[0], q[1], q[2])), q[3])
+
+
+# The rotation of `angle` about axis `axis` (0, 1, 2) at half angle `h`.
+@wp.func
+def __weft_axis_quat(axis: int, h: float):
+    s = wp.sin(h)
+    c = wp.cos(h)
+    return wp.quat(wp.where(axis == 0, s, 0.0), wp.where(axis == 1, s, 0.0), wp.where(axis == 2, s, 0.0), c)
+
+
+# Extrinsic rotations about axes i, then j, then k: q_k * q_j * q_i.
+@wp.func
+def __weft_quat_from_euler(e: wp.vec3, i: int, j: int, k: int):
+    qi = __weft_axis_quat(i, 0.5 * e[i])
+    qj = __weft_axis_quat(j, 0.5 * e[j])
+    qk = __weft_axis_quat(k, 0.5 * e[k])
+    return wp.mul(qk, wp.mul(qj, qi))
+
+
+# Component `n` (1-based; 0 is w) of q in (w, x, y, z) order.
+@wp.func
+def __weft_wxyz(q: wp.quat, n: int):
+    return wp.where(n == 0, q[3], wp.where(n == 1, q[0], wp.where(n == 2, q[1], q[2])))
+
+
+# The inverse of quat_from_euler for axes i, j, k (Tait-Bryan when i != k,
+# proper Euler when i == k), by the half-angle formulation Warp uses: the
+# angles go back by axis, and the third of a proper sequence into the slot
+# of the axis not named.
+@wp.func
+def __weft_quat_to_euler(q: wp.quat, i0: int, j0: int, k0: int):
+    i = i0 + 1
+    j = j0 + 1
+    k = k0 + 1
+    tait = i != k
+    if not tait:
+        k = 6 - i - j
+    e = float((i - j) * (j - k) * (k - i)) / 2.0
+    a = __weft_wxyz(q, 0)
+    b = __weft_wxyz(q, i)
+    c = __weft_wxyz(q, j)
+    d = __weft_wxyz(q, k) * e
+    if tait:
+        a -= __weft_wxyz(q, j)
+        b += __weft_wxyz(q, k) * e
+        c += __weft_wxyz(q, 0)
+        d -= __weft_wxyz(q, i)
+    t2 = wp.acos(2.0 * (a * a + b * b) / (a * a + b * b + c * c + d * d) - 1.0)
+    tp = wp.atan2(b, a)
+    tm = wp.atan2(d, c)
+    t1 = 0.0
+    t3 = 0.0
+    if wp.abs(t2) < 1e-6:
+        t3 = 2.0 * tp - t1
+    elif wp.abs(t2 - wp.pi) < 1e-6:
+        t3 = 2.0 * tm + t1
+    else:
+        t1 = tp - tm
+        t3 = tp + tm
+    if tait:
+        t2 -= wp.HALF_PI
+        t3 *= e
+    ex = t1
+    ey = t2
+    ez = t3
+    if i == 2:
+        ex = t2
+        ey = t1
+    elif i == 3:
+        ex = t3
+        ez = t1
+    if j == 1:
+        ex = t2
+    elif j == 2:
+        ey = t2
+    else:
+        ez = t2
+    if k == 1:
+        ex = t3
+    elif k == 2:
+        ey = t3
+    else:
+        ez = t3
+    return wp.vec3(ex, ey, ez)
+
+
+# ---- vector norms (Warp's `warp/_src/math.py`: float32 only, as there)
+
+@wp.func
+def __weft_norm_huber(v: wp.vec2, delta: wp.float32):
+    a = wp.dot(v, v)
+    return wp.where(a <= delta * delta, wp.float32(0.5) * a, delta * (wp.sqrt(a) - wp.float32(0.5) * delta))
+
+
+@wp.func
+def __weft_norm_huber(v: wp.vec3, delta: wp.float32):
+    a = wp.dot(v, v)
+    return wp.where(a <= delta * delta, wp.float32(0.5) * a, delta * (wp.sqrt(a) - wp.float32(0.5) * delta))
+
+
+@wp.func
+def __weft_norm_huber(v: wp.vec4, delta: wp.float32):
+    a = wp.dot(v, v)
+    return wp.where(a <= delta * delta, wp.float32(0.5) * a, delta * (wp.sqrt(a) - wp.float32(0.5) * delta))
+
+
+@wp.func
+def __weft_norm_pseudo_huber(v: wp.vec2, delta: wp.float32):
+    return delta * wp.sqrt(wp.float32(1.0) + wp.dot(v, v) / (delta * delta))
+
+
+@wp.func
+def __weft_norm_pseudo_huber(v: wp.vec3, delta: wp.float32):
+    return delta * wp.sqrt(wp.float32(1.0) + wp.dot(v, v) / (delta * delta))
+
+
+@wp.func
+def __weft_norm_pseudo_huber(v: wp.vec4, delta: wp.float32):
+    return delta * wp.sqrt(wp.float32(1.0) + wp.dot(v, v) / (delta * delta))
+
+
+@wp.func
+def __weft_smooth_normalize(v: wp.vec2, delta: wp.float32):
+    return v / __weft_norm_pseudo_huber(v, delta)
+
+
+@wp.func
+def __weft_smooth_normalize(v: wp.vec3, delta: wp.float32):
+    return v / __weft_norm_pseudo_huber(v, delta)
+
+
+@wp.func
+def __weft_smooth_normalize(v: wp.vec4, delta: wp.float32):
+    return v / __weft_norm_pseudo_huber(v, delta)
+
+
+# ---- Poisson draws and sampling a CDF (rand.h)
+
+@wp.func
+def __weft_sample_cdf(state: wp.uint32, cdf: wp.array(dtype=wp.float32)):
+    u, s = __weft_randf(state)
+    return __weft_lower_bound(cdf, 0, cdf.shape[0], u), s
+
+
+# log(Gamma(x)) (NumPy's series, float32 as in Warp).
+@wp.func
+def __weft_loggam(x: wp.float32):
+    if x == 1.0 or x == 2.0:
+        return 0.0
+    n = int(0)
+    if x < 7.0:
+        n = int(7.0 - x)
+    x0 = x + float(n)
+    x2 = (1.0 / x0) * (1.0 / x0)
+    g = -1.39243221690590e+00
+    g = g * x2 + 1.796443723688307e-01
+    g = g * x2 + -2.955065359477124e-02
+    g = g * x2 + 6.410256410256410e-03
+    g = g * x2 + -1.917526917526918e-03
+    g = g * x2 + 8.417508417508418e-04
+    g = g * x2 + -5.952380952380952e-04
+    g = g * x2 + 7.936507936507937e-04
+    g = g * x2 + -2.777777777777778e-03
+    g = g * x2 + 8.333333333333333e-02
+    gl = g / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * wp.log(x0) - x0
+    for _k in range(n):
+        gl -= wp.log(x0 - 1.0)
+        x0 -= 1.0
+    return gl
+
+
+# lam < 10: multiply uniforms until the product drops to exp(-lam).
+@wp.func
+def __weft_poisson_mult(state: wp.uint32, lam: wp.float32):
+    s = state
+    enlam = wp.exp(-lam)
+    x = wp.uint32(0)
+    prod = float(1.0)
+    while True:
+        u, s = __weft_randf(s)
+        prod *= u
+        if prod > enlam:
+            x += wp.uint32(1)
+        else:
+            break
+    return x, s
+
+
+# lam >= 10: Hoermann's transformed rejection (PTRS).
+@wp.func
+def __weft_poisson_ptrs(state: wp.uint32, lam: wp.float32):
+    s = state
+    slam = wp.sqrt(lam)
+    loglam = wp.log(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    invalpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2.0)
+    k = float(0.0)
+    while True:
+        u, s = __weft_randf(s)
+        u = u - 0.5
+        v, s = __weft_randf(s)
+        us = 0.5 - wp.abs(u)
+        k = wp.floor((2.0 * a / us + b) * u + lam + 0.43)
+        if us >= 0.07 and v <= vr:
+            break
+        if k < 0.0 or (us < 0.013 and v > us):
+            continue
+        if wp.log(v) + wp.log(invalpha) - wp.log(a / (us * us) + b) <= -lam + k * loglam - __weft_loggam(k + 1.0):
+            break
+    return wp.uint32(k), s
+
+
+@wp.func
+def __weft_poisson(state: wp.uint32, lam: wp.float32):
+    if lam >= 10.0:
+        return __weft_poisson_ptrs(state, lam)
+    if lam == 0.0:
+        return wp.uint32(0), state
+    return __weft_poisson_mult(state, lam)
+
+
+# @scalar
+
+# The first index of arr[lo:hi] whose value is not below `value` (hi - 1
+# when none is), by binary search (array.h's lower_bound).
+@wp.func
+def __weft_lower_bound(arr: wp.array(dtype=$F), lo: int, hi: int, value: $F):
+    lower = lo
+    upper = hi - 1
+    while lower < upper:
+        mid = lower + (upper - lower) / 2
+        if arr[mid] < value:
+            lower = mid + 1
+        else:
+            upper = mid
+    return lower
+
+
+@wp.func
+def __weft_lower_bound(arr: wp.array(dtype=$F), value: $F):
+    return __weft_lower_bound(arr, 0, arr.shape[0], value)

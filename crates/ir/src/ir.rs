@@ -647,7 +647,7 @@ impl Const {
             U16 => v as u16 as u64,
             U32 => v as u32 as u64,
             U64 => v as u64,
-            F16 | F32 | F64 => return Const::float(ty, v as f64),
+            F16 | F32 | F64 | BF16 => return Const::float(ty, v as f64),
         };
         Const { ty, bits }
     }
@@ -656,6 +656,7 @@ impl Const {
         let v = match ty {
             crate::Scalar::F32 => v as f32 as f64,
             crate::Scalar::F16 => crate::f16::f16_to_f64(crate::f16::f64_to_f16(v)),
+            crate::Scalar::BF16 => crate::f16::bf16_to_f32(crate::f16::f64_to_bf16(v)) as f64,
             _ => v,
         };
         Const {

@@ -31,10 +31,13 @@ pub enum Scalar {
     F16,
     F32,
     F64,
+    /// bfloat16 (Warp's `wp.bfloat16`): 8 exponent bits, 7 mantissa bits;
+    /// arithmetic is done in `f32` and rounded to nearest even.
+    BF16,
 }
 
 impl Scalar {
-    pub const ALL: [Scalar; 12] = [
+    pub const ALL: [Scalar; 13] = [
         Scalar::Bool,
         Scalar::I8,
         Scalar::I16,
@@ -47,13 +50,14 @@ impl Scalar {
         Scalar::F16,
         Scalar::F32,
         Scalar::F64,
+        Scalar::BF16,
     ];
 
     /// Size in bytes in memory (bool is one byte).
     pub fn size(self) -> u32 {
         match self {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
-            Scalar::I16 | Scalar::U16 | Scalar::F16 => 2,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::BF16 => 2,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
             Scalar::I64 | Scalar::U64 | Scalar::F64 => 8,
         }
@@ -67,7 +71,7 @@ impl Scalar {
         }
     }
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F16 | Scalar::F32 | Scalar::F64)
+        matches!(self, Scalar::F16 | Scalar::F32 | Scalar::F64 | Scalar::BF16)
     }
     /// True for the integer types (not bool).
     pub fn is_int(self) -> bool {
@@ -94,6 +98,7 @@ impl Scalar {
             Scalar::F16 => "f16",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
+            Scalar::BF16 => "bf16",
         }
     }
     pub fn from_name(s: &str) -> Option<Scalar> {
@@ -114,6 +119,7 @@ impl Scalar {
             Scalar::F16 => "float16",
             Scalar::F32 => "float32",
             Scalar::F64 => "float64",
+            Scalar::BF16 => "bfloat16",
         }
     }
     pub fn from_warp_name(s: &str) -> Option<Scalar> {

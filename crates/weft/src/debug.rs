@@ -328,6 +328,7 @@ fn element(
         };
         leaves.push(match l.scalar {
             Scalar::F16 => weft_ir::f16::f16_to_f64(b(2)? as u16).to_bits(),
+            Scalar::BF16 => (weft_ir::f16::bf16_to_f32(b(2)? as u16) as f64).to_bits(),
             Scalar::F32 => (f32::from_bits(b(4)? as u32) as f64).to_bits(),
             Scalar::F64 => b(8)?,
             Scalar::Bool => (b(1)? != 0) as u64,
@@ -771,7 +772,9 @@ fn decode(
         let bits = leaves.next()?;
         return Some(DebugValue::Scalar(match s {
             Scalar::Bool => ScalarValue::Bool(bits != 0),
-            Scalar::F16 | Scalar::F32 => ScalarValue::F32(f64::from_bits(bits) as f32),
+            Scalar::F16 | Scalar::F32 | Scalar::BF16 => {
+                ScalarValue::F32(f64::from_bits(bits) as f32)
+            }
             Scalar::F64 => ScalarValue::F64(f64::from_bits(bits)),
             s if s.is_signed_int() => ScalarValue::Int(bits as i64),
             _ => ScalarValue::UInt(bits),

@@ -352,24 +352,30 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             } else {
                 x
             };
+            // (bf16, as Warp, through f32.)
             let target = if to == Scalar::F16 { F64 } else { tt };
             let v = if from.is_signed_int() {
                 self.b.ins().fcvt_from_sint(target, x)
             } else {
                 self.b.ins().fcvt_from_uint(target, x)
             };
-            return if to == Scalar::F16 {
-                self.call_shim1(Shim::F64ToF16, &[v])
-            } else {
-                Ok(v)
+            return match to {
+                Scalar::F16 => self.call_shim1(Shim::F64ToF16, &[v]),
+                Scalar::BF16 => self.r16(to, v),
+                _ => Ok(v),
             };
         }
         if to.is_float() {
             return match (from, to) {
-                (Scalar::F16, Scalar::F32) => Ok(x),
+                (Scalar::F16 | Scalar::BF16, Scalar::F32) => Ok(x),
                 (_, Scalar::F64) => Ok(self.b.ins().fpromote(F64, x)),
                 (Scalar::F64, Scalar::F32) => Ok(self.b.ins().fdemote(F32, x)),
-                (Scalar::F32, Scalar::F16) => self.call_shim1(Shim::RoundF16, &[x]),
+                (Scalar::F32 | Scalar::BF16, Scalar::F16) => self.call_shim1(Shim::RoundF16, &[x]),
+                (Scalar::F64, Scalar::BF16) => {
+                    let f = self.b.ins().fdemote(F32, x);
+                    self.r16(to, f)
+                }
+                (_, Scalar::BF16) => self.r16(to, x),
                 _ => self.call_shim1(Shim::F64ToF16, &[x]),
             };
         }
@@ -401,13 +407,18 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         if from == to || (!from.is_float() && !to.is_float()) {
             return Ok(x);
         }
-        if from == Scalar::F16 {
-            let b = self.call_shim1(Shim::F32ToF16Bits, &[x])?;
-            return Ok(self.b.ins().ireduce(I16, b));
+        if matches!(from, Scalar::F16 | Scalar::BF16) {
+            let b = self.half_bits(from, x)?;
+            let b = self.b.ins().ireduce(I16, b);
+            if to.is_float() {
+                let w = self.b.ins().uextend(I32, b);
+                return self.half_from_bits(to, w);
+            }
+            return Ok(b);
         }
-        if to == Scalar::F16 {
+        if matches!(to, Scalar::F16 | Scalar::BF16) {
             let w = self.b.ins().uextend(I32, x);
-            return self.call_shim1(Shim::F16BitsToF32, &[w]);
+            return self.half_from_bits(to, w);
         }
         Ok(self.b.ins().bitcast(cty(to), MemFlagsData::new(), x))
     }

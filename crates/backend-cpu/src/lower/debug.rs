@@ -211,7 +211,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 };
                 vals.push(match sc {
                     Scalar::F64 => self.b.ins().bitcast(I64, MemFlagsData::new(), x),
-                    Scalar::F16 | Scalar::F32 => {
+                    Scalar::F16 | Scalar::F32 | Scalar::BF16 => {
                         let d = self.b.ins().fpromote(F64, x);
                         self.b.ins().bitcast(I64, MemFlagsData::new(), d)
                     }

@@ -352,7 +352,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 };
                 let v = match sc {
                     Scalar::F64 | Scalar::I64 | Scalar::U64 => x,
-                    Scalar::F16 | Scalar::F32 => self.b.ins().fpromote(F64, x),
+                    Scalar::F16 | Scalar::F32 | Scalar::BF16 => self.b.ins().fpromote(F64, x),
                     s if s.is_signed_int() => self.b.ins().sextend(I64, x),
                     _ => self.b.ins().uextend(I64, x),
                 };
@@ -385,7 +385,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
 
     pub(super) fn konst(&mut self, c: weft_ir::Const) -> cl::Value {
         match c.ty {
-            Scalar::F16 | Scalar::F32 | Scalar::F64
+            Scalar::F16 | Scalar::F32 | Scalar::F64 | Scalar::BF16
                 if (matches!(self.ret, Ret::NextThread(_)) || !self.loops.is_empty())
                     && f64::from_bits(c.bits) != 0.0 =>
             {
@@ -404,7 +404,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 self.cx.data.push(bytes);
                 self.b.ins().load(ty, arg_flags(), addr, 0)
             }
-            Scalar::F16 | Scalar::F32 => self.b.ins().f32const(f64::from_bits(c.bits) as f32),
+            Scalar::F16 | Scalar::F32 | Scalar::BF16 => {
+                self.b.ins().f32const(f64::from_bits(c.bits) as f32)
+            }
             Scalar::F64 => self.b.ins().f64const(f64::from_bits(c.bits)),
             Scalar::I64 | Scalar::U64 => self.b.ins().iconst(I64, c.bits as i64),
             s => {

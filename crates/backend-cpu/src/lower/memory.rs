@@ -1,7 +1,6 @@
 //! Memory: the address of an array access, loads and stores of slots, and
 //! atomics.
 
-use crate::shims::Shim;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I32, I64, I8};
 use cranelift_codegen::ir::{self as cl, AtomicRmwOp, BlockArg, InstBuilder, MemFlagsData};
@@ -63,9 +62,9 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 let v = self.b.ins().load(I8, flags, addr, off);
                 self.b.ins().icmp_imm_u(IntCC::NotEqual, v, 0)
             }
-            SlotKind::Scalar(Scalar::F16) => {
+            SlotKind::Scalar(s @ (Scalar::F16 | Scalar::BF16)) => {
                 let v = self.b.ins().uload16(I32, flags, addr, off);
-                self.call_shim1(Shim::F16BitsToF32, &[v])?
+                self.half_from_bits(s, v)?
             }
             _ => self.b.ins().load(slot_cty(s), flags, addr, off),
         })
@@ -79,8 +78,8 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         off: u32,
     ) -> Result<()> {
         let off = off as i32;
-        if s.kind == SlotKind::Scalar(Scalar::F16) {
-            let bits = self.call_shim1(Shim::F32ToF16Bits, &[v])?;
+        if let SlotKind::Scalar(h @ (Scalar::F16 | Scalar::BF16)) = s.kind {
+            let bits = self.half_bits(h, v)?;
             self.b.ins().istore16(mem_flags(), bits, addr, off);
         } else {
             self.b.ins().store(mem_flags(), v, addr, off);
@@ -112,22 +111,22 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             return Ok(self.b.ins().atomic_rmw(cty(s), mem_flags(), rmw, p, x));
         }
         let it = match s {
-            Scalar::F16 => I16,
+            Scalar::F16 | Scalar::BF16 => I16,
             Scalar::F32 => I32,
             _ => I64,
         };
         let to_bits = |tx: &mut Self, v: cl::Value| -> Result<cl::Value> {
-            if s == Scalar::F16 {
-                let b = tx.call_shim1(Shim::F32ToF16Bits, &[v])?;
+            if matches!(s, Scalar::F16 | Scalar::BF16) {
+                let b = tx.half_bits(s, v)?;
                 Ok(tx.b.ins().ireduce(I16, b))
             } else {
                 Ok(tx.b.ins().bitcast(it, MemFlagsData::new(), v))
             }
         };
         let from_bits = |tx: &mut Self, v: cl::Value| -> Result<cl::Value> {
-            if s == Scalar::F16 {
+            if matches!(s, Scalar::F16 | Scalar::BF16) {
                 let w = tx.b.ins().uextend(I32, v);
-                tx.call_shim1(Shim::F16BitsToF32, &[w])
+                tx.half_from_bits(s, w)
             } else {
                 Ok(tx.b.ins().bitcast(cty(s), MemFlagsData::new(), v))
             }

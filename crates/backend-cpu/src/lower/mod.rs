@@ -50,14 +50,14 @@ type Result<T> = std::result::Result<T, Error>;
 pub(crate) use weft_ir::layout::{Slot, SlotKind};
 
 /// The Cranelift type that holds an IR scalar in a register. `bool` is an
-/// `i8` holding 0 or 1; `f16` is an `f32` holding an `f16`-representable value.
+/// `i8` holding 0 or 1; `f16` and `bf16` are `f32`s holding a representable value.
 pub(crate) fn cty(s: Scalar) -> cl::Type {
     match s {
         Scalar::Bool | Scalar::I8 | Scalar::U8 => I8,
         Scalar::I16 | Scalar::U16 => I16,
         Scalar::I32 | Scalar::U32 => I32,
         Scalar::I64 | Scalar::U64 => I64,
-        Scalar::F16 | Scalar::F32 => F32,
+        Scalar::F16 | Scalar::F32 | Scalar::BF16 => F32,
         Scalar::F64 => F64,
     }
 }

@@ -59,7 +59,7 @@ impl FnTx<'_, '_, '_> {
             let Some(s) = self.f.value_type(*v).as_scalar() else {
                 continue;
             };
-            if s == Scalar::F16 || s == Scalar::Bool {
+            if matches!(s, Scalar::F16 | Scalar::BF16 | Scalar::Bool) {
                 continue;
             }
             let ty = super::cty(s);

@@ -72,11 +72,13 @@ impl<'a> Emitter<'a> {
         self.flags.contains(flag)
     }
 
+    /// `e` rounded to `s` when `s` is `f16` or `bf16` (whose values live
+    /// in floats).
     pub(super) fn f16(&mut self, s: Scalar, e: String) -> String {
-        if s == Scalar::F16 {
-            format!("{}({e})", self.helpers.call("weft_f16"))
-        } else {
-            e
+        match s {
+            Scalar::F16 => format!("{}({e})", self.helpers.call("weft_f16")),
+            Scalar::BF16 => format!("{}({e})", self.helpers.call("weft_bf16")),
+            _ => e,
         }
     }
 
@@ -262,12 +264,12 @@ impl<'a> Emitter<'a> {
         let h = |e: &mut Self, n: &'static str| e.helpers.call(n);
         match (from, to) {
             (_, Bool) => match from {
-                F16 | F32 | F64 => format!("(!({x} == 0.0))"),
+                F16 | F32 | F64 | BF16 => format!("(!({x} == 0.0))"),
                 I64 | U64 => format!("(({x}.x | {x}.y) != 0u)"),
                 _ => format!("({x} != 0)"),
             },
             (Bool, F64) => format!("({x} ? 1.0L : 0.0L)"),
-            (Bool, F16 | F32) => format!("({x} ? 1.0 : 0.0)"),
+            (Bool, F16 | F32 | BF16) => format!("({x} ? 1.0 : 0.0)"),
             (Bool, I64 | U64) => format!("uint2({x} ? 1u : 0u, 0u)"),
             (Bool, _) if to.is_signed_int() => format!("({x} ? 1 : 0)"),
             (Bool, _) => format!("({x} ? 1u : 0u)"),
@@ -314,18 +316,18 @@ impl<'a> Emitter<'a> {
                 match to {
                     F64 => d,
                     F32 => format!("(float){d}"),
-                    _ => format!("{}((float){d})", h(self, "weft_f16")),
+                    _ => self.f16(to, format!("(float){d}")),
                 }
             }
             (_, F64) if from.is_int() => format!("(double){x}"),
             (_, F32) if from.is_int() => format!("(float){x}"),
-            (_, F16) if from.is_int() => format!("{}((float){x})", h(self, "weft_f16")),
+            (_, F16 | BF16) if from.is_int() => self.f16(to, format!("(float){x}")),
             // float -> float
-            (F16, F32) => x,
-            (F16 | F32, F64) => format!("(double){x}"),
+            (F16 | BF16, F32) => x,
+            (F16 | F32 | BF16, F64) => format!("(double){x}"),
             (F64, F32) => format!("(float){x}"),
-            (F64, F16) => format!("{}((float){x})", h(self, "weft_f16")),
-            (F32, F16) => format!("{}({x})", h(self, "weft_f16")),
+            (F64, F16 | BF16) => self.f16(to, format!("(float){x}")),
+            (F32 | BF16, F16) | (F32 | F16, BF16) => self.f16(to, x),
             // float -> int
             _ => {
                 let d = from == F64;
@@ -375,6 +377,14 @@ impl<'a> Emitter<'a> {
             (F16, U16) => format!("f32tof16({x})"),
             (F16, I16) => wrap(I16, format!("(int)f32tof16({x})")),
             (I16 | U16, F16) => format!("f16tof32((uint){x} & 0xffffu)"),
+            (BF16, U16) => format!("{}({x})", self.helpers.call("weft_bf16_bits")),
+            (BF16, I16) => {
+                let b = format!("(int){}({x})", self.helpers.call("weft_bf16_bits"));
+                wrap(I16, b)
+            }
+            (I16 | U16, BF16) => format!("{}((uint){x})", self.helpers.call("weft_bf16_to_f32")),
+            (F16, BF16) => format!("{}(f32tof16({x}))", self.helpers.call("weft_bf16_to_f32")),
+            (BF16, F16) => format!("f16tof32({}({x}))", self.helpers.call("weft_bf16_bits")),
             _ => self.cast(x, from, to),
         })
     }

@@ -182,6 +182,7 @@ impl<'a> Emitter<'a> {
             Scalar::I8 | Scalar::I16 | Scalar::I32 => format!("asint({w})"),
             Scalar::U8 | Scalar::U16 | Scalar::U32 => w,
             Scalar::F16 => format!("f16tof32({w})"),
+            Scalar::BF16 => format!("{}({w})", self.helpers.call("weft_bf16_to_f32")),
             Scalar::F32 => format!("asfloat({w})"),
             Scalar::I64 | Scalar::U64 => format!("uint2({w}, {})", cb_word(off + 4)),
             Scalar::F64 => format!("asdouble({w}, {})", cb_word(off + 4)),

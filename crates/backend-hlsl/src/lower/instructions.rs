@@ -58,7 +58,7 @@ fn const_lit(c: Const) -> String {
         Scalar::I64 | Scalar::U64 => {
             format!("uint2({}u, {}u)", c.bits as u32, (c.bits >> 32) as u32)
         }
-        Scalar::F16 | Scalar::F32 => f32_lit(f64::from_bits(c.bits) as f32),
+        Scalar::F16 | Scalar::F32 | Scalar::BF16 => f32_lit(f64::from_bits(c.bits) as f32),
         Scalar::F64 => f64_lit(f64::from_bits(c.bits)),
     }
 }
@@ -153,6 +153,10 @@ impl<'a> Emitter<'a> {
                         format!("mad({a}, {b}, {c})")
                     }
                     Scalar::F16 => format!("{}({a} * {b} + {c})", self.helpers.call("weft_f16")),
+                    Scalar::BF16 => format!(
+                        "{}((float)((double){a} * (double){b} + (double){c}))",
+                        self.helpers.call("weft_bf16")
+                    ),
                     // The product is exact in double; the sum rounded to
                     // odd, then to float, is the correctly rounded fma.
                     Scalar::F32 => format!(

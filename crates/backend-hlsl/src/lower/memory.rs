@@ -73,6 +73,7 @@ impl<'a> Emitter<'a> {
                     Scalar::I8 => format!("(((int){w} << 24) >> 24)"),
                     Scalar::I16 => format!("(((int){w} << 16) >> 16)"),
                     Scalar::F16 => format!("f16tof32({w})"),
+                    Scalar::BF16 => format!("{}({w})", self.helpers.call("weft_bf16_to_f32")),
                     _ => w,
                 }
             }
@@ -93,6 +94,7 @@ impl<'a> Emitter<'a> {
                 let bits = match s {
                     Scalar::Bool => format!("({x} ? 1u : 0u)"),
                     Scalar::F16 => format!("f32tof16({x})"),
+                    Scalar::BF16 => format!("{}({x})", self.helpers.call("weft_bf16_bits")),
                     _ => format!("(uint){x}"),
                 };
                 format!(
@@ -358,6 +360,7 @@ impl<'a> Emitter<'a> {
             Scalar::I16 => format!("(((int){bits} << 16) >> 16)"),
             Scalar::U16 => format!("({bits} & 0xffffu)"),
             Scalar::F16 => format!("f16tof32({bits})"),
+            Scalar::BF16 => format!("{}({bits})", self.helpers.call("weft_bf16_to_f32")),
             _ => return Err(self.invalid("atomic on a 64-bit scalar")),
         };
         self.line(&format!("{old} = {decoded};"));
@@ -368,6 +371,7 @@ impl<'a> Emitter<'a> {
         let enc = match s {
             Scalar::Bool => format!("({new} ? 1u : 0u)"),
             Scalar::F16 => format!("f32tof16({new})"),
+            Scalar::BF16 => format!("{}({new})", self.helpers.call("weft_bf16_bits")),
             _ => format!("asuint({new})"),
         };
         let next = self.names.fresh("weft_next");

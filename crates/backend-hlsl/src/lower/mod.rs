@@ -147,7 +147,7 @@ fn scalar_base(s: Scalar) -> &'static str {
         Scalar::I8 | Scalar::I16 | Scalar::I32 => "int",
         Scalar::U8 | Scalar::U16 | Scalar::U32 => "uint",
         Scalar::I64 | Scalar::U64 => "uint2",
-        Scalar::F16 | Scalar::F32 => "float",
+        Scalar::F16 | Scalar::F32 | Scalar::BF16 => "float",
         Scalar::F64 => "double",
     }
 }

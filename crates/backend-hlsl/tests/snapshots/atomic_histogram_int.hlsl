@@ -48,6 +48,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         return;
     int4 weft_dim = asint(weft_cb[0]);
     uint4 vals_strides = weft_cb[3];
+    uint4 hist_shape = weft_cb[4];
     uint4 hist_strides = weft_cb[5];
     uint4 neg_strides = weft_cb[7];
     int nbins = asint(weft_cb[8].x);
@@ -88,23 +89,27 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         b_1 = b;
     }
 #line 11 "kernel.py"
-    int t21;
+    bool t22 = (b_1 < 0);
+    int t23 = (int)hist_shape.x;
+    int t24 = (b_1 + t23);
+    int t25 = (t22 ? t24 : b_1);
+    int t26;
     uint weft_old_;
-    hist.InterlockedAdd((uint)b_1 * hist_strides.x, asuint(1), weft_old_);
-    t21 = asint(weft_old_);
+    hist.InterlockedAdd((uint)t25 * hist_strides.x, asuint(1), weft_old_);
+    t26 = asint(weft_old_);
 #line 12 "kernel.py"
-    bool t23 = (v < 0);
-    if (t23)
+    bool t28 = (v < 0);
+    if (t28)
     {
 #line 13 "kernel.py"
-        int t26;
+        int t31;
         uint weft_old__1;
         neg.InterlockedAdd((uint)0 * neg_strides.x, asuint(1), weft_old__1);
-        t26 = asint(weft_old__1);
+        t31 = asint(weft_old__1);
 #line 14 "kernel.py"
-        int t29;
+        int t34;
         uint weft_old__2;
         neg.InterlockedAdd((uint)1 * neg_strides.x, 0u - asuint(2), weft_old__2);
-        t29 = asint(weft_old__2);
+        t34 = asint(weft_old__2);
     }
 }

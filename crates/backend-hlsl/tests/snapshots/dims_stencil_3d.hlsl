@@ -87,8 +87,11 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     {
 #line 14 "kernel.py"
         int t27 = (i - 1);
-        precise float t28 = asfloat(u.Load((uint)t27 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
-        precise float acc_1 = (weft_zero32_ + t28);
+        bool t29 = (t27 < 0);
+        int t31 = (t27 + nx);
+        int t32 = (t29 ? t31 : t27);
+        precise float t33 = asfloat(u.Load((uint)t32 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_1 = (weft_zero32_ + t33);
 #line 15 "kernel.py"
         acc = acc_1;
         cnt = 1;
@@ -100,16 +103,16 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt = 0;
     }
 #line 16 "kernel.py"
-    int t35 = (nx - 1);
-    bool t36 = (i < t35);
+    int t40 = (nx - 1);
+    bool t41 = (i < t40);
     float acc_2;
     int cnt_1;
-    if (t36)
+    if (t41)
     {
 #line 17 "kernel.py"
-        int t38 = (i + 1);
-        precise float t39 = asfloat(u.Load((uint)t38 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
-        precise float acc_3 = (acc + t39);
+        int t43 = (i + 1);
+        precise float t44 = asfloat(u.Load((uint)t43 * u_strides.x + (uint)j * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_3 = (acc + t44);
 #line 18 "kernel.py"
         int cnt_2 = (cnt + 1);
         acc_2 = acc_3;
@@ -122,15 +125,18 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt_1 = cnt;
     }
 #line 19 "kernel.py"
-    bool t46 = (j > 0);
+    bool t51 = (j > 0);
     float acc_4;
     int cnt_3;
-    if (t46)
+    if (t51)
     {
 #line 20 "kernel.py"
-        int t48 = (j - 1);
-        precise float t49 = asfloat(u.Load((uint)i * u_strides.x + (uint)t48 * u_strides.y + (uint)l * u_strides.z));
-        precise float acc_5 = (acc_2 + t49);
+        int t53 = (j - 1);
+        bool t55 = (t53 < 0);
+        int t57 = (t53 + ny);
+        int t58 = (t55 ? t57 : t53);
+        precise float t59 = asfloat(u.Load((uint)i * u_strides.x + (uint)t58 * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_5 = (acc_2 + t59);
 #line 21 "kernel.py"
         int cnt_4 = (cnt_1 + 1);
         acc_4 = acc_5;
@@ -143,16 +149,16 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt_3 = cnt_1;
     }
 #line 22 "kernel.py"
-    int t56 = (ny - 1);
-    bool t57 = (j < t56);
+    int t66 = (ny - 1);
+    bool t67 = (j < t66);
     float acc_6;
     int cnt_5;
-    if (t57)
+    if (t67)
     {
 #line 23 "kernel.py"
-        int t59 = (j + 1);
-        precise float t60 = asfloat(u.Load((uint)i * u_strides.x + (uint)t59 * u_strides.y + (uint)l * u_strides.z));
-        precise float acc_7 = (acc_4 + t60);
+        int t69 = (j + 1);
+        precise float t70 = asfloat(u.Load((uint)i * u_strides.x + (uint)t69 * u_strides.y + (uint)l * u_strides.z));
+        precise float acc_7 = (acc_4 + t70);
 #line 24 "kernel.py"
         int cnt_6 = (cnt_3 + 1);
         acc_6 = acc_7;
@@ -165,15 +171,18 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt_5 = cnt_3;
     }
 #line 25 "kernel.py"
-    bool t67 = (l > 0);
+    bool t77 = (l > 0);
     float acc_8;
     int cnt_7;
-    if (t67)
+    if (t77)
     {
 #line 26 "kernel.py"
-        int t69 = (l - 1);
-        precise float t70 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t69 * u_strides.z));
-        precise float acc_9 = (acc_6 + t70);
+        int t79 = (l - 1);
+        bool t81 = (t79 < 0);
+        int t83 = (t79 + nz);
+        int t84 = (t81 ? t83 : t79);
+        precise float t85 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t84 * u_strides.z));
+        precise float acc_9 = (acc_6 + t85);
 #line 27 "kernel.py"
         int cnt_8 = (cnt_5 + 1);
         acc_8 = acc_9;
@@ -186,16 +195,16 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt_7 = cnt_5;
     }
 #line 28 "kernel.py"
-    int t77 = (nz - 1);
-    bool t78 = (l < t77);
+    int t92 = (nz - 1);
+    bool t93 = (l < t92);
     float acc_10;
     int cnt_9;
-    if (t78)
+    if (t93)
     {
 #line 29 "kernel.py"
-        int t80 = (l + 1);
-        precise float t81 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t80 * u_strides.z));
-        precise float acc_11 = (acc_8 + t81);
+        int t95 = (l + 1);
+        precise float t96 = asfloat(u.Load((uint)i * u_strides.x + (uint)j * u_strides.y + (uint)t95 * u_strides.z));
+        precise float acc_11 = (acc_8 + t96);
 #line 30 "kernel.py"
         int cnt_10 = (cnt_7 + 1);
         acc_10 = acc_11;
@@ -208,10 +217,10 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt_9 = cnt_7;
     }
 #line 31 "kernel.py"
-    precise float t87 = (float)cnt_9;
-    precise float t88 = (t87 * c);
-    precise float t89 = (acc_10 - t88);
-    precise float t90 = (k * t89);
-    precise float t91 = (c + t90);
-    out_.Store((uint)i * out_strides.x + (uint)j * out_strides.y + (uint)l * out_strides.z, asuint(t91));
+    precise float t102 = (float)cnt_9;
+    precise float t103 = (t102 * c);
+    precise float t104 = (acc_10 - t103);
+    precise float t105 = (k * t104);
+    precise float t106 = (c + t105);
+    out_.Store((uint)i * out_strides.x + (uint)j * out_strides.y + (uint)l * out_strides.z, asuint(t106));
 }

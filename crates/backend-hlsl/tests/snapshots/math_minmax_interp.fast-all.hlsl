@@ -97,24 +97,24 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float t35 = (y * s);
     float t36 = (t34 + t35);
     out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, asuint(t36));
-#line 715 "<prelude>"
+#line 768 "<prelude>"
     float t56 = (x - (-1.0));
     float t58 = (t56 / 2.0);
     float t59 = max(weft_zero32_, t58);
     float t_1 = min(t59, 1.0);
-#line 716 "<prelude>"
+#line 769 "<prelude>"
     float t62 = (t_1 * t_1);
     float t65 = (2.0 * t_1);
     float t66 = (3.0 - t65);
     float t67 = (t62 * t66);
 #line 15 "kernel.py"
     out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, asuint(t67));
-#line 715 "<prelude>"
+#line 768 "<prelude>"
     float t69 = (y - weft_zero32_);
     float t71 = (t69 / 2.0);
     float t72 = max(weft_zero32_, t71);
     float t_2 = min(t72, 1.0);
-#line 716 "<prelude>"
+#line 769 "<prelude>"
     float t75 = (t_2 * t_2);
     float t78 = (2.0 * t_2);
     float t79 = (3.0 - t78);

@@ -99,7 +99,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         float t40 = (t33.x - p.x);
         float t41 = (t33.y - p.y);
         float t42 = (t33.z - p.z);
-#line 617 "<prelude>"
+#line 670 "<prelude>"
         float t110 = (t40 * t40);
         float t115 = (t41 * t41);
         float t116 = (t110 + t115);

@@ -99,7 +99,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         precise float t40 = (t33.x - p.x);
         precise float t41 = (t33.y - p.y);
         precise float t42 = (t33.z - p.z);
-#line 617 "<prelude>"
+#line 670 "<prelude>"
         precise float t110 = (t40 * t40);
         precise float t115 = (t41 * t41);
         precise float t116 = (t110 + t115);

@@ -141,7 +141,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     ps.Store(ps_at_1 + 32u, asuint(p_1.active));
 #line 21 "kernel.py"
     precise float t67 = (0.5 * p_1.mass);
-#line 617 "<prelude>"
+#line 670 "<prelude>"
     precise float t76 = (p_1.vel.x * p_1.vel.x);
     precise float t81 = (p_1.vel.y * p_1.vel.y);
     precise float t82 = (t76 + t81);

@@ -329,22 +329,28 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             } else {
                 self.b.build_unsigned_int_to_float(xi, target, "")?
             };
-            return if to == Scalar::F16 {
-                self.f64_to_f16(v.into())
-            } else {
-                Ok(v.into())
+            return match to {
+                Scalar::F16 => self.f64_to_f16(v.into()),
+                // bf16, as Warp, through f32.
+                Scalar::BF16 => self.r16(to, v.into()),
+                _ => Ok(v.into()),
             };
         }
         let xf = x.into_float_value();
         if to.is_float() {
             return match (from, to) {
-                (Scalar::F16, Scalar::F32) => Ok(x),
+                (Scalar::F16 | Scalar::BF16, Scalar::F32) => Ok(x),
                 (_, Scalar::F64) => Ok(self.b.build_float_ext(xf, self.ctx.f64_type(), "")?.into()),
                 (Scalar::F64, Scalar::F32) => Ok(self
                     .b
                     .build_float_trunc(xf, self.ctx.f32_type(), "")?
                     .into()),
-                (Scalar::F32, Scalar::F16) => self.f16_round(x),
+                (Scalar::F32 | Scalar::BF16, Scalar::F16) => self.f16_round(x),
+                (Scalar::F64, Scalar::BF16) => {
+                    let f = self.b.build_float_trunc(xf, self.ctx.f32_type(), "")?;
+                    self.r16(to, f.into())
+                }
+                (_, Scalar::BF16) => self.r16(to, x),
                 _ => self.f64_to_f16(x),
             };
         }
@@ -369,11 +375,15 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         if from == to || (!from.is_float() && !to.is_float()) {
             return Ok(x);
         }
-        if from == Scalar::F16 {
-            return Ok(self.f16_to_bits(x)?.into());
+        if matches!(from, Scalar::F16 | Scalar::BF16) {
+            let b = self.half_to_bits(from, x)?;
+            if to.is_float() {
+                return self.bits_to_half(to, b);
+            }
+            return Ok(b.into());
         }
-        if to == Scalar::F16 {
-            return self.bits_to_f16(x.into_int_value());
+        if matches!(to, Scalar::F16 | Scalar::BF16) {
+            return self.bits_to_half(to, x.into_int_value());
         }
         Ok(self.b.build_bit_cast(x, self.scalar_ty(to), "")?)
     }

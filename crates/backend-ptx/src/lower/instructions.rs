@@ -532,7 +532,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     pub(super) fn konst(&self, c: weft_ir::Const) -> BasicValueEnum<'ctx> {
         match c.ty {
-            Scalar::F16 | Scalar::F32 => self
+            Scalar::F16 | Scalar::F32 | Scalar::BF16 => self
                 .ctx
                 .f32_type()
                 .const_float(f64::from_bits(c.bits) as f32 as f64)

@@ -65,9 +65,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                     )?
                     .into()
             }
-            SlotKind::Scalar(Scalar::F16) => {
+            SlotKind::Scalar(h @ (Scalar::F16 | Scalar::BF16)) => {
                 let v = self.load_at(self.ctx.i16_type().into(), base, off, 2)?;
-                self.bits_to_f16(v.into_int_value())?
+                self.bits_to_half(h, v.into_int_value())?
             }
             SlotKind::Scalar(sc) => self.load_at(self.scalar_ty(sc), base, off, sc.size())?,
             SlotKind::Data => {
@@ -102,7 +102,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                     .into(),
                 1,
             ),
-            SlotKind::Scalar(Scalar::F16) => (self.f16_to_bits(v)?.into(), 2),
+            SlotKind::Scalar(h @ (Scalar::F16 | Scalar::BF16)) => {
+                (self.half_to_bits(h, v)?.into(), 2)
+            }
             SlotKind::Scalar(sc) => (v, sc.size()),
             _ => return self.unsupported("storing an array handle"),
         };
@@ -186,13 +188,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return Ok(self.b.build_atomicrmw(rmw, p, xi, mono)?.into());
         }
         let it = match s {
-            Scalar::F16 => self.ctx.i16_type(),
+            Scalar::F16 | Scalar::BF16 => self.ctx.i16_type(),
             Scalar::F32 => self.ctx.i32_type(),
             _ => self.ctx.i64_type(),
         };
         // Native float add (f32; f64 on sm_60+, which every supported arch
         // is). `a - x` is `a + (-x)` exactly, so sub uses it too.
-        if matches!(op, AtomicOp::Add | AtomicOp::Sub) && s != Scalar::F16 {
+        if matches!(op, AtomicOp::Add | AtomicOp::Sub) && !matches!(s, Scalar::F16 | Scalar::BF16) {
             let xv = if op == AtomicOp::Sub {
                 self.b.build_float_neg(x.into_float_value(), "")?.into()
             } else {
@@ -279,7 +281,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         v: BasicValueEnum<'ctx>,
     ) -> Result<IntValue<'ctx>> {
         match s {
-            Scalar::F16 => self.f16_to_bits(v),
+            Scalar::F16 | Scalar::BF16 => self.half_to_bits(s, v),
             Scalar::F32 => Ok(self
                 .b
                 .build_bit_cast(v, self.ctx.i32_type(), "")?
@@ -297,7 +299,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         v: IntValue<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>> {
         match s {
-            Scalar::F16 => self.bits_to_f16(v),
+            Scalar::F16 | Scalar::BF16 => self.bits_to_half(s, v),
             Scalar::F32 => Ok(self.b.build_bit_cast(v, self.ctx.f32_type(), "")?),
             _ => Ok(self.b.build_bit_cast(v, self.ctx.f64_type(), "")?),
         }

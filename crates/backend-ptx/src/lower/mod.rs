@@ -40,6 +40,7 @@ use inkwell::values::{
     BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue, PhiValue, PointerValue,
 };
 use inkwell::AddressSpace;
+use inkwell::IntPredicate;
 use std::collections::HashMap;
 use weft_ir::{layout, FuncId, FuncKind, Loc, MathFlags, Scalar, Type};
 
@@ -348,7 +349,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             Scalar::I16 | Scalar::U16 => c.i16_type().into(),
             Scalar::I32 | Scalar::U32 => c.i32_type().into(),
             Scalar::I64 | Scalar::U64 => c.i64_type().into(),
-            Scalar::F16 | Scalar::F32 => c.f32_type().into(),
+            Scalar::F16 | Scalar::F32 | Scalar::BF16 => c.f32_type().into(),
             Scalar::F64 => c.f64_type().into(),
         }
     }
@@ -605,10 +606,71 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     fn r16(&mut self, s: Scalar, v: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
-        if s == Scalar::F16 {
-            self.f16_round(v)
+        match s {
+            Scalar::F16 => self.f16_round(v),
+            Scalar::BF16 => {
+                let h = self.bf16_to_bits(v)?;
+                self.bits_to_bf16(h)
+            }
+            _ => Ok(v),
+        }
+    }
+
+    // ---- bf16 helpers (integer code, the same on every target) ----
+
+    /// `f32` → the `i16` bits of the nearest bfloat16, as
+    /// `weft_ir::f16::f32_to_bf16`: round to nearest even; NaN and infinity
+    /// truncate, a NaN whose kept mantissa bits are zero gets the quiet bit.
+    fn bf16_to_bits(&mut self, x: BasicValueEnum<'ctx>) -> Result<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let k = |v: u64| i32t.const_int(v, false);
+        let bits = self.b.build_bit_cast(x, i32t, "")?.into_int_value();
+        let exp = self.b.build_and(bits, k(0x7f80_0000), "")?;
+        let special = self
+            .b
+            .build_int_compare(IntPredicate::EQ, exp, k(0x7f80_0000), "")?;
+        let hi = self.b.build_right_shift(bits, k(16), false, "")?;
+        let lsb = self.b.build_and(hi, k(1), "")?;
+        let t = self.b.build_int_add(bits, lsb, "")?;
+        let t = self.b.build_int_add(t, k(0x7fff), "")?;
+        let rounded = self.b.build_right_shift(t, k(16), false, "")?;
+        let mant = self.b.build_and(bits, k(0x007f_ffff), "")?;
+        let nan = self.b.build_int_compare(IntPredicate::NE, mant, k(0), "")?;
+        let low = self.b.build_and(hi, k(0x7f), "")?;
+        let lost = self.b.build_int_compare(IntPredicate::EQ, low, k(0), "")?;
+        let quiet = self.b.build_and(nan, lost, "")?;
+        let q = self.b.build_or(hi, k(0x40), "")?;
+        let kept = self.b.build_select(quiet, q, hi, "")?.into_int_value();
+        let h = self
+            .b
+            .build_select(special, kept, rounded, "")?
+            .into_int_value();
+        Ok(self.b.build_int_truncate(h, self.ctx.i16_type(), "")?)
+    }
+
+    /// `i16` bfloat16 bits → `f32`.
+    fn bits_to_bf16(&mut self, x: IntValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let w = self.b.build_int_z_extend(x, i32t, "")?;
+        let w = self.b.build_left_shift(w, i32t.const_int(16, false), "")?;
+        Ok(self.b.build_bit_cast(w, self.ctx.f32_type(), "")?)
+    }
+
+    /// The `i16` bits of an `f16` or `bf16` value held in an `f32`.
+    fn half_to_bits(&mut self, s: Scalar, x: BasicValueEnum<'ctx>) -> Result<IntValue<'ctx>> {
+        if s == Scalar::BF16 {
+            self.bf16_to_bits(x)
         } else {
-            Ok(v)
+            self.f16_to_bits(x)
+        }
+    }
+
+    /// The `f32` of `f16` or `bf16` bits (`i16`).
+    fn bits_to_half(&mut self, s: Scalar, x: IntValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        if s == Scalar::BF16 {
+            self.bits_to_bf16(x)
+        } else {
+            self.bits_to_f16(x)
         }
     }
 }

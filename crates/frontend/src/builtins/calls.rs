@@ -7,7 +7,7 @@ use super::ops::{self, components, is_math_agg, map1, map2, mat_vec, num_const, 
 use super::{const_of, type_list, FuncCaller, PRELUDE_PREFIX};
 use crate::diag::{Diagnostic, Span};
 use ruff_python_ast as ast;
-use weft_ir::{AtomicOp, BinaryOp, FuncBuilder, MemAccess, Scalar, Type, UnaryOp, Value};
+use weft_ir::{AtomicOp, BinaryOp, FuncBuilder, Scalar, Type, UnaryOp, Value};
 
 /// Builtins lowered to a single unary IR op on floats (elementwise on
 /// float vectors).
@@ -50,6 +50,8 @@ const RNG_DRAWS: &[&str] = &[
     "sample_unit_hemisphere",
     "sample_unit_square",
     "sample_unit_cube",
+    "poisson",
+    "sample_cdf",
 ];
 
 /// Builtins that are calls of a prelude func of the same name with the
@@ -85,11 +87,46 @@ const PRELUDE_DIRECT: &[&str] = &[
     "transform_wrench",
 ];
 
+/// Builtins that are calls of a prelude func of the same name whose
+/// overloads check the argument types themselves; the last argument of
+/// those in [`DEFAULT_ONE`] defaults to 1.0 of the vector's scalar type.
+const PRELUDE_TYPED: &[&str] = &[
+    "norm_huber",
+    "norm_pseudo_huber",
+    "smooth_normalize",
+    "quat_to_axis_angle",
+    "transform_compose",
+    "transform_decompose",
+    "quat_twist",
+    "quat_twist_angle",
+    "quat_twist_angle_signed",
+    "quat_from_euler",
+    "quat_to_euler",
+    "lower_bound",
+];
+
+/// `delta: float = 1.0` (Warp's `math.py`).
+const DEFAULT_ONE: &[&str] = &["norm_huber", "norm_pseudo_huber", "smooth_normalize"];
+
+/// Builtins whose approximate GPU intrinsics Warp replaces by exact
+/// arithmetic on the CPU, and Weft on every backend: the builtin they
+/// compute.
+fn approx_builtin(name: &str) -> Option<&'static str> {
+    match name {
+        "inverse_approx" => Some("inverse"),
+        "div_approx" => Some("div"),
+        _ => None,
+    }
+}
+
 /// Whether `name` (without the `wp.` prefix) is a builtin function.
 pub(crate) fn is_builtin(name: &str) -> bool {
     FLOAT_UNARY.iter().any(|(n, _)| *n == name)
         || RNG_DRAWS.contains(&name)
         || PRELUDE_DIRECT.contains(&name)
+        || PRELUDE_TYPED.contains(&name)
+        || sets_first_arg(name)
+        || approx_builtin(name).is_some()
         || matches!(
             name,
             "asin"
@@ -163,6 +200,14 @@ pub(crate) fn is_builtin(name: &str) -> bool {
 /// reference).
 pub(crate) fn advances_rng_state(name: &str) -> bool {
     RNG_DRAWS.contains(&name)
+}
+
+/// Builtins that modify their first argument in place and return nothing:
+/// they return `[new_value]`, which the lowerer stores back into the
+/// variable passed (an array element is a copy in Warp, so it is not
+/// written).
+pub(crate) fn sets_first_arg(name: &str) -> bool {
+    matches!(name, "transform_set_translation" | "transform_set_rotation")
 }
 
 /// "no overload of `wp.name` accepts (types)" with the overloads listed.
@@ -339,16 +384,69 @@ pub(crate) fn call_builtin(
     if RNG_DRAWS.contains(&name) {
         return rng_draw(b, c, name, args, span);
     }
-    if let ("dot", [Type::Vec(n, s), Type::Vec(m, s2)]) = (name, tys.as_slice()) {
-        if n == m && s == s2 && s.is_int() {
-            // Integer vectors: a0*b0 + a1*b1 + ... (the prelude holds the
-            // float overloads).
+    // Integer vectors (the prelude holds the float overloads): dot and
+    // length_sq are a0*b0 + a1*b1 + ..., wrapping; cross is Warp's formula.
+    let int_vec = |t: &Type| matches!(t, Type::Vec(_, s) if s.is_int());
+    match (name, tys.as_slice()) {
+        ("dot", [x, y]) | ("cross", [x, y]) if int_vec(x) && x == y => {
+            if name == "cross" {
+                let Type::Vec(3, s) = *x else {
+                    return Err(no_overload(b, name, args, span));
+                };
+                let a = components(b, args[0]);
+                let c2 = components(b, args[1]);
+                let term = |b: &mut FuncBuilder, i: usize, j: usize| {
+                    let p = b.binary(BinaryOp::Mul, a[i], c2[j]);
+                    let q = b.binary(BinaryOp::Mul, a[j], c2[i]);
+                    b.binary(BinaryOp::Sub, p, q)
+                };
+                let xyz = vec![term(b, 1, 2), term(b, 2, 0), term(b, 0, 1)];
+                return one(b.make(Type::Vec(3, s), xyz));
+            }
             let p = map2(b, args[0], args[1], |b, x, y| b.binary(BinaryOp::Mul, x, y));
             return one(reduce(b, p, |b, x, y| b.binary(BinaryOp::Add, x, y)));
         }
+        ("length_sq", [x]) if int_vec(x) => {
+            let p = map2(b, args[0], args[0], |b, x, y| b.binary(BinaryOp::Mul, x, y));
+            return one(reduce(b, p, |b, x, y| b.binary(BinaryOp::Add, x, y)));
+        }
+        _ => {}
     }
     if PRELUDE_DIRECT.contains(&name) {
         return prelude_direct(b, c, name, args, span);
+    }
+    if sets_first_arg(name) {
+        // xform = (p[0], p[1], p[2], q[0], q[1], q[2], q[3]) with p or q replaced.
+        let ok = match (name, tys.as_slice()) {
+            ("transform_set_translation", [Type::Transform(s), Type::Vec(3, s2)]) => s == s2,
+            ("transform_set_rotation", [Type::Transform(s), Type::Quat(s2)]) => s == s2,
+            _ => false,
+        };
+        let Type::Transform(s) = tys.first().copied().filter(|_| ok).unwrap_or(Type::F32) else {
+            return Err(no_overload(b, name, args, span));
+        };
+        let mut parts = components(b, args[0]);
+        let new = components(b, args[1]);
+        let at = if name == "transform_set_translation" {
+            0
+        } else {
+            3
+        };
+        parts.splice(at..at + new.len(), new);
+        return one(b.make(Type::Transform(s), parts));
+    }
+    if let Some(exact) = approx_builtin(name) {
+        return call_builtin(b, c, exact, args, kwargs, span);
+    }
+    if PRELUDE_TYPED.contains(&name) {
+        let mut args = args.to_vec();
+        if let (true, [v]) = (DEFAULT_ONE.contains(&name), tys.as_slice()) {
+            if let Some(s) = float_of(*v) {
+                args.push(num_const(b, s, 1.0));
+            }
+        }
+        let full = format!("{}{name}", super::PRELUDE_PREFIX);
+        return c.call_prelude(b, &full, &args, span);
     }
 
     match name {
@@ -777,7 +875,7 @@ pub(crate) fn call_builtin(
             }
             _ => Err(no_overload(b, name, args, span)),
         },
-        n if n.starts_with("atomic_") => atomic(b, name, args, span),
+        n if n.starts_with("atomic_") => atomic(b, c, name, args, span),
         "select" => Err(
             Diagnostic::error(span, "`wp.select` was removed in Warp 1.19")
                 .with_label("removed builtin")
@@ -918,11 +1016,13 @@ fn prelude_direct(
             ("transform_from_matrix", [Type::Mat(4, 4, _)]) => true,
             ("quat_to_rpy", [Type::Quat(_)]) => true,
             ("spatial_cross" | "spatial_cross_dual", [Type::Vec(6, s), Type::Vec(6, _)]) => {
-                *s != Scalar::F16
+                !matches!(s, Scalar::F16 | Scalar::BF16)
             }
-            ("velocity_at_point", [Type::Vec(6, s), Type::Vec(3, _)]) => *s != Scalar::F16,
+            ("velocity_at_point", [Type::Vec(6, s), Type::Vec(3, _)]) => {
+                !matches!(s, Scalar::F16 | Scalar::BF16)
+            }
             ("transform_twist" | "transform_wrench", [Type::Transform(s), Type::Vec(6, _)]) => {
-                *s != Scalar::F16
+                !matches!(s, Scalar::F16 | Scalar::BF16)
             }
             _ => false,
         };
@@ -933,7 +1033,8 @@ fn prelude_direct(
             .filter_map(|t| t.scalar_of())
             .any(|s| !s.is_float())
         {
-            d = d.with_help("these builtins take float types (float16, float32, float64)");
+            d = d
+                .with_help("these builtins take float types (float16, bfloat16, float32, float64)");
         } else if !same && tys.len() > 1 {
             d = d.with_help(concat!(
                 "all arguments must have the same float type; ",
@@ -999,6 +1100,10 @@ fn rng_draw(
         ("randi", [t, lo, hi]) => *t == st && *lo == Type::I32 && *hi == Type::I32,
         ("randu", [t, lo, hi]) => *t == st && *lo == st && *hi == st,
         ("randf", [t, lo, hi]) => *t == st && *lo == Type::F32 && *hi == Type::F32,
+        ("poisson", [t, lam]) => *t == st && *lam == Type::F32,
+        ("sample_cdf", [t, Type::Array(a)]) => {
+            *t == st && a.ndim == 1 && Type::from(a.elem) == Type::F32
+        }
         _ => false,
     };
     if !ok {
@@ -1019,6 +1124,7 @@ fn rng_draw(
 /// `atomic_*(arr, i, [j, ...], value)`: the old value.
 fn atomic(
     b: &mut FuncBuilder,
+    c: &mut dyn FuncCaller,
     name: &str,
     args: &[Value],
     span: Span,
@@ -1073,30 +1179,33 @@ fn atomic(
         .with_label(vn)
         .with_help(format!("Warp does not convert the value: write `{fix}`")));
     }
-    let s = elem.scalar_of();
-    let valid = match op {
-        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => s.is_some_and(|s| s.is_int()),
-        AtomicOp::Exchange => true,
-        _ => s.is_some_and(|s| s != Scalar::Bool),
-    };
-    if !valid {
-        return Err(no_overload(b, name, args, span).with_help(match op {
-            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => "bitwise atomics take integer arrays",
-            _ => "atomics take arrays of numbers, vectors or matrices",
-        }));
+    if let Some(help) = atomic_type_error(op, elem) {
+        return Err(no_overload(b, name, args, span).with_help(help));
     }
-    let m = MemAccess {
-        array: arr,
-        indices: indices.to_vec(),
-        path: vec![],
-    };
+    let m = super::arrays::mem_access(b, arr, indices, &|v| c.known_nonneg(v));
     Ok(vec![b.atomic(op, m, val)])
+}
+
+/// Why atomic `op` cannot update a value of type `elem`, if it cannot.
+pub(crate) fn atomic_type_error(op: AtomicOp, elem: Type) -> Option<&'static str> {
+    let s = elem.scalar_of();
+    let valid = (elem.is_scalar() || is_math_agg(elem))
+        && match op {
+            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => s.is_some_and(|s| s.is_int()),
+            AtomicOp::Exchange => true,
+            _ => s.is_some_and(|s| s != Scalar::Bool),
+        };
+    (!valid).then_some(match op {
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => "bitwise atomics take integer arrays",
+        _ => "atomics take arrays of numbers, vectors or matrices",
+    })
 }
 
 /// Names (without the prefix) of every prelude func the builtins call.
 #[cfg(test)]
 pub(crate) fn prelude_names() -> Vec<&'static str> {
     let mut v: Vec<&str> = PRELUDE_DIRECT.to_vec();
+    v.extend_from_slice(PRELUDE_TYPED);
     v.extend_from_slice(RNG_DRAWS);
     v.extend(["rand_init", "quat_mul", "transform_multiply"]);
     v

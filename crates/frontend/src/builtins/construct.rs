@@ -1,7 +1,7 @@
 //! Type constructors: scalar conversions, vectors, matrices, quaternions,
 //! transforms and structs.
 
-use super::ops::{assemble, components, leaf_paths, map1, zero_of};
+use super::ops::{assemble, components, leaf_paths, map1, num_const, zero_of};
 use super::{const_of, type_list, type_name, FuncCaller};
 use crate::diag::{Diagnostic, Span};
 use weft_ir::{Const, FuncBuilder, Scalar, Type, Value};
@@ -34,16 +34,7 @@ fn fold_cast(c: Const, to: Scalar) -> Option<Const> {
             Const::from_i128(to, c.as_i128())
         });
     }
-    let f = if c.ty == Scalar::F32 && to != Scalar::F32 && f64::from_bits(c.bits).is_finite() {
-        // A float32 constant is a literal (or a variable still holding one):
-        // Warp keeps the literal's Python value, so `wp.vec3d(0.1)` and
-        // `x = 0.1; wp.float64(x)` give the double nearest 0.1. Recover it
-        // as the shortest decimal that reads back as this float32.
-        let v = f64::from_bits(c.bits) as f32;
-        format!("{v:e}").parse::<f64>().unwrap_or(v as f64)
-    } else {
-        c.as_f64()
-    };
+    let f = c.as_f64();
     Some(match to {
         t if t.is_float() => Const::float(t, f),
         Scalar::Bool => Const::bool(f != 0.0),
@@ -57,6 +48,19 @@ fn fold_cast(c: Const, to: Scalar) -> Option<Const> {
         Scalar::U64 => Const::from_i128(to, f as u64 as i128),
         _ => return None,
     })
+}
+
+/// [`convert`], except that a float literal (or a variable still holding
+/// one) converted to float64 or float16 takes the literal's Python value,
+/// as Warp does: `wp.vec3d(1.00000005)` and `x = 0.1; wp.float64(x)` are
+/// the doubles nearest 1.00000005 and 0.1, not widened float32s.
+pub(crate) fn convert_lit(b: &mut FuncBuilder, c: &dyn FuncCaller, v: Value, to: Scalar) -> Value {
+    if to.is_float() && to != Scalar::F32 && b.ty(v) == Type::F32 {
+        if let Some(x) = c.float_literal(v) {
+            return b.fconst(to, x);
+        }
+    }
+    convert(b, v, to)
 }
 
 /// Converts every component of `v` to scalar type `to` (same shape).
@@ -79,7 +83,7 @@ fn bad_args(b: &FuncBuilder, ty: Type, args: &[Value], span: Span, forms: &[&str
 
 pub(crate) fn construct(
     b: &mut FuncBuilder,
-    _c: &mut dyn FuncCaller,
+    c: &mut dyn FuncCaller,
     ty: Type,
     args: &[Value],
     kwargs: &[(String, Value)],
@@ -119,7 +123,7 @@ pub(crate) fn construct(
     match ty {
         Type::Scalar(to) => match tys.as_slice() {
             [] => Ok(zero_of(b, ty)),
-            [Type::Scalar(_)] => Ok(convert(b, args[0], to)),
+            [Type::Scalar(_)] => Ok(convert_lit(b, c, args[0], to)),
             _ => Err(bad_args(b, ty, &args, span, &["one scalar argument"])),
         },
         Type::Array(_) => Err(
@@ -135,11 +139,11 @@ pub(crate) fn construct(
                 [t] if with_same_shape(*t, ty) => Ok(convert_agg(b, args[0], s)),
                 // Fill.
                 [Type::Scalar(_)] if !matches!(ty, Type::Quat(_) | Type::Transform(_)) => {
-                    let v = convert(b, args[0], s);
+                    let v = convert_lit(b, c, args[0], s);
                     Ok(assemble(b, ty, vec![v; n]))
                 }
                 _ if all_scalars && args.len() == n => {
-                    let parts = args.iter().map(|&v| convert(b, v, s)).collect();
+                    let parts = args.iter().map(|&v| convert_lit(b, c, v, s)).collect();
                     Ok(assemble(b, ty, parts))
                 }
                 [Type::Vec(3, _), Type::Scalar(_)] if matches!(ty, Type::Quat(_)) => {
@@ -147,7 +151,7 @@ pub(crate) fn construct(
                         .into_iter()
                         .map(|v| convert(b, v, s))
                         .collect();
-                    parts.push(convert(b, args[1], s));
+                    parts.push(convert_lit(b, c, args[1], s));
                     Ok(b.make(ty, parts))
                 }
                 // spatial_vector(w, v)
@@ -161,6 +165,17 @@ pub(crate) fn construct(
                     let mut parts = components(b, args[0]);
                     parts.extend(components(b, args[1]));
                     let parts = parts.into_iter().map(|v| convert(b, v, s)).collect();
+                    Ok(b.make(ty, parts))
+                }
+                // transform(p): Warp's `q=None` is the identity rotation.
+                [Type::Vec(3, _)] if matches!(ty, Type::Transform(_)) => {
+                    let mut parts: Vec<Value> = components(b, args[0])
+                        .into_iter()
+                        .map(|v| convert(b, v, s))
+                        .collect();
+                    for w in [0.0, 0.0, 0.0, 1.0] {
+                        parts.push(num_const(b, s, w));
+                    }
                     Ok(b.make(ty, parts))
                 }
                 _ if matches!(ty, Type::Mat(..))
@@ -198,7 +213,7 @@ fn forms(ty: Type) -> Vec<&'static str> {
         ],
         Type::Mat(..) => vec!["() (zero)", "(s) (fill)", "(R*C scalars, row-major)"],
         Type::Quat(_) => vec!["()", "(x, y, z, w)", "(v: vec3, w)"],
-        Type::Transform(_) => vec!["()", "(p: vec3, q: quat)", "(7 scalars)"],
+        Type::Transform(_) => vec!["()", "(p: vec3)", "(p: vec3, q: quat)", "(7 scalars)"],
         _ => vec![],
     }
 }

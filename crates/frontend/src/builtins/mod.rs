@@ -47,6 +47,7 @@
 //!   placeholders), so one definition serves float16/32/64.
 
 mod access;
+mod arrays;
 mod calls;
 mod construct;
 mod ops;
@@ -59,7 +60,9 @@ use crate::diag::{Diagnostic, Span};
 use ruff_python_ast as ast;
 use weft_ir::{Const, FuncBuilder, InstKind, Scalar, StructTable, Type, Value, ValueDef};
 
-pub(crate) use calls::{advances_rng_state, is_builtin};
+pub(crate) use arrays::{known_nonneg, mem_access};
+pub(crate) use calls::{advances_rng_state, atomic_type_error, is_builtin, sets_first_arg};
+pub(crate) use ops::components;
 pub(crate) use prelude::{prelude_source, PRELUDE_PREFIX};
 
 /// Implemented by the function lowerer: calls a func of the prelude with
@@ -74,6 +77,20 @@ pub(crate) use prelude::{prelude_source, PRELUDE_PREFIX};
 /// types exactly. The result is the func's return values (one value, or the
 /// elements of a returned tuple in order).
 pub(crate) trait FuncCaller {
+    /// Whether the lowerer knows `v` to be non-negative (a `range` loop's
+    /// counter that counts up from a non-negative start): array indices
+    /// that are need no wrap for negative values (see `arrays`).
+    fn known_nonneg(&self, _v: Value) -> bool {
+        false
+    }
+
+    /// The Python value of a float literal `v` was lowered from (a float32
+    /// constant), if it was: constructors of float64/float16 values take
+    /// it instead of the rounded float32.
+    fn float_literal(&self, _v: Value) -> Option<f64> {
+        None
+    }
+
     fn call_prelude(
         &mut self,
         b: &mut FuncBuilder,

@@ -326,10 +326,14 @@ pub(crate) fn binary(
         (O::Add | O::Sub, _, _) if tx == ty => {
             Ok(map2(b, x, y, |b, p, q| emit_scalar(b, iop, p, q)))
         }
+        (O::Mod, Type::Vec(..), Type::Vec(..)) if tx == ty => {
+            Ok(map2(b, x, y, |b, p, q| emit_scalar(b, iop, p, q)))
+        }
+        // Integer vectors and matrices (Warp's bit_and, ..., lshift, rshift).
         (
-            O::Mod | O::BitAnd | O::BitOr | O::BitXor | O::LShift | O::RShift,
-            Type::Vec(..),
-            Type::Vec(..),
+            O::BitAnd | O::BitOr | O::BitXor | O::LShift | O::RShift,
+            Type::Vec(..) | Type::Mat(..),
+            _,
         ) if tx == ty => Ok(map2(b, x, y, |b, p, q| emit_scalar(b, iop, p, q))),
         // Aggregate with scalar.
         (O::Mult | O::Div, _, Type::Scalar(_)) if is_math_agg(tx) => {
@@ -481,7 +485,8 @@ pub(crate) fn unary(
         }
         U::UAdd if numeric => Ok(x),
         U::Invert
-            if matches!(t, Type::Scalar(_) | Type::Vec(..)) && s.is_some_and(|s| s.is_int()) =>
+            if matches!(t, Type::Scalar(_) | Type::Vec(..) | Type::Mat(..))
+                && s.is_some_and(|s| s.is_int()) =>
         {
             Ok(map1(b, x, |b, c| b.unary(UnaryOp::Not, c)))
         }

@@ -12,37 +12,51 @@ const TEMPLATE: &str = include_str!("../prelude.py");
 /// Warp's type names for one float scalar type.
 struct FloatNames {
     f: &'static str,
+    /// Where the vector, matrix, ... types live: `wp.` for Warp's named
+    /// types (`wp.vec3h`), `__weft_` for the aliases `prelude.py` defines
+    /// for bfloat16, which Warp names only as `wp.types.vector(...)`.
+    prefix: &'static str,
     suffix: &'static str,
 }
 
-const FLOATS: [FloatNames; 3] = [
+/// float16, float32, float64, bfloat16: `FLOATS[1..3]` are the types of
+/// `# @float3264` blocks.
+const FLOATS: [FloatNames; 4] = [
     FloatNames {
         f: "wp.float16",
+        prefix: "wp.",
         suffix: "h",
     },
     FloatNames {
         f: "wp.float32",
+        prefix: "wp.",
         suffix: "",
     },
     FloatNames {
         f: "wp.float64",
+        prefix: "wp.",
         suffix: "d",
+    },
+    FloatNames {
+        f: "wp.bfloat16",
+        prefix: "__weft_",
+        suffix: "bf",
     },
 ];
 
 fn instantiate(block: &str, t: &FloatNames) -> String {
-    let s = t.suffix;
+    let (p, s) = (t.prefix, t.suffix);
     // Longest placeholders first so that `$M22` is not read as `$M2`.
     let subst = [
-        ("$M22", format!("wp.mat22{s}")),
-        ("$M33", format!("wp.mat33{s}")),
-        ("$M44", format!("wp.mat44{s}")),
-        ("$V2", format!("wp.vec2{s}")),
-        ("$V3", format!("wp.vec3{s}")),
-        ("$V4", format!("wp.vec4{s}")),
-        ("$Q", format!("wp.quat{s}")),
-        ("$T", format!("wp.transform{s}")),
-        ("$S", format!("wp.spatial_vector{s}")),
+        ("$M22", format!("{p}mat22{s}")),
+        ("$M33", format!("{p}mat33{s}")),
+        ("$M44", format!("{p}mat44{s}")),
+        ("$V2", format!("{p}vec2{s}")),
+        ("$V3", format!("{p}vec3{s}")),
+        ("$V4", format!("{p}vec4{s}")),
+        ("$Q", format!("{p}quat{s}")),
+        ("$T", format!("{p}transform{s}")),
+        ("$S", format!("{p}spatial_vector{s}")),
         ("$F", t.f.to_string()),
     ];
     let mut out = block.to_string();
@@ -60,11 +74,14 @@ enum Block {
     Float,
     /// For float32 and float64 only (types Warp has no half version of).
     Float3264,
+    /// Once per numeric scalar type (every Warp scalar but `bool`); only
+    /// `$F` is substituted.
+    Scalar,
 }
 
 /// Expands the template: `# @float` blocks once per float type,
-/// `# @float3264` blocks for float32 and float64, `# @once` blocks as they
-/// are.
+/// `# @float3264` blocks for float32 and float64, `# @scalar` blocks once
+/// per numeric scalar type, `# @once` blocks as they are.
 fn expand(template: &str) -> String {
     let mut out = String::with_capacity(template.len() * 3);
     let mut block = String::new();
@@ -75,9 +92,13 @@ fn expand(template: &str) -> String {
             Block::Float => FLOATS
                 .iter()
                 .for_each(|t| out.push_str(&instantiate(block, t))),
-            Block::Float3264 => FLOATS[1..]
+            Block::Float3264 => FLOATS[1..3]
                 .iter()
                 .for_each(|t| out.push_str(&instantiate(block, t))),
+            Block::Scalar => weft_ir::Scalar::ALL
+                .iter()
+                .filter(|s| **s != weft_ir::Scalar::Bool)
+                .for_each(|s| out.push_str(&block.replace("$F", &format!("wp.{}", s.warp_name())))),
         }
         block.clear();
     };
@@ -85,6 +106,7 @@ fn expand(template: &str) -> String {
         let marker = match line.trim() {
             "# @float" => Some(Block::Float),
             "# @float3264" => Some(Block::Float3264),
+            "# @scalar" => Some(Block::Scalar),
             "# @once" => Some(Block::Once),
             _ => None,
         };

@@ -330,6 +330,8 @@ fn prelude_expands_per_float_type() {
         "wp.quath",
         "wp.transformd",
         "wp.float16",
+        "wp.bfloat16",
+        "__weft_mat33bf",
     ] {
         assert!(src.contains(name), "{name} missing");
     }
@@ -338,7 +340,7 @@ fn prelude_expands_per_float_type() {
         code.clone().all(|l| !l.contains('$')),
         "unexpanded placeholder"
     );
-    assert_eq!(src.matches("def __weft_cross(").count(), 3);
+    assert_eq!(src.matches("def __weft_cross(").count(), 4);
     assert_eq!(src.matches("def __weft_pcg(").count(), 1);
     assert_eq!(src.matches("def __weft_spatial_cross(").count(), 2);
     assert!(!src.contains("spatial_vectorh"));

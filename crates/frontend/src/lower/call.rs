@@ -30,6 +30,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
             }
         }
         // Callee.
+        if let Some(kind) = crate::module::generic_ctor(self.m, &c.func) {
+            return self.generic_construct(b, c, kind).map(Ev::V);
+        }
         if let Some((m, name)) = dotted(&c.func) {
             if !self.env.contains_key(m) {
                 let imp = &self.m.imports;
@@ -49,7 +52,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     return match ev.eval(&Expr::Call(c.clone())) {
                         Ok(v) => {
                             self.at(b, span);
-                            Ok(Ev::V(materialize(b, &v)))
+                            Ok(Ev::V(self.materialize(b, &v)))
                         }
                         Err(_) => Err(err(
                             span,
@@ -296,6 +299,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 return Ok(Ev::Tuple(out));
             }
             "printf" => return self.print(b, c, true),
+            "expect_eq" | "expect_neq" | "expect_near" => return self.expect(b, c, name),
             "static" => {
                 let [arg] = &*c.arguments.args else {
                     return Err(self.arg_count(span, "wp.static", 1, c.arguments.args.len()));
@@ -312,7 +316,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 };
                 let v = ev.eval(arg)?;
                 self.at(b, span);
-                return Ok(Ev::V(materialize(b, &v)));
+                return Ok(Ev::V(self.materialize(b, &v)));
             }
             "constant" => {
                 return Err(err(span, "`wp.constant` is only allowed at module level")
@@ -358,6 +362,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     self.assign(b, target, Ev::V(state), span)?;
                 }
             }
+        }
+        if builtins::sets_first_arg(name) {
+            // Warp modifies a variable in place; an array element or other
+            // expression is a copy there, and is left as it is.
+            if let (Some(Expr::Name(n)), [new]) = (c.arguments.args.first(), vs.as_slice()) {
+                if self.env.contains_key(n.id.as_str()) {
+                    self.assign(b, &Expr::Name(n.clone()), Ev::V(*new), span)?;
+                }
+            }
+            return Ok(Ev::Tuple(Vec::new()));
         }
         Ok(match vs.as_slice() {
             [v] => Ev::V(*v),
@@ -416,6 +430,217 @@ impl<'a, 'c> FnLower<'a, 'c> {
         self.at(b, span);
         b.print(&fmt, vals);
         Ok(Ev::Tuple(Vec::new()))
+    }
+
+    /// `wp.expect_eq(a, b)`, `wp.expect_neq(a, b)`, `wp.expect_near(a, b,
+    /// tolerance=1e-6)`: when the check fails, Warp's message with the
+    /// values is printed, after the file and line of the call; the kernel
+    /// goes on (as Warp's, in every mode). `expect_near` compares the
+    /// largest absolute component difference with the tolerance.
+    fn expect(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall, name: &str) -> Res<Ev> {
+        let span = c.range();
+        let (args, kws) = self.args(b, c)?;
+        let near = name == "expect_near";
+        let mut args = args;
+        for (k, v) in kws {
+            if near && k == "tolerance" && args.len() == 2 {
+                args.push(v);
+            } else {
+                return Err(err(
+                    span,
+                    format!("unexpected keyword argument `{k}` for `wp.{name}`"),
+                )
+                .with_label("here"));
+            }
+        }
+        let want = if near { 2..=3 } else { 2..=2 };
+        if !want.contains(&args.len()) {
+            return Err(self.arg_count(span, &format!("wp.{name}"), *want.end(), args.len()));
+        }
+        let (ta, tb) = (b.ty(args[0]), b.ty(args[1]));
+        let scalar = ta.scalar_of();
+        let ok = ta == tb
+            && scalar.is_some()
+            && (ta.is_scalar()
+                || matches!(
+                    ta,
+                    Type::Vec(..) | Type::Mat(..) | Type::Quat(_) | Type::Transform(_)
+                ))
+            && (!near || scalar.is_some_and(Scalar::is_float));
+        if !ok {
+            return Err(err(
+                span,
+                format!(
+                    "no overload of `wp.{name}` accepts ({}, {})",
+                    self.tyname(ta),
+                    self.tyname(tb)
+                ),
+            )
+            .with_label("here")
+            .with_help(if near {
+                "both values have one float type (scalars, vectors, matrices, quaternions)"
+            } else {
+                "both values have one type (scalars, vectors, matrices)"
+            }));
+        }
+        let s = scalar.unwrap_or(Scalar::F32);
+        self.at(b, span);
+        let xs = builtins::components(b, args[0]);
+        let ys = builtins::components(b, args[1]);
+        let loc = self.m.loc(span);
+        let head = format!("{}:{}: ", self.ctx.file_name.replace('%', "%%"), loc.line);
+        let spec = if s.is_float() {
+            "%g"
+        } else if s.is_unsigned_int() {
+            "%u"
+        } else {
+            "%d"
+        };
+        // Warp's `print` of a value: a vector's components each followed by
+        // a space, a matrix row by row, a quaternion's separated by spaces.
+        let show = |b: &mut FuncBuilder, v: Value, spec: &str| -> (String, Vec<Value>) {
+            let cs = builtins::components(b, v);
+            let text = match b.ty(v) {
+                Type::Vec(..) => format!("{}\n", format!("{spec} ").repeat(cs.len())),
+                Type::Mat(r, c, _) => {
+                    format!("{}\n", format!("{spec} ").repeat(c as usize)).repeat(r as usize)
+                }
+                Type::Quat(_) | Type::Transform(_) => {
+                    format!("{}\n", vec![spec; cs.len()].join(" "))
+                }
+                _ => format!("{spec}\n"),
+            };
+            (text, cs)
+        };
+        let (failed, fmt, vals) = if near {
+            let tol = match args.get(2) {
+                Some(&t) => self.expect_type(b, t, Type::Scalar(s), span)?,
+                None => b.konst(weft_ir::Const::float(s, 1e-6)),
+            };
+            let mut diff = b.konst(weft_ir::Const::float(s, 0.0));
+            for (x, y) in xs.iter().zip(&ys) {
+                let d = b.binary(BinaryOp::Sub, *x, *y);
+                let d = b.unary(weft_ir::UnaryOp::Abs, d);
+                diff = b.binary(BinaryOp::Max, diff, d);
+            }
+            let failed = b.binary(BinaryOp::Gt, diff, tol);
+            let what = if ta.is_scalar() {
+                "Absolute difference"
+            } else {
+                "Max absolute difference"
+            };
+            let (ex, mut vals) = show(b, args[1], spec);
+            let (ac, vs) = show(b, args[0], spec);
+            vals.extend(vs);
+            vals.insert(0, tol);
+            vals.push(diff);
+            (
+                failed,
+                format!(
+                    "{head}Error, expect_near() failed with tolerance %g\n    Expected: {ex}    Actual: {ac}    {what}: %g\n"
+                ),
+                vals,
+            )
+        } else {
+            let mut all = b.bconst(true);
+            for (x, y) in xs.iter().zip(&ys) {
+                let e = b.binary(BinaryOp::Eq, *x, *y);
+                all = b.binary(BinaryOp::And, all, e);
+            }
+            let failed = if name == "expect_eq" {
+                b.unary(weft_ir::UnaryOp::Not, all)
+            } else {
+                all
+            };
+            let (ex, mut vals) = show(b, args[1], spec);
+            let (ac, vs) = show(b, args[0], spec);
+            vals.extend(vs);
+            (
+                failed,
+                format!("{head}Error, {name}() failed:\n\t Expected: {ex}\t Actual: {ac}"),
+                vals,
+            )
+        };
+        let (_, then_r, else_r) = b.if_(failed, &[]);
+        let outer = b.region();
+        b.switch_to(then_r);
+        b.print(&fmt, vals);
+        b.yield_(vec![]);
+        b.switch_to(else_r);
+        b.yield_(vec![]);
+        b.switch_to(outer);
+        Ok(Ev::Tuple(Vec::new()))
+    }
+
+    /// `wp.vector(*args, length=, dtype=)`, `wp.matrix(*args, shape=,
+    /// dtype=)`, `wp.types.quaternion(..., dtype=)`,
+    /// `wp.types.transformation(..., dtype=)` in a kernel: the type from the
+    /// keywords, else from the arguments (their scalar type; a vector's
+    /// length is their count; a matrix needs `shape`, as in Warp), then the
+    /// constructor of that type.
+    fn generic_construct(
+        &mut self,
+        b: &mut FuncBuilder,
+        c: &ast::ExprCall,
+        kind: crate::module::GenericCtor,
+    ) -> Res<Value> {
+        use crate::module::GenericCtor as G;
+        let span = c.range();
+        let mut args = Vec::new();
+        for a in c.arguments.args.iter() {
+            args.push(self.val(b, a)?);
+        }
+        let ev = ConstEval {
+            imports: &self.m.imports,
+            consts: &self.m.consts,
+        };
+        let (mut dims, mut dtype) = (Vec::new(), None);
+        for k in c.arguments.keywords.iter() {
+            match k.arg.as_ref().map(|a| a.id.as_str()) {
+                Some("length") => dims.push(ev.eval(&k.value)?.as_int().unwrap_or(0)),
+                Some("shape") => match &k.value {
+                    Expr::Tuple(tu) => {
+                        for x in &tu.elts {
+                            dims.push(ev.eval(x)?.as_int().unwrap_or(0));
+                        }
+                    }
+                    other => dims.push(ev.eval(other)?.as_int().unwrap_or(0)),
+                },
+                Some("dtype") => {
+                    dtype = match crate::module::resolve_type(self.m, self.structs, &k.value)? {
+                        Type::Scalar(s) => Some(s),
+                        _ => {
+                            return Err(err(k.value.range(), "`dtype` must be a scalar type")
+                                .with_label("here"))
+                        }
+                    }
+                }
+                _ => {
+                    return Err(err(k.range(), "unexpected keyword argument")
+                        .with_label("takes `length`/`shape` (vectors, matrices) and `dtype`"))
+                }
+            }
+        }
+        let s = dtype
+            .or_else(|| args.first().and_then(|&a| b.ty(a).scalar_of()))
+            .unwrap_or(Scalar::F32);
+        let n = args.len() as i128;
+        let bad = || {
+            err(span, "cannot tell the shape of this vector or matrix")
+                .with_label("here")
+                .with_help("give `length=N` (vectors) or `shape=(R, C)` (matrices)")
+        };
+        let fits = |x: i128| (1..=16).contains(&x);
+        let ty = match (kind, dims.as_slice()) {
+            (G::Vector, [len]) if fits(*len) => Type::Vec(*len as u8, s),
+            (G::Vector, []) if fits(n) => Type::Vec(n as u8, s),
+            (G::Matrix, [r, cc]) if fits(*r) && fits(*cc) => Type::Mat(*r as u8, *cc as u8, s),
+            (G::Quat, []) => Type::Quat(s),
+            (G::Transform, []) => Type::Transform(s),
+            _ => return Err(bad()),
+        };
+        self.at(b, span);
+        builtins::construct(b, self, ty, &args, &[], span)
     }
 
     /// A type constructor call; scalar constructors of literals are folded
@@ -497,6 +722,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let arg_spans: Vec<Span> = c.arguments.args.iter().map(|a| a.range()).collect();
         self.at(b, span);
         let vs = self.resolve_and_call(b, name, defs, origin, &args, &arg_spans, &kws, span)?;
+        if builtins::sets_first_arg(name) {
+            // Warp modifies a variable in place; an array element or other
+            // expression is a copy there, and is left as it is.
+            if let (Some(Expr::Name(n)), [new]) = (c.arguments.args.first(), vs.as_slice()) {
+                if self.env.contains_key(n.id.as_str()) {
+                    self.assign(b, &Expr::Name(n.clone()), Ev::V(*new), span)?;
+                }
+            }
+            return Ok(Ev::Tuple(Vec::new()));
+        }
         Ok(match vs.as_slice() {
             [v] => Ev::V(*v),
             _ => Ev::Tuple(vs),
@@ -710,7 +945,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                         (c, _) => c,
                     };
                     self.at(b, span);
-                    materialize(b, &c)
+                    self.materialize(b, &c)
                 }
             };
             if pty.accepts(b.ty(v)) {

@@ -60,7 +60,9 @@ pub(super) fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
                     Expr::Name(n) => Some(n.id.as_str()),
                     _ => None,
                 };
-                if callee.is_some_and(builtins::advances_rng_state) {
+                if callee
+                    .is_some_and(|n| builtins::advances_rng_state(n) || builtins::sets_first_arg(n))
+                {
                     if let Some(first) = c.arguments.args.first() {
                         target(first, self.0);
                     }
@@ -328,15 +330,32 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 err(f.target.range(), "the loop variable must be a single name").with_label("here"),
             );
         };
-        let call = match &*f.iter {
-            Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "range") => c,
-            other => {
+        fn is_call<'e>(e: &'e Expr, name: &str) -> Option<&'e ast::ExprCall> {
+            match e {
+                Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == name) => {
+                    Some(c)
+                }
+                _ => None,
+            }
+        }
+        // `reversed(range(...))`: Warp's `iter_reverse`, always a dynamic
+        // loop (Warp unrolls only plain `range`).
+        let reversed = is_call(&f.iter, "reversed").and_then(|c| match c.arguments.args.as_ref() {
+            [r] if c.arguments.keywords.is_empty() => is_call(r, "range"),
+            _ => None,
+        });
+        let call = match (reversed, &*f.iter) {
+            (Some(c), _) => c,
+            (None, Expr::Call(c)) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "range") => {
+                c
+            }
+            (None, other) => {
                 return Err(err(
                     other.range(),
                     "only `for ... in range(...)` loops are supported",
                 )
                 .with_label("not a range")
-                .with_help("iterate over indices: `for i in range(n)`"))
+                .with_help("iterate over indices: `for i in range(n)` or `reversed(range(n))`"))
             }
         };
         let args = &call.arguments.args;
@@ -367,7 +386,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 ev.eval(a).ok().and_then(|v| v.as_int())
             })
             .collect();
-        if let Some(cs) = consts {
+        if let Some(cs) = consts.filter(|_| reversed.is_none()) {
             let (start, stop, step) = match cs.as_slice() {
                 [n] => (0, *n, 1),
                 [a, n] => (*a, *n, 1),
@@ -437,6 +456,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
             [a, n] => (a.0, n.0, b.konst(Const::from_i128(st, 1))),
             [a, n, s] => (a.0, n.0, s.0),
             _ => return Err(err(call.range(), "bad range")),
+        };
+        let (start, stop, step) = if reversed.is_some() {
+            reverse_range(b, st, start, stop, step)
+        } else {
+            (start, stop, step)
         };
         self.loop_(
             b,
@@ -519,7 +543,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         }
         // Header: leave when the condition fails.
         let (cond, next, cspan) = match (counter, test) {
-            (Some((var, _, stop, step, span)), _) => {
+            (Some((var, start, stop, step, span)), _) => {
                 let c = params[0];
                 b.name_value(c, var);
                 let st = b.ty(c).as_scalar().unwrap_or(Scalar::I32);
@@ -539,6 +563,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     }
                 };
                 let next = b.binary(BinaryOp::Add, c, step);
+                // Inside the body the counter lies between the start and the
+                // stop: non-negative when counting up from a non-negative
+                // start, or down to a stop of at least -1.
+                let nonneg = &self.nonneg;
+                let known = |v: Value| builtins::known_nonneg(b, v, &|x| nonneg.contains(&x));
+                let up = sign == Some(1) && known(start);
+                let down = sign == Some(-1) && is_const(b, stop).is_some_and(|k| k.as_i128() >= -1);
+                if up || down {
+                    self.nonneg.insert(c);
+                }
                 self.env.insert(var.to_string(), c);
                 (cond, Some(next), span)
             }
@@ -682,4 +716,41 @@ impl<'a, 'c> FnLower<'a, 'c> {
         self.dead = true;
         Ok(())
     }
+}
+
+/// `reversed(range(start, stop, step))` as a range: Warp's `iter_reverse`
+/// (`native/range.h`). An empty range (or step 0) stays empty; otherwise it
+/// starts at the last element, `start + trunc((stop - start ∓ 1) / step) *
+/// step`, and stops at `start - step`, stepping by `-step`.
+fn reverse_range(
+    b: &mut FuncBuilder,
+    st: Scalar,
+    start: Value,
+    stop: Value,
+    step: Value,
+) -> (Value, Value, Value) {
+    use weft_ir::BinaryOp::*;
+    let zero = b.konst(Const::from_i128(st, 0));
+    let one = b.konst(Const::from_i128(st, 1));
+    let pos = b.binary(Gt, step, zero);
+    let neg = b.binary(Lt, step, zero);
+    let up_empty = b.binary(Ge, start, stop);
+    let up_empty = b.binary(And, pos, up_empty);
+    let down_empty = b.binary(Le, start, stop);
+    let down_empty = b.binary(And, neg, down_empty);
+    let zero_step = b.binary(Eq, step, zero);
+    let empty = b.binary(Or, up_empty, down_empty);
+    let empty = b.binary(Or, empty, zero_step);
+    let d = b.binary(Sub, stop, start);
+    let d_up = b.binary(Sub, d, one);
+    let d_down = b.binary(Add, d, one);
+    let d = b.select(pos, d_up, d_down);
+    let q = b.binary(Div, d, step);
+    let q = b.binary(Mul, q, step);
+    let last = b.binary(Add, start, q);
+    let before = b.binary(Sub, start, step);
+    let rstart = b.select(empty, start, last);
+    let rstop = b.select(empty, start, before);
+    let rstep = b.binary(Sub, zero, step);
+    (rstart, rstop, rstep)
 }

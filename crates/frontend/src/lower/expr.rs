@@ -127,7 +127,11 @@ impl<'a, 'c> FnLower<'a, 'c> {
                                 "wrap it in a wider type, e.g. `wp.int64(...)` or `wp.uint64(...)`",
                             )),
                     },
-                    Number::Float(f) => Ok(Ev::V(b.fconst(Scalar::F32, *f))),
+                    Number::Float(f) => {
+                        let v = b.fconst(Scalar::F32, *f);
+                        self.literals.insert(v, *f);
+                        Ok(Ev::V(v))
+                    }
                     Number::Complex { .. } => {
                         Err(err(span, "complex numbers are not supported").with_label("here"))
                     }
@@ -173,6 +177,14 @@ impl<'a, 'c> FnLower<'a, 'c> {
             Expr::UnaryOp(x) => {
                 let v = self.val(b, &x.operand)?;
                 self.at(b, span);
+                if let (ast::UnaryOp::USub | ast::UnaryOp::UAdd, Some(f)) =
+                    (x.op, self.literals.get(&v).copied())
+                {
+                    let r = builtins::unary(b, self, x.op, v, span)?;
+                    let f = if x.op == ast::UnaryOp::USub { -f } else { f };
+                    self.literals.insert(r, f);
+                    return Ok(Ev::V(r));
+                }
                 if x.op == ast::UnaryOp::Not {
                     let t = self.truthy(b, v, x.operand.range())?;
                     return Ok(Ev::V(builtins::unary(b, self, x.op, t, span)?));
@@ -321,7 +333,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         }
         if let Some(c) = self.m.consts.get(name) {
             self.at(b, n.range);
-            return Ok(Ev::V(materialize(b, c)));
+            return Ok(Ev::V(self.materialize(b, c)));
         }
         Err(self.unknown_name(n.range, name))
     }
@@ -340,7 +352,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                     return match ev.eval(e) {
                         Ok(c) => {
                             self.at(b, span);
-                            Ok(Ev::V(materialize(b, &c)))
+                            Ok(Ev::V(self.materialize(b, &c)))
                         }
                         Err(_) => Err(err(span, format!("`{m}.{attr}` is not a value"))
                             .with_label("unknown attribute")
@@ -450,10 +462,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if prev.len() > nd {
             return Err(self.bad_index_count(span, at.ndim, prev.len()));
         }
-        Ok(Ev::V(b.load(MemAccess {
-            array: arr,
-            indices: prev,
-            path: Vec::new(),
-        })))
+        let m = self.mem_access(b, arr, &prev);
+        Ok(Ev::V(b.load(m)))
     }
 }

@@ -73,6 +73,9 @@ pub(crate) struct Ctx {
     pub custom: bool,
     /// `wp.grad(f)`: the slot of each func instance's gradient func.
     grads: HashMap<u32, u32>,
+    /// The user file's name, for messages printed at run time
+    /// (`wp.expect_eq` and the others).
+    pub file_name: String,
 }
 
 impl Ctx {
@@ -144,6 +147,14 @@ struct FnLower<'a, 'c> {
     /// Names assigned by a statement that failed: using them later is not
     /// reported again.
     poisoned: HashSet<String>,
+    /// Values known to be non-negative that the IR does not show: the
+    /// counters of `range` loops counting up from a non-negative start
+    /// (array indices that need no wrap, `builtins::arrays`).
+    nonneg: HashSet<Value>,
+    /// Float32 constants lowered from a float literal (or a float
+    /// constant), with the literal's Python value (see
+    /// `FuncCaller::float_literal`).
+    literals: HashMap<Value, f64>,
     /// In a custom gradient (`@wp.func_grad`): the differentiated func's
     /// parameters, whose `wp.adjoint[x]` the body accumulates (`adjoint.rs`).
     adjoints: Vec<(String, Type)>,
@@ -497,6 +508,8 @@ impl<'a, 'c> FnLower<'a, 'c> {
             dead: false,
             errors: Vec::new(),
             poisoned: HashSet::new(),
+            nonneg: HashSet::new(),
+            literals: HashMap::new(),
             adjoints: Vec::new(),
         }
     }
@@ -512,6 +525,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
         } else {
             Err(errs)
         }
+    }
+
+    /// Emits a compile-time value (see [`materialize`]), remembering the
+    /// Python value of a float.
+    fn materialize(&mut self, b: &mut FuncBuilder, c: &CVal) -> Value {
+        let v = materialize(b, c);
+        if let CVal::Float(f) = c {
+            self.literals.insert(v, *f);
+        }
+        v
     }
 
     fn tyname(&self, t: Type) -> String {
@@ -560,6 +583,14 @@ impl<'a, 'c> FnLower<'a, 'c> {
 }
 
 impl FuncCaller for FnLower<'_, '_> {
+    fn known_nonneg(&self, v: Value) -> bool {
+        self.nonneg.contains(&v)
+    }
+
+    fn float_literal(&self, v: Value) -> Option<f64> {
+        self.literals.get(&v).copied()
+    }
+
     fn call_prelude(
         &mut self,
         b: &mut FuncBuilder,

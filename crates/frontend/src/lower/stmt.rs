@@ -423,14 +423,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
                         if idx.len() != at.ndim as usize {
                             return Err(self.bad_index_count(s.range(), at.ndim, idx.len()));
                         }
-                        Ok(Some((
-                            MemAccess {
-                                array: arr,
-                                indices: idx,
-                                path: Vec::new(),
-                            },
-                            Type::from(at.elem),
-                        )))
+                        Ok(Some((self.mem_access(b, arr, &idx), Type::from(at.elem))))
                     }
                     Some(PlaceBase::Mem(mut m, ty)) => {
                         let idx = self.indices(b, &s.slice)?;
@@ -513,17 +506,23 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 if idx.len() > at.ndim as usize {
                     return Err(self.bad_index_count(s.range(), at.ndim, idx.len()));
                 }
-                return Ok(Some(PlaceBase::Mem(
-                    MemAccess {
-                        array: arr,
-                        indices: idx,
-                        path: Vec::new(),
-                    },
-                    Type::from(at.elem),
-                )));
+                let m = self.mem_access(b, arr, &idx);
+                return Ok(Some(PlaceBase::Mem(m, Type::from(at.elem))));
             }
         }
         Ok(self.mem_place(b, e)?.map(|(m, t)| PlaceBase::Mem(m, t)))
+    }
+
+    /// `arr[indices]` with Python's rule for negative indices
+    /// (`builtins::arrays`).
+    pub(super) fn mem_access(
+        &mut self,
+        b: &mut FuncBuilder,
+        arr: Value,
+        indices: &[Value],
+    ) -> MemAccess {
+        let nonneg = &self.nonneg;
+        builtins::mem_access(b, arr, indices, &|v| nonneg.contains(&v))
     }
 
     pub(super) fn bad_index_count(&self, span: Span, ndim: u8, n: usize) -> Diagnostic {
@@ -670,21 +669,63 @@ impl<'a, 'c> FnLower<'a, 'c> {
             let v = builtins::binary(b, self, a.op, cur, rhs, span)?;
             return self.set_adjoint(b, &a.target, v);
         }
-        let is_atomic = matches!(a.op, ast::Operator::Add | ast::Operator::Sub);
-        if is_atomic {
-            let place = self.mem_place(b, &a.target)?;
-            let atomic_ok = |t: Type| t.scalar_of().is_some_and(|s| s != Scalar::Bool);
-            if let Some((m, ty)) = place.filter(|p| atomic_ok(p.1)) {
-                let rhs = self.val(b, &a.value)?;
-                self.at(b, span);
-                let rhs = self.expect_type(b, rhs, ty, a.value.range())?;
-                let op = if a.op == ast::Operator::Add {
-                    AtomicOp::Add
-                } else {
-                    AtomicOp::Sub
+        // Warp lowers `+= -= &= |= ^=` on an array element to an atomic
+        // (`codegen.py`, `emit_AugAssign`): on a whole element unless the
+        // array's scalar type is 8 or 16 bits wide; on a component or field
+        // of an element (`a[i].x += v`, `a[i][j] |= k`) when that scalar type
+        // has the atomic (add/sub: 32- and 64-bit integers and floats, and
+        // float16; and/or/xor: 32- and 64-bit integers). Otherwise, and for
+        // the other operators, the element is loaded, updated and stored.
+        let atomic_op = match a.op {
+            ast::Operator::Add => Some(AtomicOp::Add),
+            ast::Operator::Sub => Some(AtomicOp::Sub),
+            ast::Operator::BitAnd => Some(AtomicOp::And),
+            ast::Operator::BitOr => Some(AtomicOp::Or),
+            ast::Operator::BitXor => Some(AtomicOp::Xor),
+            _ => None,
+        };
+        if let Some(op) = atomic_op {
+            if let Some((m, ty)) = self.mem_place(b, &a.target)? {
+                let root = match b.ty(m.array) {
+                    Type::Array(at) => Type::from(at.elem),
+                    t => t,
                 };
-                b.atomic(op, m, rhs);
-                return Ok(());
+                let small = |s: Option<Scalar>| {
+                    matches!(s, Some(Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16))
+                };
+                let slot_ok = |t: Type| match (op, t.scalar_of()) {
+                    (AtomicOp::Add | AtomicOp::Sub, Some(s)) => {
+                        s.is_float()
+                            || matches!(s, Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64)
+                    }
+                    (_, Some(s)) => {
+                        matches!(s, Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64)
+                    }
+                    _ => false,
+                };
+                let whole = m.path.is_empty();
+                let atomic = !small(root.scalar_of())
+                    && !matches!(root, Type::Struct(_) if whole)
+                    && (whole || slot_ok(ty));
+                if atomic {
+                    let rhs = self.val(b, &a.value)?;
+                    self.at(b, span);
+                    let rhs = self.expect_type(b, rhs, ty, a.value.range())?;
+                    if let Some(help) = builtins::atomic_type_error(op, ty) {
+                        return Err(err(
+                            span,
+                            format!(
+                                "operator `{}=` on an array element of type {} (an atomic in Warp)",
+                                a.op.as_str(),
+                                self.tyname(ty)
+                            ),
+                        )
+                        .with_label("not defined for this type")
+                        .with_help(help));
+                    }
+                    b.atomic(op, m, rhs);
+                    return Ok(());
+                }
             }
         }
         let cur = self.val(b, &a.target)?;

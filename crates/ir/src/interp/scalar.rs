@@ -31,7 +31,7 @@ pub(crate) fn wrap(s: Scalar, v: u64) -> u64 {
         Scalar::U8 => v as u8 as u64,
         Scalar::U16 => v as u16 as u64,
         Scalar::U32 => v as u32 as u64,
-        Scalar::I64 | Scalar::U64 | Scalar::F16 | Scalar::F32 | Scalar::F64 => v,
+        Scalar::I64 | Scalar::U64 | Scalar::F16 | Scalar::F32 | Scalar::F64 | Scalar::BF16 => v,
     }
 }
 
@@ -66,6 +66,16 @@ fn f2h(v: f32) -> u64 {
 }
 
 #[inline]
+fn b2f(v: u64) -> f32 {
+    f16::bf16_to_f32(v as u16)
+}
+
+#[inline]
+fn f2b(v: f32) -> u64 {
+    f16::f32_to_bf16(v) as u64
+}
+
+#[inline]
 fn f32v(v: u64) -> f32 {
     f32::from_bits(v as u32)
 }
@@ -79,6 +89,7 @@ fn f32b(v: f32) -> u64 {
 pub(crate) fn float_to_f64(s: Scalar, v: u64) -> f64 {
     match s {
         Scalar::F16 => f16::f16_to_f64(v as u16),
+        Scalar::BF16 => b2f(v) as f64,
         Scalar::F32 => f32v(v) as f64,
         _ => f64::from_bits(v),
     }
@@ -88,6 +99,7 @@ pub(crate) fn float_to_f64(s: Scalar, v: u64) -> f64 {
 pub(crate) fn float_from_f64(s: Scalar, x: f64) -> u64 {
     match s {
         Scalar::F16 => f16::f64_to_f16(x) as u64,
+        Scalar::BF16 => f16::f64_to_bf16(x) as u64,
         Scalar::F32 => f32b(x as f32),
         _ => x.to_bits(),
     }
@@ -186,6 +198,7 @@ pub(crate) fn unary(op: UnaryOp, s: Scalar, x: u64) -> u64 {
         }
         return match s {
             Scalar::F16 => f2h(unary_f32(op, h2f(x))),
+            Scalar::BF16 => f2b(unary_f32(op, b2f(x))),
             Scalar::F32 => f32b(unary_f32(op, f32v(x))),
             _ => unary_f64(op, f).to_bits(),
         };
@@ -302,6 +315,10 @@ pub(crate) fn binary(op: BinaryOp, s: Scalar, a: u64, b: u64) -> u64 {
             Ok(r) => f2h(r),
             Err(c) => c as u64,
         },
+        Scalar::BF16 => match binary_f32(op, b2f(a), b2f(b)) {
+            Ok(r) => f2b(r),
+            Err(c) => c as u64,
+        },
         _ => binary_int(op, s, a, b),
     }
 }
@@ -310,6 +327,7 @@ pub(crate) fn binary(op: BinaryOp, s: Scalar, a: u64, b: u64) -> u64 {
 pub(crate) fn fma(s: Scalar, a: u64, b: u64, c: u64) -> u64 {
     match s {
         Scalar::F16 => f2h(h2f(a).mul_add(h2f(b), h2f(c))),
+        Scalar::BF16 => f2b(b2f(a).mul_add(b2f(b), b2f(c))),
         Scalar::F32 => f32b(f32v(a).mul_add(f32v(b), f32v(c))),
         Scalar::F64 => f64::from_bits(a)
             .mul_add(f64::from_bits(b), f64::from_bits(c))
@@ -330,7 +348,7 @@ pub(crate) fn cast(from: Scalar, to: Scalar, x: u64) -> u64 {
     if from.is_float() {
         let f = float_to_f64(from, x);
         return match to {
-            Scalar::F16 | Scalar::F32 | Scalar::F64 => float_from_f64(to, f),
+            Scalar::F16 | Scalar::F32 | Scalar::F64 | Scalar::BF16 => float_from_f64(to, f),
             // `as` truncates toward zero and saturates; NaN becomes 0.
             Scalar::I8 => f as i8 as i64 as u64,
             Scalar::I16 => f as i16 as i64 as u64,
@@ -349,12 +367,12 @@ pub(crate) fn cast(from: Scalar, to: Scalar, x: u64) -> u64 {
     match to {
         // int → f16 via f32: exact below 2^24, and larger values overflow
         // f16 either way, so this rounds once.
-        Scalar::F16 | Scalar::F32 => {
+        Scalar::F16 | Scalar::F32 | Scalar::BF16 => {
             let f = if signed { x as i64 as f32 } else { x as f32 };
-            if to == Scalar::F16 {
-                f2h(f)
-            } else {
-                f32b(f)
+            match to {
+                Scalar::F16 => f2h(f),
+                Scalar::BF16 => f2b(f),
+                _ => f32b(f),
             }
         }
         Scalar::F64 => {
@@ -400,7 +418,7 @@ pub(crate) fn read(s: Scalar, mem: &[u8], off: usize) -> u64 {
         I8 => mem[off] as i8 as i64 as u64,
         U8 => mem[off] as u64,
         I16 => i16::from_le_bytes([mem[off], mem[off + 1]]) as i64 as u64,
-        U16 | F16 => u16::from_le_bytes([mem[off], mem[off + 1]]) as u64,
+        U16 | F16 | BF16 => u16::from_le_bytes([mem[off], mem[off + 1]]) as u64,
         I64 | U64 | F64 => {
             let mut b = [0u8; 8];
             b.copy_from_slice(&mem[off..off + 8]);

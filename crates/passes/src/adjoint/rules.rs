@@ -12,7 +12,8 @@
 
 use super::sweep::{ArrayAdj, Sweep, R};
 use weft_ir::{
-    AtomicOp, BinaryOp, FuncId, Inst, InstKind, MemAccess, Scalar, Type, UnaryOp, Value,
+    AtomicOp, BinaryOp, Const, FuncId, Inst, InstKind, MemAccess, Scalar, Type, UnaryOp, Value,
+    ValueDef,
 };
 
 impl Sweep<'_> {
@@ -360,16 +361,72 @@ impl Sweep<'_> {
 
     /// The access `m` into the adjoint array of `m.array` (replayed
     /// indices), and the array's gradient.
-    fn adj_access(&self, i: Inst, m: &MemAccess) -> R<(MemAccess, ArrayAdj)> {
+    fn adj_access(&mut self, i: Inst, m: &MemAccess) -> R<(MemAccess, ArrayAdj)> {
         let Some(&aa) = self.arrays.get(&m.array) else {
             return Err(self.unsupported(i, "an access to an array that is not a parameter"));
         };
         let mut am = m.clone();
         am.array = aa.grad;
         for x in &mut am.indices {
-            *x = self.pv(i, *x)?;
+            *x = self.index_pv(i, *x)?;
         }
         Ok((am, aa))
+    }
+
+    /// The primal of an array index. The frontend's wrap of a negative
+    /// index, `select(i < 0, i + n, i)` (possibly of `cast(i)`), is part of
+    /// the access in Warp (`wp::index` adds the shape): in a reversed
+    /// dynamic loop it wraps the carried variable's updated value, so it is
+    /// rebuilt here from the primal of `i`.
+    fn index_pv(&mut self, inst: Inst, v: Value) -> R<Value> {
+        if let Some(p) = self.primal.get(v) {
+            return Ok(p);
+        }
+        let def = match self.src.values[v].def {
+            ValueDef::Result(d, 0) => self.src.insts[d].kind.clone(),
+            _ => return self.rv(inst, v),
+        };
+        let is_zero = |s: &Self, z: Value| {
+            matches!(s.src.values[z].def, ValueDef::Result(d, 0)
+                if matches!(s.src.insts[d].kind, InstKind::Const(c) if c.as_i128() == 0))
+        };
+        let op_of = |s: &Self, x: Value| match s.src.values[x].def {
+            ValueDef::Result(d, 0) => match s.src.insts[d].kind {
+                InstKind::Binary(op, a, b) => Some((op, a, b)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match def {
+            InstKind::Cast(x, to) => {
+                let xp = self.index_pv(inst, x)?;
+                if xp == self.rv(inst, x)? {
+                    return self.rv(inst, v);
+                }
+                Ok(self.b().cast(xp, to))
+            }
+            InstKind::Select(c, j, k) => {
+                let wrap = matches!(op_of(self, c), Some((BinaryOp::Lt, a, z)) if a == k && is_zero(self, z))
+                    && matches!(op_of(self, j), Some((BinaryOp::Add, a, _)) if a == k);
+                if !wrap {
+                    return self.rv(inst, v);
+                }
+                let kp = self.index_pv(inst, k)?;
+                if kp == self.rv(inst, k)? {
+                    return self.rv(inst, v);
+                }
+                let Some((_, _, n)) = op_of(self, j) else {
+                    return self.rv(inst, v);
+                };
+                let n = self.rv(inst, n)?;
+                let s = self.sty(k).as_scalar().unwrap_or(Scalar::I32);
+                let zero = self.b().konst(Const::from_i128(s, 0));
+                let neg = self.b().binary(BinaryOp::Lt, kp, zero);
+                let wrapped = self.b().binary(BinaryOp::Add, kp, n);
+                Ok(self.b().select(neg, wrapped, kp))
+            }
+            _ => self.rv(inst, v),
+        }
     }
 
     /// Whether the elements at `m` carry a gradient (float data).
