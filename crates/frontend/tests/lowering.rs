@@ -849,7 +849,7 @@ def k(out: wp.array(dtype=float)):
     use std::f32::consts as c;
     let close = |a: f32, b: f32| (a - b).abs() < 1e-5;
     assert!(close(got[0], 2.0 * (c::E + c::LOG2_E + c::LOG10_E)));
-    assert!((got[1] - 2.0 * (0.693_147_2 + 2.302_585_1 + 1.618_034)).abs() < 1e-5);
+    assert!((got[1] - 2.0 * (c::LN_2 + c::LN_10 + 1.618_034)).abs() < 1e-5);
     assert!(
         (got[2]
             - 2.0 * (std::f32::consts::PI + std::f32::consts::FRAC_PI_2 + std::f32::consts::TAU))

@@ -52,7 +52,8 @@ pub fn suffix(s: Scalar) -> &'static str {
         Scalar::U32 => "ui",
         Scalar::I64 => "l",
         Scalar::U64 => "ul",
-        Scalar::Bool => "?",
+        // Not generated: Warp has no vectors of these.
+        Scalar::Bool | Scalar::BF16 => "?",
     }
 }
 
