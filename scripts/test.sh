@@ -82,15 +82,12 @@ if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
   ./target/debug/weft gradcheck "$WEFT_CONFORMANCE_DIR"/grad/cases/* conformance/grad/cases/* | tail -n 1
 fi
 # Fuzz smoke (docs/reliability.md): random programs on every backend
-# against the interpreter, and each coverage-guided target for 10 s under
-# libFuzzer + ASan (installs a nightly toolchain and cargo-fuzz if needed).
-# The targets' bodies over their seeds also ran in cargo test
-# (tests/fuzz_targets.rs).
+# against the interpreter. The coverage-guided targets' bodies run over
+# their seeds in cargo test (tests/fuzz_targets.rs, stable Rust);
+# `scripts/fuzz.sh SECONDS` runs them under libFuzzer + ASan (nightly), a
+# long check outside CI.
 echo "== fuzz smoke"
-./target/debug/weft fuzz-diff --seed 1 --count 100
-if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
-  WEFT_FUZZ_INSTALL=1 WEFT_BIN=./target/debug/weft bash scripts/fuzz.sh 60
-fi
+./target/debug/weft fuzz-diff --seed 1 --count 100 | tail -n 3
 echo "== skipped"
 n=$(wc -l <"$WEFT_SKIP_LOG")
 echo "$n test(s) skipped a part for a missing corpus, tool or device"
