@@ -46,7 +46,7 @@ def shift_right(x: wp.array(dtype=float), y: wp.array(dtype=float)):
 @wp.kernel
 def back(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
-    y[i] = x[i - 1]
+    y[i] = x[i - 17]
 
 
 @wp.kernel
@@ -205,6 +205,9 @@ fn write_past_the_end_touches_nothing() {
     }
 }
 
+/// `x[i - 17]` with 16 elements: Warp wraps an index in `-16..0` (Python's
+/// rule), so only thread 0's `-17` is out of bounds; the bounds check tests
+/// the wrapped index and reports `-1` (docs: `builtins/arrays.rs`).
 #[test]
 fn negative_index_is_reported() {
     let m = checked().compile("shift.py", SOURCE).unwrap();
