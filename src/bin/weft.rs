@@ -462,6 +462,15 @@ fn cli() -> Command {
         )
 }
 
+/// The exit code of a command whose check passed (`ok`) or not.
+fn success(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn main() -> ExitCode {
     let m = cli().get_matches();
     let r = match m.subcommand() {
@@ -773,11 +782,7 @@ fn gradcheck_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         }
     }
     say!("{} cases, {passed} passed, {failed} failed", paths.len());
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(success(failed == 0))
 }
 
 fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
@@ -789,11 +794,7 @@ fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         }
     })?;
     say!("{summary}");
-    Ok(if summary.failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(success(summary.failed == 0))
 }
 
 /// `weft fuzz-diff`: generated programs on every backend vs the
@@ -841,11 +842,7 @@ fn fuzz_diff(a: &ArgMatches) -> Result<ExitCode, Error> {
         }
     }
     say!("{summary}");
-    Ok(if summary.divergences == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(success(summary.divergences == 0))
 }
 
 /// `weft fuzz-seeds CORPUS OUT`.
@@ -926,11 +923,7 @@ fn compare_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         std::fs::write(p, page).map_err(|source| Error::io(p, source))?;
         say!("wrote {}", p.display());
     }
-    Ok(if cmp.agree() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(success(cmp.agree()))
 }
 
 fn cache_err(e: weft_cache::CacheError) -> Error {
