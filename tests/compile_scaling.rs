@@ -62,6 +62,21 @@ fn a_kernel_of_many_calls_runs_like_the_interpreter() {
 }
 
 #[test]
+fn a_kernel_above_the_single_pass_regalloc_threshold_runs_like_the_interpreter() {
+    // About 8 Cranelift instructions per statement, twice (the kernel's
+    // unit-stride copy): 6000 statements are well above
+    // `weft_backend_cpu::SINGLE_PASS_REGALLOC_INSTS`, so the CPU JIT
+    // register-allocates this kernel with Cranelift's single pass.
+    let n = 6000;
+    assert!(n * 8 > weft_backend_cpu::SINGLE_PASS_REGALLOC_INSTS);
+    let m = Compiler::new()
+        .compile("chain.py", &kernels::chain(n))
+        .unwrap();
+    let want = run(&Device::interp(), &m, "chain", true);
+    assert_eq!(run(&Device::cpu(), &m, "chain", true), want);
+}
+
+#[test]
 fn the_quick_workload_reports_every_size_and_the_module() {
     let mut backends = vec!["cpu".to_string(), "hlsl".to_string()];
     if cfg!(feature = "llvm") {

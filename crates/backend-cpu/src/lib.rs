@@ -167,6 +167,11 @@ pub struct Options {
     /// loops with its source line, so a breakpoint on such a line may land
     /// outside the loop: O0 keeps every line in place.
     pub debug_info: bool,
+    /// Functions with more Cranelift instructions than this use Cranelift's
+    /// single-pass register allocator (default
+    /// [`SINGLE_PASS_REGALLOC_INSTS`]; 0: every function, `usize::MAX`:
+    /// none).
+    pub single_pass_regalloc_above: usize,
 }
 
 impl Default for Options {
@@ -176,6 +181,7 @@ impl Default for Options {
             verify: cfg!(debug_assertions),
             debug: false,
             debug_info: false,
+            single_pass_regalloc_above: SINGLE_PASS_REGALLOC_INSTS,
         }
     }
 }
@@ -325,7 +331,22 @@ pub fn emit_text(m: &weft_ir::Module, _info: &ModuleInfo, opts: &Options) -> Res
     Ok(text)
 }
 
-fn new_module(opts: &Options) -> Result<JITModule, Error> {
+/// The default of [`Options::single_pass_regalloc_above`]: functions with
+/// more Cranelift instructions than this are register-allocated by
+/// Cranelift's single-pass allocator instead of the backtracking one: the
+/// backtracking allocator's time grows faster than linearly on straight-line
+/// code of tens of thousands of values (issue 18: a 20,000-statement kernel),
+/// while the single pass is linear at the cost of more spills. The seed's
+/// kernels and every conformance kernel are far below it (a few hundred to a
+/// few thousand instructions), so their code is unchanged.
+pub const SINGLE_PASS_REGALLOC_INSTS: usize = 40_000;
+
+/// The host ISA with Weft's settings; `single_pass` selects the register
+/// allocator ([`SINGLE_PASS_REGALLOC_INSTS`]).
+fn host_isa(
+    opts: &Options,
+    single_pass: bool,
+) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, Error> {
     let mut fb = settings::builder();
     let set = |fb: &mut settings::Builder, k: &str, v: &str| {
         fb.set(k, v)
@@ -347,10 +368,17 @@ fn new_module(opts: &Options) -> Result<JITModule, Error> {
     set(&mut fb, "is_pic", "false")?;
     set(&mut fb, "use_colocated_libcalls", "false")?;
     set(&mut fb, "enable_multi_ret_implicit_sret", "true")?;
-    let isa = cranelift_native::builder()
+    if single_pass {
+        set(&mut fb, "regalloc_algorithm", "single_pass")?;
+    }
+    cranelift_native::builder()
         .map_err(|e| Error::Host(e.to_string()))?
         .finish(settings::Flags::new(fb))
-        .map_err(|e| Error::Host(e.to_string()))?;
+        .map_err(|e| Error::Host(e.to_string()))
+}
+
+fn new_module(opts: &Options) -> Result<JITModule, Error> {
+    let isa = host_isa(opts, false)?;
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     for s in weft_abi::shims::table() {
         jb.symbol(&s.name, s.ptr());
@@ -442,8 +470,21 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
         ctxs.push((fid, id, ctx));
     }
     let isa = module.isa();
+    let above = opts.single_pass_regalloc_above;
+    let large = ctxs
+        .iter()
+        .any(|(_, _, ctx)| ctx.func.dfg.num_insts() > above);
+    let single_pass = if large {
+        Some(host_isa(opts, true)?)
+    } else {
+        None
+    };
     ctxs.par_iter_mut()
         .map(|(fid, _, ctx)| {
+            let isa = match &single_pass {
+                Some(sp) if ctx.func.dfg.num_insts() > above => &**sp,
+                _ => isa,
+            };
             ctx.compile(isa, &mut Default::default())
                 .map(drop)
                 .map_err(|e| Error::Codegen(format!("{}: {:?}", m.funcs[*fid].name, e.inner)))

@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use weft_backend_cpu::Options;
 use weft_ir::interp::{
     eval_binary, eval_bitcast, eval_cast, eval_unary, run_kernel, ArgValue, InterpOptions,
 };
@@ -470,6 +471,17 @@ fn jit_equals_interp(
     arrays: &[(Vec<u8>, u32)],
     values: &[Vec<u8>],
 ) -> Vec<Vec<u8>> {
+    jit_equals_interp_with(&checked_options(), m, name, n, arrays, values)
+}
+
+fn jit_equals_interp_with(
+    opts: &Options,
+    m: &weft_ir::Module,
+    name: &str,
+    n: usize,
+    arrays: &[(Vec<u8>, u32)],
+    values: &[Vec<u8>],
+) -> Vec<Vec<u8>> {
     let kid = m.func_by_name(name).unwrap();
     let mut ib: Vec<Vec<u8>> = arrays.iter().map(|(b, _)| b.clone()).collect();
     let mut jb = ib.clone();
@@ -486,7 +498,7 @@ fn jit_equals_interp(
         args.extend(values.iter().map(|s| ArgValue::Value(s.clone())));
         run_kernel(m, kid, &[n as i32], &mut args, &InterpOptions::default()).expect("interp");
     }
-    let art = compile_checked(m);
+    let art = weft_backend_cpu::compile(m, &weft_ir::ModuleInfo::of(m), opts).expect("compile");
     let mut args: Vec<Arg> = jb
         .iter_mut()
         .zip(arrays)
@@ -504,6 +516,21 @@ fn jit_equals_interp(
 
 #[test]
 fn nbody_kernel_matches_the_interpreter() {
+    nbody_matches_the_interpreter(&checked_options());
+}
+
+/// The single-pass register allocator (used for very large functions,
+/// [`weft_backend_cpu::SINGLE_PASS_REGALLOC_INSTS`]) forced on every
+/// function: the same results as the interpreter.
+#[test]
+fn nbody_kernel_with_single_pass_regalloc_matches_the_interpreter() {
+    nbody_matches_the_interpreter(&Options {
+        single_pass_regalloc_above: 0,
+        ..checked_options()
+    });
+}
+
+fn nbody_matches_the_interpreter(opts: &Options) {
     let m = nbody::nbody_module();
     let n = 64usize;
     let pos: Vec<f32> = (0..n)
@@ -512,7 +539,8 @@ fn nbody_kernel_matches_the_interpreter() {
     let vel: Vec<f32> = (0..n).flat_map(|i| [0.1, -0.2, i as f32 * 0.01]).collect();
     let mass: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 0.25).collect();
     let b = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
-    jit_equals_interp(
+    jit_equals_interp_with(
+        opts,
         &m,
         "nbody_step",
         n,

@@ -888,8 +888,7 @@ fn emit_clif_and_opt_none() {
         &Options {
             opt_level: OptLevel::O0,
             verify: true,
-            debug: false,
-            debug_info: false,
+            ..Options::default()
         },
     )
     .unwrap();

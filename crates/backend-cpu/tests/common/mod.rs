@@ -40,11 +40,16 @@ pub fn add_kernel(
     m.funcs.push(f)
 }
 
-pub fn compile_checked(m: &Module) -> Artifact {
-    let opts = Options {
+/// The default options with Cranelift's verifier on.
+pub fn checked_options() -> Options {
+    Options {
         verify: true,
         ..Options::default()
-    };
+    }
+}
+
+pub fn compile_checked(m: &Module) -> Artifact {
+    let opts = checked_options();
     // Not every module here verifies (some test what the backend does
     // with IR outside the rules); the info does not check it.
     compile(m, &weft_ir::ModuleInfo::of(m), &opts).expect("compile")
