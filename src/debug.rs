@@ -217,6 +217,30 @@ pub fn run_session_with_layout(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> Result<(), Error> {
+    let opts = SessionOptions { layout, echo: true };
+    run_session_with(case, tids, &opts, input, out)
+}
+
+/// How [`run_session_with`] runs a session.
+#[derive(Clone, Copy, Debug)]
+pub struct SessionOptions {
+    /// The memory layout of the kernel's eligible arrays.
+    pub layout: ArrayLayout,
+    /// Write each command to `out` after a `(weft) ` prompt, so that the
+    /// output is a transcript (scripts, tests); off when a terminal's line
+    /// editor ([`crate::line_editor`]) already showed prompt and command.
+    pub echo: bool,
+}
+
+/// [`run_session`] with `opts`.
+pub fn run_session_with(
+    case: &Case,
+    tids: &[usize],
+    opts: &SessionOptions,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<(), Error> {
+    let layout = opts.layout;
     let kpath = case.dir.join("kernel.py");
     let source = std::fs::read_to_string(&kpath).map_err(|e| Error::io(&kpath, e))?;
     let file_name = kpath.display().to_string();
@@ -242,7 +266,9 @@ pub fn run_session_with_layout(
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        writeln!(out, "(weft) {line}").map_err(io)?;
+        if opts.echo {
+            writeln!(out, "(weft) {line}").map_err(io)?;
+        }
         let (cmd, arg) = line
             .split_once(' ')
             .map_or((line, ""), |(c, a)| (c, a.trim()));

@@ -29,6 +29,7 @@ pub mod fuzz;
 pub mod gpu_bench;
 pub mod grad_bench;
 pub mod gradcheck;
+pub mod line_editor;
 pub mod reference;
 pub mod report;
 

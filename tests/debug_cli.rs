@@ -104,3 +104,84 @@ fn debug_rejects_other_backends() {
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("cpu"));
 }
+
+/// On a terminal (a pseudo-terminal made by util-linux's `script`), the
+/// interactive loop edits lines and keeps a history: the up arrow recalls
+/// the last command, and the history file holds the session's commands.
+/// Each command is typed only after the prompt for it appeared, as a user
+/// types; the prompt is the editor's and the session does not echo it.
+#[test]
+fn interactive_session_has_line_editing_and_history() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let Some(case) = nbody_case() else { return };
+    if Command::new("script").arg("--version").output().is_err() {
+        weft_testkit::skip("util-linux `script` not found (needed for a pseudo-terminal)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("weft-history-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let history = dir.join("history");
+    let cmd = format!(
+        "{} debug --tid 3 {}",
+        env!("CARGO_BIN_EXE_weft"),
+        case.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("WEFT_HISTORY", &history)
+        .env("TERM", "xterm")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs script");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    // Waits until the output holds `n` prompts, then types `keys`.
+    let mut prompts = 0;
+    let mut type_after_prompt = |keys: &[u8], seen: &mut String| {
+        prompts += 1;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while seen.matches("(weft) ").count() < prompts {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(b) => seen.push_str(&String::from_utf8_lossy(&b)),
+                Err(_) => panic!("no prompt {prompts} within 60 s; output so far:\n{seen}"),
+            }
+        }
+        stdin.write_all(keys).unwrap();
+        stdin.flush().unwrap();
+    };
+    for keys in [
+        &b"break kernel.py:22\r"[..],
+        b"c\r",
+        b"p r2\r",
+        b"\x1b[A\r", // the up arrow: `p r2` again
+        b"quit\r",
+    ] {
+        type_after_prompt(keys, &mut seen);
+    }
+    let status = child.wait().expect("weft ends");
+    while let Ok(b) = rx.recv_timeout(Duration::from_secs(5)) {
+        seen.push_str(&String::from_utf8_lossy(&b));
+    }
+    assert!(status.success(), "{seen}");
+    assert_eq!(seen.matches("r2 = 0.8014097").count(), 2, "{seen}");
+    let h = std::fs::read_to_string(&history).expect("the history was saved");
+    for c in ["break kernel.py:22", "p r2", "quit"] {
+        assert!(h.lines().any(|l| l == c), "{c} not in the history:\n{h}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

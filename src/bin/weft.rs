@@ -894,6 +894,17 @@ fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
                 &mut out,
             )?
         }
+        None if std::io::stdin().is_terminal() => {
+            // A terminal: line editing and history; the editor shows the
+            // prompt and the command, so the session does not echo them.
+            let editor = weft_cli::line_editor::LineEditor::new("(weft) ")
+                .map_err(|e| Error::io("<terminal>", e))?;
+            let opts = weft_cli::debug::SessionOptions {
+                layout,
+                echo: false,
+            };
+            weft_cli::debug::run_session_with(&case, &tids, &opts, editor, &mut out)?
+        }
         None => weft_cli::debug::run_session_with_layout(
             &case,
             &tids,
