@@ -2,10 +2,13 @@
 //! Adapter Protocol, on stdin/stdout, for VS Code and other DAP clients.
 //!
 //! Requests: `initialize`, `launch` (`case`: a conformance case's folder
-//! or `case.json`; `tid`: the thread to step, default 0; `layout`: `aos`
+//! or `case.json`; or `program`: a kernel file, with `kernel`, `dim` and
+//! `args` as `case.json` writes them, npy files relative to the program's
+//! folder; `tid`: the thread to step, default 0; `layout`: `aos`
 //! or `soa`; `stopOnEntry`), `setBreakpoints` (lines with `condition`s in
 //! the kernel language), `setFunctionBreakpoints`, `configurationDone`,
-//! `threads`, `stackTrace`, `scopes`, `variables` (vectors, matrices and
+//! `threads`, `stackTrace`, `scopes` (every frame's variables),
+//! `variables` (vectors, matrices and
 //! structs have children), `next`, `stepIn`, `stepOut`, `continue`,
 //! `evaluate`, `disconnect`. The one DAP thread is the stepped kernel
 //! thread (id `tid + 1`, as DAP ids start at 1).
@@ -269,17 +272,17 @@ impl<W: Write> Session<W> {
             }
             "scopes" => {
                 let frame = args["frameId"].as_u64().unwrap_or(0);
-                let r = match self.stop().map(|s| s.locals.clone()) {
-                    // Only the innermost frame's variables are recorded.
-                    Ok(locals) if frame == 0 => {
-                        let r = self.reference(locals);
-                        Ok(
-                            json!({"scopes": [{"name": "Locals", "variablesReference": r, "expensive": false}]}),
-                        )
-                    }
-                    Ok(_) => Ok(json!({"scopes": []})),
-                    Err(e) => Err(e),
+                let locals = match &self.dbg {
+                    Some(d) => d
+                        .frame_locals(frame as usize)
+                        .map(<[_]>::to_vec)
+                        .map_err(|e| e.to_string()),
+                    None => Err("no launch".to_string()),
                 };
+                let r = locals.map(|locals| {
+                    let r = self.reference(locals);
+                    json!({"scopes": [{"name": "Locals", "variablesReference": r, "expensive": false}]})
+                });
                 self.respond(req, r).map_err(io)?;
             }
             "variables" => {
@@ -345,17 +348,13 @@ impl<W: Write> Session<W> {
     }
 
     fn launch(&mut self, args: &Json) -> Result<(), String> {
-        let case = args["case"]
-            .as_str()
-            .ok_or("`launch` needs `case`: a conformance case's folder")?;
-        let case = Case::load(std::path::Path::new(case)).map_err(|e| e.to_string())?;
+        let (case, kpath) = launch_case(args)?;
         let tid = args["tid"].as_u64().unwrap_or(0) as usize;
         let layout = match args["layout"].as_str() {
             Some("soa") => ArrayLayout::Soa,
             _ => ArrayLayout::Aos,
         };
         self.stop_on_entry = args["stopOnEntry"].as_bool().unwrap_or(false);
-        let kpath = case.dir.join("kernel.py");
         let src = std::fs::read_to_string(&kpath).map_err(|e| e.to_string())?;
         let m = Debugger::compile_with_layout(&kpath.display().to_string(), &src, layout)
             .map_err(|e| e.render(false))?;
@@ -368,6 +367,42 @@ impl<W: Write> Session<W> {
         self.apply_breakpoints();
         Ok(())
     }
+}
+
+/// The case a `launch` request describes and its kernel file: a
+/// conformance case (`case`, taken first), or a kernel file with its launch (`program`,
+/// `kernel`, `dim`, and `args` as `case.json` writes them, npy files
+/// relative to the program's folder).
+fn launch_case(args: &Json) -> Result<(Case, std::path::PathBuf), String> {
+    use std::path::{Path, PathBuf};
+    if let Some(case) = args["case"].as_str() {
+        let case = Case::load(Path::new(case)).map_err(|e| e.to_string())?;
+        let kpath = case.dir.join("kernel.py");
+        return Ok((case, kpath));
+    }
+    if let Some(program) = args["program"].as_str() {
+        let program = Path::new(program);
+        let dir = program
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let Some(kernel) = args["kernel"].as_str() else {
+            return Err("`launch` with `program` needs `kernel`: the kernel's name".into());
+        };
+        let name = program.file_stem().map_or_else(
+            || "kernel".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        let spec = json!({
+            "name": name,
+            "kernel": kernel,
+            "dim": args["dim"],
+            "args": args.get("args").cloned().unwrap_or_else(|| json!([])),
+        });
+        let case = Case::parse(&spec.to_string(), program, dir).map_err(|e| e.to_string())?;
+        return Ok((case, program.to_path_buf()));
+    }
+    Err("`launch` needs `case` (a conformance case's folder) or `program` (a kernel file) with `kernel`, `dim` and `args`".into())
 }
 
 /// Serves one DAP session: requests from `input`, responses and events to

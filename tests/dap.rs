@@ -222,11 +222,33 @@ fn a_dap_session_on_nbody() {
         assert_eq!(want[at].line, line);
         check_stop(&mut c, &want[at]);
     }
-    // Into `wp.dot` and out again.
+    // Into `wp.dot` and out again; in `wp.dot`, the caller's frame (1)
+    // has the variables of the caller's stop that made the call.
     c.request("stepIn", json!({"threadId": 4}));
     c.event("stopped");
     let st = c.request("stackTrace", json!({"threadId": 4}));
     assert_eq!(st["totalFrames"], 2, "{st}");
+    let sc = c.request("scopes", json!({"frameId": 1}));
+    let r = sc["scopes"][0]["variablesReference"].clone();
+    let vars = c.request("variables", json!({"variablesReference": r}));
+    let got: Vec<(String, String)> = vars["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap().to_string(),
+                v["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let caller: Vec<(String, String)> = want[at]
+        .locals
+        .iter()
+        .map(|(n, v)| (n.clone(), v.to_string()))
+        .collect();
+    assert_eq!(got, caller, "the caller's variables");
+    assert!(!caller.is_empty());
     c.request("stepOut", json!({"threadId": 4}));
     c.event("stopped");
     let st = c.request("stackTrace", json!({"threadId": 4}));
@@ -242,4 +264,67 @@ fn a_dap_session_on_nbody() {
     c.request("disconnect", json!({}));
     let status = c.child.wait().expect("weft dap exits");
     assert!(status.success());
+}
+
+/// `launch` with a kernel file and its inputs (`program`, `kernel`, `dim`,
+/// `args` as `case.json` writes them) instead of a case: the N-body
+/// kernel's file with the case's arguments stops at the same place with
+/// the oracle's values; a `program` without `kernel` is an error that
+/// says what is missing.
+#[test]
+fn launch_takes_a_kernel_file_and_its_inputs() {
+    let Some(dir) = weft_testkit::corpus::case("seed_nbody_step") else {
+        return;
+    };
+    let case = weft_cli::conform::Case::load(&dir).expect("loads");
+    let kpath = dir.join("kernel.py");
+    let src = std::fs::read_to_string(&kpath).expect("kernel.py");
+    let m = Debugger::compile(&kpath.display().to_string(), &src).expect("compiles");
+    let want: Vec<Stop> =
+        weft_cli::debug::with_case_args(&case, &m, |k, dim, a| Debugger::oracle(&m, k, dim, a, 7))
+            .expect("inputs")
+            .expect("oracle");
+    let first22 = want.iter().find(|s| s.line == 22).expect("line 22 runs");
+    let spec: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
+
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({"clientID": "test", "adapterID": "weft"}),
+    );
+    c.event("initialized");
+    let bad = c.try_request("launch", json!({"program": kpath.display().to_string()}));
+    assert_eq!(bad["success"], false);
+    assert!(
+        bad["message"].as_str().unwrap_or("").contains("`kernel`"),
+        "{bad}"
+    );
+    c.request(
+        "launch",
+        json!({
+            "program": kpath.display().to_string(),
+            "kernel": spec["kernel"],
+            "dim": spec["dim"],
+            "args": spec["args"],
+            "tid": 7,
+        }),
+    );
+    c.request(
+        "setBreakpoints",
+        json!({"source": {"path": kpath.display().to_string()}, "breakpoints": [{"line": 22}]}),
+    );
+    c.request("configurationDone", json!({}));
+    let stopped = c.event("stopped");
+    assert_eq!(stopped["body"]["threadId"], 8, "{stopped}");
+    for name in ["r2", "j"] {
+        let e = c.request("evaluate", json!({"expression": name, "frameId": 0}));
+        assert_eq!(
+            e["result"].as_str(),
+            Some(first22.local(name).unwrap().to_string().as_str()),
+            "{name}: {e}"
+        );
+    }
+    c.request("disconnect", json!({}));
+    assert!(c.child.wait().expect("weft dap exits").success());
 }

@@ -221,6 +221,8 @@ pub enum DebugError {
     NoVariable(String),
     #[error("`{expr}`: {what}")]
     BadExpr { expr: String, what: String },
+    #[error("no frame {0} here")]
+    NoFrame(usize),
 }
 
 /// A debugging session over one thread of one launch (module docs).
@@ -676,6 +678,24 @@ impl Debugger {
     /// The named variables at the current stop.
     pub fn locals(&self) -> Result<&[(String, DebugValue)], DebugError> {
         Ok(&self.here()?.locals)
+    }
+    /// The named variables of frame `frame` of the current stop's stack
+    /// (0: the innermost, [`Debugger::locals`]; 1 its caller, …): a caller's
+    /// variables are those of its last stop, the statement whose call is
+    /// running (a func cannot change its caller's variables).
+    pub fn frame_locals(&self, frame: usize) -> Result<&[(String, DebugValue)], DebugError> {
+        let here = self.here()?;
+        if frame == 0 {
+            return Ok(&here.locals);
+        }
+        let Some(depth) = here.depth.checked_sub(frame) else {
+            return Err(DebugError::NoFrame(frame));
+        };
+        let pos = self.pos.unwrap_or(0);
+        match self.stops[..pos].iter().rev().find(|s| s.depth <= depth) {
+            Some(s) if s.depth == depth => Ok(&s.locals),
+            _ => Ok(&[]),
+        }
     }
     /// The call stack at the current stop, innermost first.
     pub fn backtrace(&self) -> Result<&[Frame], DebugError> {
