@@ -103,6 +103,19 @@ const PRELUDE_TYPED: &[&str] = &[
     "quat_from_euler",
     "quat_to_euler",
     "lower_bound",
+    "erfcinv",
+    "spatial_adjoint",
+    "dense_gemm",
+    "dense_chol",
+    "dense_subs",
+    "dense_solve",
+    "svd3",
+    "svd2",
+    "qr3",
+    "eig3",
+    "noise",
+    "pnoise",
+    "curlnoise",
 ];
 
 /// `delta: float = 1.0` (Warp's `math.py`).
@@ -208,6 +221,17 @@ pub(crate) fn advances_rng_state(name: &str) -> bool {
 /// written).
 pub(crate) fn sets_first_arg(name: &str) -> bool {
     matches!(name, "transform_set_translation" | "transform_set_rotation")
+}
+
+/// Builtins with a form that writes its results into variables passed
+/// after the inputs (`wp.svd3(A, U, sigma, V)`): with `nargs` arguments,
+/// the number of inputs when the call is that form. The value form
+/// (`U, sigma, V = wp.svd3(A)`) computes the results.
+pub(crate) fn out_args(name: &str, nargs: usize) -> Option<usize> {
+    match (name, nargs) {
+        ("svd3" | "svd2", 4) | ("qr3" | "eig3" | "quat_to_axis_angle", 3) => Some(1),
+        _ => None,
+    }
 }
 
 /// "no overload of `wp.name` accepts (types)" with the overloads listed.
@@ -1016,7 +1040,7 @@ fn prelude_direct(
             ("transform_from_matrix", [Type::Mat(4, 4, _)]) => true,
             ("quat_to_rpy", [Type::Quat(_)]) => true,
             ("spatial_cross" | "spatial_cross_dual", [Type::Vec(6, s), Type::Vec(6, _)]) => {
-                !matches!(s, Scalar::F16 | Scalar::BF16)
+                *s != Scalar::BF16
             }
             ("velocity_at_point", [Type::Vec(6, s), Type::Vec(3, _)]) => {
                 !matches!(s, Scalar::F16 | Scalar::BF16)
