@@ -32,11 +32,6 @@ __weft_mat33bf = wp.types.matrix(shape=(3, 3), dtype=wp.bfloat16)
 __weft_mat44bf = wp.types.matrix(shape=(4, 4), dtype=wp.bfloat16)
 __weft_quatbf = wp.types.quaternion(dtype=wp.bfloat16)
 __weft_transformbf = wp.types.transformation(dtype=wp.bfloat16)
-# 6x6 matrices ($SM), which Warp names `wp.spatial_matrix` for float32 only.
-__weft_mat66h = wp.types.matrix(shape=(6, 6), dtype=wp.float16)
-__weft_mat66 = wp.types.matrix(shape=(6, 6), dtype=wp.float32)
-__weft_mat66d = wp.types.matrix(shape=(6, 6), dtype=wp.float64)
-__weft_mat66bf = wp.types.matrix(shape=(6, 6), dtype=wp.bfloat16)
 
 # @float
 
@@ -1155,6 +1150,15 @@ def __weft_erfcinv(x: wp.float32):
 @wp.func
 def __weft_erfcinv(x: wp.float64):
     return wp.erfinv(wp.float64(1.0) - x)
+
+
+# 6x6 matrices ($SM), which Warp names `wp.spatial_matrix` (float32 and
+# float64 only); defined here, after the funcs whose prelude lines the
+# snapshots name.
+__weft_mat66h = wp.types.matrix(shape=(6, 6), dtype=wp.float16)
+__weft_mat66 = wp.types.matrix(shape=(6, 6), dtype=wp.float32)
+__weft_mat66d = wp.types.matrix(shape=(6, 6), dtype=wp.float64)
+__weft_mat66bf = wp.types.matrix(shape=(6, 6), dtype=wp.bfloat16)
 
 
 # @float

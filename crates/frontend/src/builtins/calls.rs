@@ -282,7 +282,10 @@ pub(crate) fn signatures(name: &str) -> Vec<String> {
         ]),
         "mod" | "div" | "floordiv" | "mul" | "add" | "sub" => vec![format!("{name}(a, b)")],
         "neg" => s(&["neg(x)"]),
-        "where" => s(&["where(cond: bool or integer, value_if_true: T, value_if_false: T)"]),
+        "where" => s(&[
+            "where(cond: bool or integer, value_if_true: T, value_if_false: T)",
+            "where(arr: array, value_if_true: T, value_if_false: T) (arr non-null)",
+        ]),
         "outer" => s(&["outer(a: vector, b: vector) -> matrix"]),
         "cw_mul" | "cw_div" => vec![
             format!("{name}(a: vector, b: vector)"),
@@ -702,6 +705,11 @@ pub(crate) fn call_builtin(
                 } else {
                     convert(b, args[0], Scalar::Bool)
                 };
+                one(b.select(cond, args[1], args[2]))
+            }
+            [Type::Array(_), ta, tb] if ta == tb && !ta.is_array() => {
+                // `where(arr, a, b)`: `a` when the array is non-null
+                let cond = super::arrays::array_nonnull(b, args[0]);
                 one(b.select(cond, args[1], args[2]))
             }
             [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)] => {
