@@ -472,6 +472,13 @@ pub(crate) fn call_builtin(
                 args.push(num_const(b, s, 1.0));
             }
         }
+        if name == "curlnoise" && (2..5).contains(&args.len()) {
+            // octaves: uint32 = 1, lacunarity: float32 = 2.0, gain: float32 = 0.5
+            let defaults = [(Scalar::U32, 1.0), (Scalar::F32, 2.0), (Scalar::F32, 0.5)];
+            for &(s, v) in &defaults[args.len() - 2..] {
+                args.push(num_const(b, s, v));
+            }
+        }
         let full = format!("{}{name}", super::PRELUDE_PREFIX);
         return c.call_prelude(b, &full, &args, span);
     }
