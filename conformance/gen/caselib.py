@@ -30,6 +30,7 @@ def elem_info(dtype: str):
         (r"quat(h|f|d)?", lambda m: (m[1] or "", (4,))),
         (r"transform(h|f|d)?", lambda m: (m[1] or "", (7,))),
         (r"spatial_vector(h|f|d)?", lambda m: (m[1] or "", (6,))),
+        (r"spatial_matrix(h|f|d)?", lambda m: (m[1] or "", (6, 6))),
     ]
     for pat, f in pats:
         m = re.fullmatch(pat, dtype)

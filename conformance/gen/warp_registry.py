@@ -453,7 +453,8 @@ def probe_for(name: str, o) -> Probe:
         op = {"assign_copy": "=", "assign_inplace": "=", "add_inplace": "+=", "sub_inplace": "-=",
               "bit_and_inplace": "&=", "bit_or_inplace": "|=", "bit_xor_inplace": "^="}[name]
         if op in ("&=", "|=", "^="):
-            t = instantiate_int(t)
+            # Warp's C++ has no `&` on floats: its build fails for them.
+            t = instantiate_int(its["a"])
         v = p.param(t)
         ii = [p.param(wt.int32) for _ in idx]
         comp = wt.vector(length=t._shape_[1], dtype=t._wp_scalar_type_) if (wt.type_is_matrix(t) and len(ii) == 1) else t._wp_scalar_type_
@@ -564,11 +565,15 @@ def probe_for(name: str, o) -> Probe:
         a = its["arr"]
         its["arr"] = wp.array(dtype=a.dtype, ndim=nidx)
         ov = View(o, its)
-    if name in ("dense_gemm", "dense_gemm_batched", "dense_chol", "dense_chol_batched", "dense_solve", "dense_solve_batched", "dense_subs"):
-        default_probe(name, ov, p)
-        return p
-    if name == "lower_bound" and any(wt.is_array(t) and t.dtype is Any_ for t in its.values()):
-        pass
+    if name in ("dense_gemm_batched", "dense_chol_batched", "dense_solve_batched"):
+        # Registered (hidden) but with no native implementation: Warp's own
+        # C++ build fails with "no member named 'dense_gemm_batched'".
+        raise Skip("registered without an implementation in Warp 1.19 (its C++ build fails)")
+    if name == "lower_bound":
+        # The array holds values of the searched type.
+        its = dict(its)
+        its["arr"] = wp.array(dtype=instantiate(its["value"]), ndim=1)
+        ov = View(o, its)
     default_probe(name, ov, p)
     return p
 

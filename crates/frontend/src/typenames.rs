@@ -12,11 +12,20 @@ pub(crate) fn wp_type(name: &str) -> Option<Type> {
     match name {
         "float" => return Some(Type::F32),
         "int" => return Some(Type::I32),
-        "spatial_vector" | "spatial_vectorf" => return Some(Type::Vec(6, Scalar::F32)),
-        "spatial_vectord" => return Some(Type::Vec(6, Scalar::F64)),
-        "spatial_matrix" | "spatial_matrixf" => return Some(Type::Mat(6, 6, Scalar::F32)),
-        "spatial_matrixd" => return Some(Type::Mat(6, 6, Scalar::F64)),
         _ => {}
+    }
+    // spatial_vector{,h,f,d}, spatial_matrix{,h,f,d}
+    let float_suffix = |s: &str| match s {
+        "h" => Some(Scalar::F16),
+        "" | "f" => Some(Scalar::F32),
+        "d" => Some(Scalar::F64),
+        _ => None,
+    };
+    if let Some(rest) = name.strip_prefix("spatial_vector") {
+        return float_suffix(rest).map(|s| Type::Vec(6, s));
+    }
+    if let Some(rest) = name.strip_prefix("spatial_matrix") {
+        return float_suffix(rest).map(|s| Type::Mat(6, 6, s));
     }
     if let Some(rest) = name.strip_prefix("vec") {
         let n = rest.chars().next()?.to_digit(10)?;

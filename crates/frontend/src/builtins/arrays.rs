@@ -134,3 +134,25 @@ pub(crate) fn mem_access(
         path: Vec::new(),
     }
 }
+
+/// Whether array `arr` is non-null, Warp's truth value of an array
+/// (`where(arr, a, b)`, `not arr`, `if arr:`; `arr.data != nullptr` in
+/// `native/array.h`). Every array Weft passes has data exactly when it has
+/// elements (as Warp's arrays: an empty one owns no allocation, and there
+/// are no empty views), so this is `shape[k] != 0` along every axis.
+pub(crate) fn array_nonnull(b: &mut FuncBuilder, arr: Value) -> Value {
+    let Type::Array(at) = b.ty(arr) else {
+        return b.konst(Const::from_i128(Scalar::Bool, 0));
+    };
+    let zero = b.konst(Const::from_i128(Scalar::I32, 0));
+    let mut acc = None;
+    for k in 0..at.ndim {
+        let n = b.array_shape(arr, k);
+        let nz = b.binary(BinaryOp::Ne, n, zero);
+        acc = Some(match acc {
+            None => nz,
+            Some(a) => b.binary(BinaryOp::And, a, nz),
+        });
+    }
+    acc.unwrap_or_else(|| b.konst(Const::from_i128(Scalar::Bool, 1)))
+}

@@ -103,6 +103,19 @@ const PRELUDE_TYPED: &[&str] = &[
     "quat_from_euler",
     "quat_to_euler",
     "lower_bound",
+    "erfcinv",
+    "spatial_adjoint",
+    "dense_gemm",
+    "dense_chol",
+    "dense_subs",
+    "dense_solve",
+    "svd3",
+    "svd2",
+    "qr3",
+    "eig3",
+    "noise",
+    "pnoise",
+    "curlnoise",
 ];
 
 /// `delta: float = 1.0` (Warp's `math.py`).
@@ -210,6 +223,17 @@ pub(crate) fn sets_first_arg(name: &str) -> bool {
     matches!(name, "transform_set_translation" | "transform_set_rotation")
 }
 
+/// Builtins with a form that writes its results into variables passed
+/// after the inputs (`wp.svd3(A, U, sigma, V)`): with `nargs` arguments,
+/// the number of inputs when the call is that form. The value form
+/// (`U, sigma, V = wp.svd3(A)`) computes the results.
+pub(crate) fn out_args(name: &str, nargs: usize) -> Option<usize> {
+    match (name, nargs) {
+        ("svd3" | "svd2", 4) | ("qr3" | "eig3" | "quat_to_axis_angle", 3) => Some(1),
+        _ => None,
+    }
+}
+
 /// "no overload of `wp.name` accepts (types)" with the overloads listed.
 fn no_overload(b: &FuncBuilder, name: &str, args: &[Value], span: Span) -> Diagnostic {
     let d = Diagnostic::error(
@@ -258,7 +282,10 @@ pub(crate) fn signatures(name: &str) -> Vec<String> {
         ]),
         "mod" | "div" | "floordiv" | "mul" | "add" | "sub" => vec![format!("{name}(a, b)")],
         "neg" => s(&["neg(x)"]),
-        "where" => s(&["where(cond: bool or integer, value_if_true: T, value_if_false: T)"]),
+        "where" => s(&[
+            "where(cond: bool or integer, value_if_true: T, value_if_false: T)",
+            "where(arr: array, value_if_true: T, value_if_false: T) (arr non-null)",
+        ]),
         "outer" => s(&["outer(a: vector, b: vector) -> matrix"]),
         "cw_mul" | "cw_div" => vec![
             format!("{name}(a: vector, b: vector)"),
@@ -443,6 +470,13 @@ pub(crate) fn call_builtin(
         if let (true, [v]) = (DEFAULT_ONE.contains(&name), tys.as_slice()) {
             if let Some(s) = float_of(*v) {
                 args.push(num_const(b, s, 1.0));
+            }
+        }
+        if name == "curlnoise" && (2..5).contains(&args.len()) {
+            // octaves: uint32 = 1, lacunarity: float32 = 2.0, gain: float32 = 0.5
+            let defaults = [(Scalar::U32, 1.0), (Scalar::F32, 2.0), (Scalar::F32, 0.5)];
+            for &(s, v) in &defaults[args.len() - 2..] {
+                args.push(num_const(b, s, v));
             }
         }
         let full = format!("{}{name}", super::PRELUDE_PREFIX);
@@ -678,6 +712,11 @@ pub(crate) fn call_builtin(
                 } else {
                     convert(b, args[0], Scalar::Bool)
                 };
+                one(b.select(cond, args[1], args[2]))
+            }
+            [Type::Array(_), ta, tb] if ta == tb && !ta.is_array() => {
+                // `where(arr, a, b)`: `a` when the array is non-null
+                let cond = super::arrays::array_nonnull(b, args[0]);
                 one(b.select(cond, args[1], args[2]))
             }
             [Type::Scalar(_), Type::Scalar(_), Type::Scalar(_)] => {
@@ -1016,7 +1055,7 @@ fn prelude_direct(
             ("transform_from_matrix", [Type::Mat(4, 4, _)]) => true,
             ("quat_to_rpy", [Type::Quat(_)]) => true,
             ("spatial_cross" | "spatial_cross_dual", [Type::Vec(6, s), Type::Vec(6, _)]) => {
-                !matches!(s, Scalar::F16 | Scalar::BF16)
+                *s != Scalar::BF16
             }
             ("velocity_at_point", [Type::Vec(6, s), Type::Vec(3, _)]) => {
                 !matches!(s, Scalar::F16 | Scalar::BF16)

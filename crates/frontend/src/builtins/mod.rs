@@ -60,8 +60,10 @@ use crate::diag::{Diagnostic, Span};
 use ruff_python_ast as ast;
 use weft_ir::{Const, FuncBuilder, InstKind, Scalar, StructTable, Type, Value, ValueDef};
 
-pub(crate) use arrays::{known_nonneg, mem_access};
-pub(crate) use calls::{advances_rng_state, atomic_type_error, is_builtin, sets_first_arg};
+pub(crate) use arrays::{array_nonnull, known_nonneg, mem_access};
+pub(crate) use calls::{
+    advances_rng_state, atomic_type_error, is_builtin, out_args, sets_first_arg,
+};
 pub(crate) use ops::components;
 pub(crate) use prelude::{prelude_source, PRELUDE_PREFIX};
 

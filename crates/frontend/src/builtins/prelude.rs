@@ -56,6 +56,7 @@ fn instantiate(block: &str, t: &FloatNames) -> String {
         ("$V4", format!("{p}vec4{s}")),
         ("$Q", format!("{p}quat{s}")),
         ("$T", format!("{p}transform{s}")),
+        ("$SM", format!("__weft_mat66{s}")),
         ("$S", format!("{p}spatial_vector{s}")),
         ("$F", t.f.to_string()),
     ];

@@ -342,8 +342,18 @@ fn prelude_expands_per_float_type() {
     );
     assert_eq!(src.matches("def __weft_cross(").count(), 4);
     assert_eq!(src.matches("def __weft_pcg(").count(), 1);
-    assert_eq!(src.matches("def __weft_spatial_cross(").count(), 2);
-    assert!(!src.contains("spatial_vectorh"));
+    // spatial_cross has a float16 overload in Warp; velocity_at_point not
+    assert_eq!(src.matches("def __weft_spatial_cross(").count(), 4);
+    assert_eq!(src.matches("def __weft_velocity_at_point(").count(), 2);
+    assert!(src.contains("a: wp.spatial_vectorh"));
+    assert!(!src.contains("qd: wp.spatial_vectorh"));
+    assert_eq!(src.matches("def __weft_svd3(").count(), 4);
+    assert_eq!(src.matches("def __weft_spatial_adjoint(").count(), 4);
+    assert!(src.contains("m = __weft_mat66d()"));
+    // noise: float32 only, four dimensions (curlnoise's defaults are
+    // filled in by calls.rs)
+    assert_eq!(src.matches("def __weft_noise(").count(), 4);
+    assert_eq!(src.matches("def __weft_curlnoise(").count(), 3);
     assert!(ruff_python_parser::parse_module(src).is_ok());
 }
 
@@ -695,4 +705,48 @@ fn generic_length_vectors_use_warps_formulas() {
     });
     let dot = 1.0 + 4.0 + 9.0 + 0.25 + 16.0;
     assert_eq!(r, vec![dot, f64::sqrt(dot), dot, 4.0 / f64::sqrt(dot), 0.0]);
+}
+
+#[test]
+fn cast_reinterprets_bits() {
+    let r = run_out(
+        "int",
+        3,
+        4,
+        "    out[0] = wp.cast(2.0, wp.int32)\n    out[1] = wp.cast(wp.cast(-1, wp.uint32), wp.int32)\n    out[2] = wp.int32(wp.cast(wp.int32(0x40000000), wp.float32))",
+    );
+    assert_eq!(i32s(&r), vec![0x4000_0000, -1, 2]);
+    let e = compile_err(
+        "import warp as wp\n\n@wp.kernel\ndef k():\n    x = wp.cast(wp.vec3(), wp.float32)\n",
+    );
+    assert!(
+        e.contains("`wp.cast` from vec3") && e.contains("test.py:5"),
+        "{e}"
+    );
+    let e = compile_err(
+        "import warp as wp\n\n@wp.kernel\ndef k():\n    x = wp.cast(wp.int64(1), wp.float32)\n",
+    );
+    assert!(e.contains("not supported"), "{e}");
+}
+
+#[test]
+fn output_argument_forms_write_their_variables() {
+    // svd3(A, U, sigma, V) stores what `U, sigma, V = svd3(A)` returns.
+    let r = run_out(
+        "float",
+        6,
+        4,
+        "    a = wp.mat33(3.0, 0.0, 0.0, 0.0, -2.0, 0.0, 0.0, 0.0, 1.0)\n    U, s, V = wp.svd3(a)\n    U2 = wp.mat33()\n    s2 = wp.vec3()\n    V2 = wp.mat33()\n    wp.svd3(a, U2, s2, V2)\n    out[0] = s[0]\n    out[1] = s[1]\n    out[2] = s[2]\n    out[3] = wp.length(s2 - s)\n    out[4] = wp.ddot(U2 - U, U2 - U) + wp.ddot(V2 - V, V2 - V)\n    ax = wp.vec3()\n    ang = float(0.0)\n    wp.quat_to_axis_angle(wp.quat_from_axis_angle(wp.vec3(0.0, 1.0, 0.0), 0.5), ax, ang)\n    out[5] = ang",
+    );
+    let v = f32s(&r);
+    // U and V are rotations (svd.h): det(a) < 0 leaves the smallest
+    // singular value negative, as in Warp.
+    assert!(
+        close32(v[0], 3.0) && close32(v[1], 2.0) && close32(v[2], -1.0),
+        "{v:?}"
+    );
+    assert_eq!((v[3], v[4]), (0.0, 0.0));
+    assert!(close32(v[5], 0.5), "{v:?}");
+    let e = compile_err("import warp as wp\n\n@wp.kernel\ndef k():\n    wp.qr3(wp.mat33(), wp.mat33(), wp.mat33())\n");
+    assert!(e.contains("writes its result here"), "{e}");
 }

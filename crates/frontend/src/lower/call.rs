@@ -300,6 +300,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             }
             "printf" => return self.print(b, c, true),
             "expect_eq" | "expect_neq" | "expect_near" => return self.expect(b, c, name),
+            "cast" => return self.bit_cast(b, c).map(Ev::V),
             "static" => {
                 let [arg] = &*c.arguments.args else {
                     return Err(self.arg_count(span, "wp.static", 1, c.arguments.args.len()));
@@ -332,6 +333,9 @@ impl<'a, 'c> FnLower<'a, 'c> {
             }
             _ => {}
         }
+        if name == "spatial_vector" {
+            return self.spatial_vector(b, c).map(Ev::V);
+        }
         if let Some(ty) = typenames::wp_type(name) {
             return self.construct(b, c, ty).map(Ev::V);
         }
@@ -347,6 +351,35 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let span = c.range();
         let (args, kws) = self.args(b, c)?;
         self.at(b, span);
+        if let Some(k) = builtins::out_args(name, args.len()) {
+            // `wp.svd3(A, U, sigma, V)`: the value form's results are stored
+            // into the variables passed after the inputs.
+            let vs = builtins::call_builtin(b, self, name, &args[..k], &kws, span)?;
+            let outs = &c.arguments.args[k..];
+            if vs.len() != outs.len() {
+                return Err(err(
+                    span,
+                    format!("internal error: `wp.{name}` returned {} values", vs.len()),
+                ));
+            }
+            for (target, v) in outs.iter().zip(vs) {
+                let declared = match target {
+                    Expr::Name(n) => self.env.contains_key(n.id.as_str()),
+                    Expr::Attribute(_) | Expr::Subscript(_) => true,
+                    _ => false,
+                };
+                if !declared {
+                    return Err(err(
+                        target.range(),
+                        format!("`wp.{name}` writes its result here"),
+                    )
+                    .with_label("not a variable")
+                    .with_help("pass a variable declared before the call"));
+                }
+                self.assign(b, target, Ev::V(v), span)?;
+            }
+            return Ok(Ev::Tuple(Vec::new()));
+        }
         let mut vs = builtins::call_builtin(b, self, name, &args, &kws, span)?;
         if builtins::advances_rng_state(name) && vs.len() == 2 {
             // Warp passes the RNG state by reference: store the new state back.
@@ -664,6 +697,60 @@ impl<'a, 'c> FnLower<'a, 'c> {
         let (args, kws) = self.args(b, c)?;
         self.at(b, span);
         builtins::construct(b, self, ty, &args, &kws, span)
+    }
+
+    /// `wp.cast(a, dtype)`: `a`'s bits as a `dtype` of the same size
+    /// (scalars; Warp's `reinterpret_cast`).
+    fn bit_cast(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall) -> Res<Value> {
+        let span = c.range();
+        let [a, t] = &*c.arguments.args else {
+            return Err(self.arg_count(span, "wp.cast", 2, c.arguments.args.len()));
+        };
+        let v = self.val(b, a)?;
+        let Some(to) = self.type_arg(t) else {
+            return Err(err(t.range(), "`wp.cast` needs a type here").with_label("not a type"));
+        };
+        let from = b.ty(v);
+        match (from, to) {
+            (Type::Scalar(f), Type::Scalar(s))
+                if f != Scalar::Bool && s != Scalar::Bool && f.size() == s.size() =>
+            {
+                self.at(b, span);
+                Ok(if f == s { v } else { b.bitcast(v, s) })
+            }
+            _ => Err(err(
+                span,
+                format!(
+                    "`wp.cast` from {} to {} is not supported",
+                    builtins::type_name(from, self.structs),
+                    builtins::type_name(to, self.structs)
+                ),
+            )
+            .with_label("here")
+            .with_help("Weft casts between numeric scalar types of the same size")),
+        }
+    }
+
+    /// `wp.spatial_vector(..., dtype=float32)`: Warp's builtin takes the
+    /// scalar type as a keyword (float32 without it).
+    fn spatial_vector(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall) -> Res<Value> {
+        let span = c.range();
+        let (args, mut kws) = self.args(b, c)?;
+        let mut s = Scalar::F32;
+        if let Some(i) = kws.iter().position(|(k, _)| k == "dtype") {
+            match b.ty(kws[i].1) {
+                Type::Scalar(d) if d.is_float() => s = d,
+                t => {
+                    return Err(
+                        err(span, "`dtype` of a spatial vector must be a float type")
+                            .with_label(format!("got {}", builtins::type_name(t, self.structs))),
+                    )
+                }
+            }
+            kws.remove(i);
+        }
+        self.at(b, span);
+        builtins::construct(b, self, Type::Vec(6, s), &args, &kws, span)
     }
 
     fn construct_struct(

@@ -105,6 +105,10 @@ impl<'a, 'c> FnLower<'a, 'c> {
                 let z = b.konst(Const::from_i128(s, 0));
                 Ok(b.binary(BinaryOp::Ne, v, z))
             }
+            Type::Array(_) => {
+                self.at(b, span);
+                Ok(builtins::array_nonnull(b, v))
+            }
             t => Err(err(
                 span,
                 format!(
