@@ -7,8 +7,11 @@ import math as _math
 import sys as _sys
 
 from . import types
+from . import _src  # noqa: F401 (what Warp's tests touch of warp._src)
 from .types import *  # noqa: F401,F403
 from .types import (  # noqa: F401
+    dtype_from_numpy,
+    dtype_to_numpy,
     vector,
     matrix,
     quaternion,

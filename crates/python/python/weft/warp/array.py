@@ -119,7 +119,7 @@ class array:
         if data is None and shape is None:
             # An annotation type: array(dtype=T, ndim=N).
             self.dtype = dtype if dtype is not None else _t.float32
-            self.ndim = ndim or 1
+            self.ndim = ndim or getattr(type(self), "_ndim", 1)
             self.shape = (0,) * self.ndim
             self.device = None
             self.requires_grad = False
@@ -192,6 +192,11 @@ class array:
             raise ValueError(f"wp.array: parameter 'data' has {len(shp)} dimensions; arrays have 1 to 4")
         src = np.ascontiguousarray(src)
         return _native.Array.from_numpy(nd, src, list(shp), rg)
+
+    def __class_getitem__(cls, params):
+        """``wp.array[T]``, ``wp.array[T, N]``: an annotation type."""
+        dtype, ndim = (params if isinstance(params, tuple) else (params, None))
+        return cls(dtype=dtype, ndim=ndim if ndim is not None else getattr(cls, "_ndim", 1))
 
     # ----------------------------------------------------------- properties
 
@@ -343,11 +348,15 @@ def issubclass_safe(a, b):
 
 
 def _sized(cls_ndim):
-    def make(*args, **kwargs):
-        kwargs.setdefault("ndim", cls_ndim)
-        return array(*args, **kwargs)
+    class sized(array):
+        _ndim = cls_ndim
 
-    return make
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("ndim", cls_ndim)
+            super().__init__(*args, **kwargs)
+
+    sized.__name__ = sized.__qualname__ = f"array{cls_ndim}d"
+    return sized
 
 
 array1d, array2d, array3d, array4d = (_sized(n) for n in (1, 2, 3, 4))

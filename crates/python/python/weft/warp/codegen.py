@@ -196,6 +196,12 @@ class _Builder:
         frontend)."""
         from .context import Function, Kernel
 
+        import typing
+
+        if v is typing.Any:
+            if "from typing import Any\n" not in self.header:
+                self.header.append("from typing import Any\n")
+            return "Any"
         lit = _literal(v)
         if lit is not None:
             n = self.unique(name, ("const", lit))

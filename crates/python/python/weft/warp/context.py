@@ -244,16 +244,36 @@ def _same_params(a, b):
 _module_cache = {}
 
 
+class _KernelModule:
+    """``kernel.module``: what Warp's tests call on a kernel's module."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self.options = {"enable_backward": True}
+
+    def load(self, device=None, block_dim=None):
+        self._kernel._load(get_device(device))
+        return True
+
+
+def get_module(name=None):
+    return _KernelModule(None)
+
+
 class Kernel:
     """A ``@wp.kernel``: its module text is made (``codegen``) and
     compiled on first launch, then loaded once per device."""
 
-    def __init__(self, func, key=None, enable_backward=None, module=None):
+    def __init__(self, func, key=None, module=None, options=None, enable_backward=None):
         self.func = func
         self.key = key or func.__name__
         self.key_name = func.__name__
         self.__name__ = func.__name__
-        self.enable_backward = True if enable_backward is None else enable_backward
+        self.options = dict(options or {})
+        if enable_backward is None:
+            enable_backward = self.options.get("enable_backward", True)
+        self.enable_backward = enable_backward
+        self.module = _KernelModule(self)
         self._source = None
         self._module = None
         self._loaded = {}

@@ -252,23 +252,65 @@ def _make(kind, shape, dtype, name=None):
     return t
 
 
+class _GenericType:
+    """A type with a generic part (``vector(Any, float)``): usable in the
+    annotations of funcs, which the compiler instantiates."""
+
+    def __init__(self, kind, args):
+        self.kind, self.args = kind, args
+
+    def __repr__(self):
+        return f"{self.kind}{self.args}"
+
+
+def _generic(*xs):
+    import typing
+
+    return any(x is typing.Any or isinstance(x, _GenericType) for x in xs)
+
+
 def vector(length, dtype=float32):
     """The vector type of ``length`` components of ``dtype``."""
+    if _generic(length, dtype):
+        return _GenericType("vector", (length, dtype))
     return _make("vec", (int(length),), dtype)
 
 
 def matrix(shape, dtype=float32):
     """The matrix type of ``shape`` (rows, columns) of ``dtype``."""
+    if _generic(dtype, *shape):
+        return _GenericType("matrix", (shape, dtype))
     r, c = shape
     return _make("mat", (int(r), int(c)), dtype)
 
 
 def quaternion(dtype=float32):
+    if _generic(dtype):
+        return _GenericType("quaternion", (dtype,))
     return _make("quat", (4,), dtype)
 
 
 def transformation(dtype=float32):
+    if _generic(dtype):
+        return _GenericType("transformation", (dtype,))
     return _make("transform", (7,), dtype)
+
+
+def dtype_from_numpy(npt):
+    """The Warp scalar type of a NumPy dtype."""
+    from .array import _NP_TO_WP
+
+    t = _NP_TO_WP.get(np.dtype(npt))
+    if t is None:
+        raise TypeError(f"unsupported NumPy dtype {npt}")
+    return t
+
+
+def dtype_to_numpy(t):
+    st = scalar_type(t)
+    if st is None:
+        raise TypeError(f"{t!r} has no NumPy dtype")
+    return np.dtype(st._np)
 
 
 vec2, vec3, vec4 = (vector(n, float32) for n in (2, 3, 4))

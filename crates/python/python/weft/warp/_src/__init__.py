@@ -1,0 +1,3 @@
+"""The few internals of Warp (``warp._src``) that Warp's test files touch."""
+
+from . import logger  # noqa: F401
