@@ -17,6 +17,8 @@ import inspect
 import textwrap
 import types as pytypes
 
+import numpy as _np
+
 from . import types as _t
 
 
@@ -65,8 +67,13 @@ def _literal(v):
 
 
 def _type_expr(t):
-    """Source text of a Warp type."""
+    """Source text of a Warp type (NumPy scalar types are Warp's)."""
     t = _t._PY.get(t, t)
+    if isinstance(t, type) and issubclass(t, _np.generic):
+        try:
+            t = _t.dtype_from_numpy(t)
+        except TypeError:
+            return None
     if isinstance(t, type) and issubclass(t, _t._Scalar):
         return f"wp.{t.__name__}"
     if isinstance(t, type) and issubclass(t, _t._Composite):
@@ -116,9 +123,38 @@ class _Builder:
                     pass
         if extra_scope:
             scope.update(extra_scope)
-        return self.rewrite(src, scope)
+        return self.rewrite(src, scope, getattr(fn, "__annotations__", None))
 
-    def rewrite(self, src, scope):
+    def annotation(self, a, name="T"):
+        """Source text of an evaluated annotation, or None."""
+        import typing
+
+        from .array import array
+
+        if a is typing.Any:
+            return self.emit("Any", a)
+        if isinstance(a, array):
+            d = self.annotation(a.dtype)
+            return None if d is None else f"wp.array(dtype={d}, ndim={a.ndim})"
+        if isinstance(a, _t._GenericType):
+            args = [self.annotation(x) if not isinstance(x, (int, tuple)) else repr(x) for x in a.args]
+            if None in args:
+                return None
+            if a.kind == "vector":
+                return f"wp.types.vector(length={args[0]}, dtype={args[1]})"
+            if a.kind == "matrix":
+                return f"wp.types.matrix(shape={args[0]}, dtype={args[1]})"
+            return f"wp.types.{a.kind}(dtype={args[0]})"
+        if a is builtins.float or a is builtins.int or a is builtins.bool:
+            return a.__name__
+        te = _type_expr(a)
+        if te is not None:
+            return te
+        if getattr(a, "_weft_struct", False):
+            return self.emit(a.__name__, a)
+        return None
+
+    def rewrite(self, src, scope, annotations=None):
         tree = ast.parse(src)
         node = tree.body[0]
         local = set()
@@ -183,8 +219,17 @@ class _Builder:
                 elif isinstance(child, ast.AST):
                     visit(child, ann)
 
-        for dec_free in [node]:
-            visit(dec_free)
+        if annotations and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # Evaluated annotations (what Python computed at `def` time, from
+            # the enclosing scope) replace the annotation text.
+            for a in node.args.args:
+                if a.annotation is None or a.arg not in annotations:
+                    continue
+                text = self.annotation(annotations[a.arg])
+                if text is not None:
+                    edits.append((pos(a.annotation.lineno, a.annotation.col_offset), pos(a.annotation.end_lineno, a.annotation.end_col_offset), text))
+                    a.annotation = None
+        visit(node)
         text = src
         for start, end, rep in sorted(edits, reverse=True):
             text = text[:start] + rep + text[end:]
@@ -211,8 +256,6 @@ class _Builder:
             return n
         te = _type_expr(v)
         if te is not None:
-            if isinstance(v, type) and issubclass(v, _t._Scalar):
-                return None if name == v.__name__ else self._alias(name, v, te)
             return self._alias(name, v, te)
         if isinstance(v, Function):
             n = self.unique(name, v)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import warnings as _warnings
+
+import numpy as _np
 
 from .. import _native
 from . import types as _t
@@ -503,7 +506,30 @@ def _convert(kernel, device, kinds, args):
                 )
             out.append(na)
         elif kind == 1:
-            if isinstance(a, _t._Composite):
+            n = len(nd.leaves())
+            if n > 1 and (isinstance(a, (_np.bool_, _np.integer, _np.floating, bool, _t.bool))):
+                # Warp's deprecated broadcast of a bool or NumPy scalar
+                tn = _t.type_from_native(nd)
+                tname = tn.__name__ if tn is not None else str(nd)
+                _warnings.warn(
+                    f"Implicit conversion from a value of type `{type(a).__name__}` to the composite type "
+                    f"`{tname}` for kernel parameter '{name}' is deprecated. "
+                    f"Construct the value explicitly, e.g.: `{tname}(...)`.",
+                    DeprecationWarning,
+                    stacklevel=3,
+                )
+                v = a.value if isinstance(a, _t._Scalar) else a
+                v = float(v) if isinstance(v, _np.floating) else int(v)
+                out.append([v] * n)
+            elif n > 1 and not hasattr(a, "__len__"):
+                tn = _t.type_from_native(nd)
+                tname = tn.__name__ if tn is not None else str(nd)
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}' expects "
+                    f"{tname} but got a single value of type {type(a).__name__}. "
+                    f"Construct the value explicitly, e.g.: {tname}(...)."
+                )
+            elif isinstance(a, _t._Composite):
                 out.append(a._data)
             elif isinstance(a, _t._Scalar):
                 out.append(a.value)
@@ -580,6 +606,7 @@ class Tape:
     def __init__(self):
         self.launches = []
         self.loss = None
+        self.gradients = {}
 
     def __enter__(self):
         _tapes.append(self)
@@ -601,6 +628,9 @@ class Tape:
             for a, g in grads.items():
                 a.grad.assign(g)
         for kernel, device, dims, args in reversed(self.launches):
+            for a in args:
+                if isinstance(a, array) and a.requires_grad:
+                    self.gradients[a] = a.grad
             k, kinds = kernel._load(device)
             conv = _convert(kernel, device, kinds, args)
             try:
@@ -616,3 +646,4 @@ class Tape:
 
     def reset(self):
         self.launches = []
+        self.gradients = {}

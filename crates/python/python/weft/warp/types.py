@@ -245,7 +245,8 @@ def _make(kind, shape, dtype, name=None):
         n = math.prod(shape)
         if name is None:
             suffix = {float32: "f", float64: "d", float16: "h", int32: "i"}.get(st, st.__name__)
-            name = f"{kind}{''.join(map(str, shape))}{suffix}"
+            dims = "" if kind in ("quat", "transform") else "".join(map(str, shape))
+            name = f"{kind}{dims}{suffix}"
         wd = (kind, st._ir, shape[0] if kind in ("vec", "mat") else 0, shape[1] if kind == "mat" else 0)
         t = type(name, (_Composite,), {"_wp_scalar_type_": st, "_shape_": shape, "_length_": n, "_kind": kind, "_wd": wd})
         _CACHE[key] = t
