@@ -72,12 +72,20 @@ from .context import (  # noqa: F401
     is_device_available,
     kernel,
     launch,
+    overload,
+    get_module,
     set_device,
     set_module_options,
     struct,
     synchronize,
     synchronize_device,
 )
+
+from .. import CompileError as WarpCodegenError  # noqa: E402
+
+# Weft reports every compile error as one type (its message says which).
+WarpCodegenValueError = WarpCodegenTypeError = WarpCodegenAttributeError = WarpCodegenKeyError = WarpCodegenError
+WarpCodegenIndexError = WarpCodegenNameError = WarpCodegenError
 
 __version__ = "1.19.0"
 _weft_compat = True

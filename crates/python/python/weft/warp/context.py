@@ -647,3 +647,14 @@ class Tape:
     def reset(self):
         self.launches = []
         self.gradients = {}
+
+
+def overload(fn, arg_types=None):
+    """``wp.overload``: concrete signatures of generic funcs and kernels.
+    Weft instantiates generic funcs per call from the source, so a func
+    overload stub is dropped; a kernel overload is not supported yet."""
+    return fn
+
+
+def static(x):
+    return x

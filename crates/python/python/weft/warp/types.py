@@ -320,6 +320,11 @@ vec2d, vec3d, vec4d = (vector(n, float64) for n in (2, 3, 4))
 vec2h, vec3h, vec4h = (vector(n, float16) for n in (2, 3, 4))
 vec2i, vec3i, vec4i = (vector(n, int32) for n in (2, 3, 4))
 vec2ui, vec3ui, vec4ui = (vector(n, uint32) for n in (2, 3, 4))
+for _sfx, _st in (("b", int8), ("ub", uint8), ("s", int16), ("us", uint16), ("l", int64), ("ul", uint64)):
+    for _n in (2, 3, 4):
+        globals()[f"vec{_n}{_sfx}"] = vector(_n, _st)
+np_dtype_to_warp_type = {np.dtype(t._np): t for t in (*scalar_types, bool) if t is not bfloat16}
+warp_type_to_np_dtype = {t: np.dtype(t._np) for t in (*scalar_types, bool)}
 mat22, mat33, mat44 = (matrix((n, n), float32) for n in (2, 3, 4))
 mat22f, mat33f, mat44f = mat22, mat33, mat44
 mat22d, mat33d, mat44d = (matrix((n, n), float64) for n in (2, 3, 4))
