@@ -368,6 +368,14 @@ def struct(cls):
             for k, v in kw.items():
                 setattr(self, k, v)
 
+        def __setattr__(self, field, value):
+            t = _t._PY.get(ann.get(field), ann.get(field))
+            if isinstance(t, type) and issubclass(t, _t._Composite):
+                value = _struct_composite(field, t, value)
+            elif isinstance(t, type) and issubclass(t, _t._Scalar) and value is None:
+                value = _default(t)
+            object.__setattr__(self, field, value)
+
         @classmethod
         def _weft_struct_dtype(cls):
             if cls._nd is None:
@@ -439,6 +447,31 @@ def struct(cls):
     S._weft_source_cls = cls
     sys.modules.get(mod_name)
     return S
+
+
+def _struct_composite(field, t, value):
+    """A composite struct field's value, as Warp converts it."""
+    if value is None:
+        return t()
+    if type(value) is t:
+        return value
+    if isinstance(value, (bool, _t.bool, _np.bool_, _np.integer, _np.floating)):
+        _warnings.warn(
+            f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
+            f"`{t.__name__}` for struct field '{field}' is deprecated. "
+            f"Construct the value explicitly, e.g.: `{t.__name__}(...)`.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        v = value.value if isinstance(value, _t._Scalar) else value
+        return t(float(v) if isinstance(v, _np.floating) else int(v))
+    if not hasattr(value, "__len__"):
+        raise TypeError(
+            f"Struct field '{field}' expects {t.__name__} but got a single "
+            f"value of type {type(value).__name__}. Construct the value explicitly, "
+            f"e.g.: {t.__name__}(...)."
+        )
+    return t(value)
 
 
 _FMT = {

@@ -30,19 +30,19 @@ class _Scalar:
     def __init__(self, x=0):
         if isinstance(x, _Scalar):
             x = x.value
-        self.value = self._np(x).item() if not isinstance(x, str) else self._np(float(x)).item()
+        self.value = self._np(x).item() if not isinstance(x, str) else self._np(builtins.float(x)).item()
 
     def __float__(self):
-        return float(self.value)
+        return builtins.float(self.value)
 
     def __int__(self):
-        return int(self.value)
+        return builtins.int(self.value)
 
     def __index__(self):
-        return int(self.value)
+        return builtins.int(self.value)
 
     def __bool__(self):
-        return bool(self.value)
+        return builtins.bool(self.value)
 
     def __eq__(self, o):
         return self.value == (o.value if isinstance(o, _Scalar) else o)
