@@ -34,6 +34,9 @@ class _Config:
         self.max_unroll = 16
         self.lineinfo = False
         self.optimization_level = None
+        self.log_level = "warning"
+        self.enable_cpu_blocks = False
+        self.launch_array_access_mode = None
 
 
 config = _Config()
