@@ -87,6 +87,8 @@ from .. import CompileError as WarpCodegenError  # noqa: E402
 WarpCodegenValueError = WarpCodegenTypeError = WarpCodegenAttributeError = WarpCodegenKeyError = WarpCodegenError
 WarpCodegenIndexError = WarpCodegenNameError = WarpCodegenError
 
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40
+
 __version__ = "1.19.0"
 _weft_compat = True
 

@@ -39,12 +39,23 @@ class _Config:
         self.launch_array_access_mode = None
 
 
+    def __setattr__(self, name, value):
+        global _epoch
+        object.__setattr__(self, name, value)
+        _epoch += 1
+
+
+# Bumped by every change of the options kernels compile with, so that a
+# launch checks one integer instead of the options.
+_epoch = 0
 config = _Config()
 _module_options = {"fast_math": False, "enable_backward": True, "mode": None}
 
 
 def set_module_options(options, module=None):
+    global _epoch
     _module_options.update(options)
+    _epoch += 1
 
 
 def get_module_options(module=None):
@@ -100,6 +111,7 @@ _devices = {}
 _lock = threading.Lock()
 _state = threading.local()
 _default_alias = "cpu"
+_default_device = None
 
 
 def _open(alias):
@@ -125,15 +137,16 @@ def get_device(ident=None):
         stack = getattr(_state, "stack", None)
         if stack:
             return stack[-1]
-        return _open(_default_alias)
+        return _default_device or _open(_default_alias)
     if not isinstance(ident, str):
         raise TypeError(f"parameter 'device' must be a device or a string, got {type(ident).__name__}")
     return _open(ident)
 
 
 def set_device(ident):
-    global _default_alias
-    _default_alias = get_device(ident).alias
+    global _default_alias, _default_device
+    _default_device = get_device(ident)
+    _default_alias = _default_device.alias
 
 
 def get_preferred_device():
@@ -284,6 +297,7 @@ class Kernel:
         self._module = None
         self._loaded = {}
         self._opts = None
+        self._epoch = -1
 
     @property
     def source(self):
@@ -306,7 +320,12 @@ class Kernel:
         return self._module
 
     def _load(self, device):
+        if self._epoch == _epoch:
+            k = self._loaded.get(device.alias)
+            if k is not None:
+                return k
         m = self._native_module()
+        self._epoch = _epoch
         k = self._loaded.get(device.alias)
         if k is None:
             k = device._native.load(m, self.key_name)
@@ -604,13 +623,13 @@ def launch(
     """Runs ``kernel`` over ``dim`` threads (an int or 1-4 ints)."""
     device = get_device(device)
     k, kinds = kernel._load(device) if isinstance(kernel, Kernel) else _not_kernel(kernel)
-    dims = _dims(dim)
-    args = list(inputs) + list(outputs)
+    dims = [dim] if type(dim) is int else _dims(dim)
+    args = list(inputs) + list(outputs) if outputs else list(inputs)
     if len(args) != len(kinds):
         raise RuntimeError(
             f"Error launching kernel '{kernel.key}': it takes {len(kinds)} arguments, {len(args)} were passed"
         )
-    if any(d == 0 for d in dims):
+    if 0 in dims:
         return
     conv = _convert(kernel, device, kinds, args)
     try:
