@@ -53,7 +53,8 @@ def _literal(v):
     if isinstance(v, _t._Scalar):
         return f"wp.{type(v).__name__}({v.value!r})"
     if isinstance(v, _t._Composite):
-        return f"{_type_expr(type(v))}({', '.join(repr(x) for x in v._data)})"
+        # the type needs a name first (Builder.emit makes one)
+        return None
     try:
         import numpy as np
 
@@ -249,6 +250,14 @@ class _Builder:
             return "Any"
         lit = _literal(v)
         if lit is not None:
+            n = self.unique(name, ("const", lit))
+            if ("const", n) not in self.done:
+                self.done.add(("const", n))
+                self.consts.append(f"{n} = wp.constant({lit})\n")
+            return n
+        if isinstance(v, _t._Composite):
+            tn = self._alias(f"_T_{type(v).__name__}", type(v), _type_expr(type(v)))
+            lit = f"{tn}({', '.join(repr(x) for x in v._data)})"
             n = self.unique(name, ("const", lit))
             if ("const", n) not in self.done:
                 self.done.add(("const", n))

@@ -106,10 +106,17 @@ class _Composite:
     _length_ = 3
     _kind = "vec"
 
-    def __init__(self, *args):
+    def __init__(self, *args, **kwargs):
         n = self._length_
         st = self._wp_scalar_type_
         conv = builtins.float if st._is_float else builtins.int
+        if self._kind == "transform" and (kwargs or len(args) == 2 or not args):
+            # transform(p, q) / transform(p=..., q=...); default the identity
+            p = kwargs.get("p", args[0] if args else (0.0, 0.0, 0.0))
+            q = kwargs.get("q", args[1] if len(args) > 1 else (0.0, 0.0, 0.0, 1.0))
+            args = (*_flatten([p]), *_flatten([q]))
+        elif kwargs:
+            raise TypeError(f"{type(self).__name__}() takes no keyword arguments {sorted(kwargs)}")
         if len(args) == 0:
             data = [conv(0)] * n
         elif len(args) == 1 and not hasattr(args[0], "__len__"):
@@ -136,6 +143,10 @@ class _Composite:
 
     def _flat(self):
         return self._data
+
+    # the components of a transform
+    p = property(lambda self: vector(3, self._wp_scalar_type_)(self._data[:3]) if self._kind == "transform" else None)
+    q = property(lambda self: quaternion(self._wp_scalar_type_)(self._data[3:]) if self._kind == "transform" else None)
 
     def __len__(self):
         return self._shape_[0]
@@ -225,6 +236,9 @@ def _flatten(o):
         return o._data
     out = []
     for x in o:
+        if isinstance(x, _Composite):
+            out.extend(x._data)
+            continue
         if hasattr(x, "__len__"):
             out.extend(_flatten(x))
         else:
