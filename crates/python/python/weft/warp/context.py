@@ -471,22 +471,32 @@ def struct(cls):
     return S
 
 
+def _broadcast_scalar(value, tname, where):
+    """The number a bool or NumPy scalar given for a composite of type
+    ``tname`` broadcasts to (Warp's deprecated conversion, with its
+    warning), or None for other values."""
+    if not isinstance(value, (bool, _t.bool, _np.bool_, _np.integer, _np.floating)):
+        return None
+    _warnings.warn(
+        f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
+        f"`{tname}` for {where} is deprecated. "
+        f"Construct the value explicitly, e.g.: `{tname}(...)`.",
+        DeprecationWarning,
+        stacklevel=4,
+    )
+    v = value.value if isinstance(value, _t._Scalar) else value
+    return float(v) if isinstance(v, _np.floating) else int(v)
+
+
 def _struct_composite(field, t, value):
     """A composite struct field's value, as Warp converts it."""
     if value is None:
         return t()
     if type(value) is t:
         return value
-    if isinstance(value, (bool, _t.bool, _np.bool_, _np.integer, _np.floating)):
-        _warnings.warn(
-            f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
-            f"`{t.__name__}` for struct field '{field}' is deprecated. "
-            f"Construct the value explicitly, e.g.: `{t.__name__}(...)`.",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        v = value.value if isinstance(value, _t._Scalar) else value
-        return t(float(v) if isinstance(v, _np.floating) else int(v))
+    v = _broadcast_scalar(value, t.__name__, f"struct field '{field}'")
+    if v is not None:
+        return t(v)
     if not hasattr(value, "__len__"):
         raise TypeError(
             f"Struct field '{field}' expects {t.__name__} but got a single "
@@ -562,19 +572,12 @@ def _convert(kernel, device, kinds, args):
             out.append(na)
         elif kind == 1:
             n = len(nd.leaves())
-            if n > 1 and (isinstance(a, (_np.bool_, _np.integer, _np.floating, bool, _t.bool))):
-                # Warp's deprecated broadcast of a bool or NumPy scalar
+            v = None
+            if n > 1:
                 tn = _t.type_from_native(nd)
                 tname = tn.__name__ if tn is not None else str(nd)
-                _warnings.warn(
-                    f"Implicit conversion from a value of type `{type(a).__name__}` to the composite type "
-                    f"`{tname}` for kernel parameter '{name}' is deprecated. "
-                    f"Construct the value explicitly, e.g.: `{tname}(...)`.",
-                    DeprecationWarning,
-                    stacklevel=3,
-                )
-                v = a.value if isinstance(a, _t._Scalar) else a
-                v = float(v) if isinstance(v, _np.floating) else int(v)
+                v = _broadcast_scalar(a, tname, f"kernel parameter '{name}'")
+            if v is not None:
                 out.append([v] * n)
             elif n > 1 and not hasattr(a, "__len__"):
                 tn = _t.type_from_native(nd)
