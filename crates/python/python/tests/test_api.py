@@ -176,6 +176,10 @@ def test_weft_api():
     m = weft.compile("import warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[0] = 1.0\n")
     assert m.kernel_names() == ["k"]
     assert "k" in m.ir()
+    assert m.clif().startswith("; kernel k")
+    assert "weft-backend-hlsl" in m.hlsl("k")
+    with pytest.raises(weft.WeftError, match="no kernel named `nope`"):
+        m.hlsl("nope")
     assert "cpu" in weft.device_names()
 
 
