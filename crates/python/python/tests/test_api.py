@@ -269,3 +269,17 @@ def test_bad_device_and_compile_error():
 
     with pytest.raises(weft.CompileError, match="undefined_name"):
         wp.launch(broken, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+def test_prints_nothing(capfd):
+    @wp.kernel
+    def quiet(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = float(i)
+
+    x = wp.zeros(3, dtype=float)
+    wp.launch(quiet, dim=3, inputs=[x])
+    wp.synchronize()
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert x.list() == [0.0, 1.0, 2.0]
