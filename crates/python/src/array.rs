@@ -31,11 +31,11 @@ pub enum Lent<'py> {
 }
 
 impl<'py> Lent<'py> {
-    pub fn of(a: PyRef<'py, PyArray>, py: Python<'py>) -> Lent<'py> {
-        match &a.store {
+    pub fn of(a: PyRef<'py, PyArray>, py: Python<'py>) -> PyResult<Lent<'py>> {
+        Ok(match &a.store {
             Store::Own(_) => Lent::Own(a),
-            Store::GradOf(p) => Lent::Grad(p.bind(py).borrow()),
-        }
+            Store::GradOf(p) => Lent::Grad(p.bind(py).try_borrow()?),
+        })
     }
 }
 
@@ -79,7 +79,7 @@ impl PyArray {
         match &self.store {
             Store::Own(a) => Ok(f(a)),
             Store::GradOf(p) => {
-                let p = p.bind(py).borrow();
+                let p = p.bind(py).try_borrow()?;
                 let g = p
                     .own()?
                     .grad()
@@ -136,7 +136,7 @@ impl PyArray {
         match &mut self.store {
             Store::Own(a) => a.copy_from_bytes(bytes).map_err(py_err),
             Store::GradOf(p) => {
-                let p = p.bind(py).borrow();
+                let p = p.bind(py).try_borrow()?;
                 let mut g = p
                     .own()?
                     .grad_mut()
@@ -173,7 +173,7 @@ impl PyArray {
     }
     /// The gradient, an array viewing the storage of this one's gradient.
     fn grad(slf: Bound<'_, PyArray>) -> PyResult<Option<PyArray>> {
-        let has = matches!(&slf.borrow().store, Store::Own(a) if a.has_grad());
+        let has = matches!(&slf.try_borrow()?.store, Store::Own(a) if a.has_grad());
         Ok(has.then(|| PyArray {
             store: Store::GradOf(slf.unbind()),
         }))

@@ -236,7 +236,7 @@ fn with_args<R>(
                         .unwrap_or_default()
                 ))
             })?;
-            lent.push(Lent::of(arr.borrow(), py));
+            lent.push(Lent::of(arr.try_borrow()?, py)?);
         } else {
             values.push(pack_value(&p.dtype, a).map_err(|e| named(p, e))?);
         }

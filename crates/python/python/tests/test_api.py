@@ -283,3 +283,31 @@ def test_prints_nothing(capfd):
     out, err = capfd.readouterr()
     assert out == "" and err == ""
     assert x.list() == [0.0, 1.0, 2.0]
+
+
+def test_vulkan_too_many_arrays_is_an_error(tmp_path):
+    # More storage buffers than the Vulkan device allows per stage (32 on
+    # lavapipe) is an error, not a driver crash.
+    try:
+        wp.get_device("vulkan")
+    except RuntimeError as e:
+        pytest.skip(f"no vulkan device: {e}")
+    n = 40
+    params = ", ".join(f"a{i}: wp.array(dtype=float)" for i in range(n))
+    body = "\n".join(f"    a{i}[0] = float({i})" for i in range(n))
+    path = tmp_path / "many_arrays.py"
+    path.write_text(f"import warp as wp\n\n\n@wp.kernel\ndef many({params}):\n{body}\n")
+    import importlib.util
+    import sys
+
+    sys.modules.setdefault("warp", wp)
+    spec = importlib.util.spec_from_file_location("many_arrays", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    arrs = [wp.zeros(1, dtype=float, device="vulkan") for _ in range(n)]
+    with pytest.raises(RuntimeError, match="storage buffers"):
+        wp.launch(m.many, dim=1, inputs=arrs, device="vulkan")
+    # the same kernel runs on the cpu
+    cpu = [wp.zeros(1, dtype=float) for _ in range(n)]
+    wp.launch(m.many, dim=1, inputs=cpu)
+    assert cpu[-1].list() == [39.0]
