@@ -86,6 +86,8 @@ fi
 # their seeds in cargo test (tests/fuzz_targets.rs, stable Rust);
 # `scripts/fuzz.sh SECONDS` runs them under libFuzzer + ASan (nightly), a
 # long check outside CI.
+echo "== python package (scripts/python-test.sh: venv, maturin, pytest)"
+scripts/python-test.sh
 echo "== fuzz smoke"
 ./target/debug/weft fuzz-diff --seed 1 --count 100 | tail -n 3
 echo "== skipped"

@@ -632,6 +632,13 @@ impl Array {
         (shape, strides)
     }
 
+    /// Base pointer of the storage: the elements as kernels address them
+    /// (AoS: C order at [`Array::strides`]). Valid while the array lives;
+    /// for embedders that share the memory (the Python package's NumPy
+    /// views). Writes through it are allowed, as for kernels.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.data_ptr()
+    }
     /// Base pointer of the storage, for the kernel ABI. Writes through it
     /// are allowed: the storage is made of `UnsafeCell`s.
     pub(crate) fn data_ptr(&self) -> *mut u8 {

@@ -116,6 +116,12 @@ pub enum VulkanError {
     },
     #[error("{what} of {size} bytes exceeds the device limit of {limit} bytes")]
     TooLarge { what: String, size: u64, limit: u64 },
+    #[error("kernel `{kernel}` binds {count} storage buffers (arrays, their adjoints, the trap buffer); the device allows {limit} per shader stage")]
+    TooManyBuffers {
+        kernel: String,
+        count: u64,
+        limit: u64,
+    },
     #[error("glslangValidator not found (set WEFT_GLSLANG or install glslang-tools)")]
     NoGlslang,
 }

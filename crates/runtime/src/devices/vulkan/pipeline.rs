@@ -66,6 +66,17 @@ impl Pipeline {
                     .stage_flags(vk::ShaderStageFlags::COMPUTE),
             );
         }
+        // More storage buffers than a stage may bind is refused here: past
+        // the limit, drivers (lavapipe) crash instead of failing.
+        let storage = slots.len() as u64 - 1;
+        let limit = dev.limits.max_per_stage_descriptor_storage_buffers as u64;
+        if storage > limit {
+            return Err(VulkanError::TooManyBuffers {
+                kernel: art.kernel.clone(),
+                count: storage,
+                limit,
+            });
+        }
         let entry = std::ffi::CString::new(art.entry.as_str())
             .map_err(|_| VulkanError::NoDevice("entry point name has a NUL byte".into()))?;
         // SAFETY: valid create infos on a live device; every handle is

@@ -1,0 +1,313 @@
+"""The host API of weft.warp: arrays, launches, types, funcs, structs,
+closures, devices, and bad inputs (each error names the parameter)."""
+
+import numpy as np
+import pytest
+
+import weft
+import weft.warp as wp
+
+SCALE = 3.0
+OFFSET = wp.constant(2)
+vec5 = wp.types.vector(5, dtype=wp.float32)
+
+
+@wp.func
+def twice(x: float):
+    return 2.0 * x
+
+
+@wp.struct
+class Particle:
+    pos: wp.vec3
+    mass: float
+
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+@wp.kernel
+def uses_globals(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = twice(x[i]) * SCALE + float(OFFSET)
+
+
+@wp.kernel
+def vec_kernel(v: wp.array(dtype=wp.vec3), s: wp.vec3, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.dot(v[i], s)
+
+
+@wp.kernel
+def struct_kernel(p: Particle, out: wp.array(dtype=wp.vec3)):
+    out[0] = p.pos * p.mass
+
+
+@wp.kernel
+def struct_array_kernel(ps: wp.array(dtype=Particle), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = ps[i].mass * ps[i].pos[1]
+
+
+@wp.kernel
+def vec5_kernel(v: wp.array(dtype=vec5), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = v[i][4]
+
+
+@wp.kernel
+def two_d(a: wp.array2d(dtype=wp.int32)):
+    i, j = wp.tid()
+    a[i, j] = i * 10 + j
+
+
+def test_saxpy_and_zero_copy():
+    x = wp.array(np.arange(8, dtype=np.float32), dtype=float)
+    y = wp.ones(8, dtype=float)
+    view = y.numpy()
+    wp.launch(saxpy, dim=8, inputs=[x, y, 2.0])
+    assert np.array_equal(view, 2.0 * np.arange(8) + 1.0)  # the view sees the launch
+    view[0] = 100.0
+    assert y.numpy()[0] == 100.0
+    iface = y.__array_interface__
+    assert iface["shape"] == (8,) and iface["typestr"] == "<f4"
+    assert iface["data"][0] == y.ptr
+
+
+def test_closure_and_globals():
+    k = 5.0
+
+    @wp.kernel
+    def closure(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + k + SCALE
+
+    x = wp.zeros(4, dtype=float)
+    wp.launch(closure, dim=4, inputs=[x])
+    assert x.list() == [8.0] * 4
+    out = wp.zeros(3, dtype=float)
+    wp.launch(uses_globals, dim=3, inputs=[wp.array([1.0, 2.0, 3.0], dtype=float), out])
+    assert np.allclose(out.numpy(), [8.0, 14.0, 20.0])
+
+
+def test_vectors_and_structs():
+    v = wp.array([[1, 2, 3], [4, 5, 6]], dtype=wp.vec3)
+    assert v.shape == (2,) and v.numpy().shape == (2, 3)
+    out = wp.zeros(2, dtype=float)
+    wp.launch(vec_kernel, dim=2, inputs=[v, wp.vec3(1.0, 0.0, 2.0), out])
+    assert out.list() == [7.0, 16.0]
+    assert v.list()[1] == wp.vec3(4.0, 5.0, 6.0)
+    p = Particle()
+    p.pos = wp.vec3(1.0, 2.0, 3.0)
+    p.mass = 2.0
+    o = wp.zeros(1, dtype=wp.vec3)
+    wp.launch(struct_kernel, dim=1, inputs=[p, o])
+    assert o.numpy().tolist() == [[2.0, 4.0, 6.0]]
+    ps = wp.array([p, p], dtype=Particle)
+    out2 = wp.zeros(2, dtype=float)
+    wp.launch(struct_array_kernel, dim=2, inputs=[ps, out2])
+    assert out2.list() == [4.0, 4.0]
+    assert ps.numpy()["mass"].tolist() == [2.0, 2.0]
+
+
+def test_custom_vector_and_2d():
+    v = wp.array(np.arange(10, dtype=np.float32).reshape(2, 5), dtype=vec5)
+    out = wp.zeros(2, dtype=float)
+    wp.launch(vec5_kernel, dim=2, inputs=[v, out])
+    assert out.list() == [4.0, 9.0]
+    a = wp.zeros((2, 3), dtype=wp.int32)
+    wp.launch(two_d, dim=(2, 3), inputs=[a])
+    assert a.numpy().tolist() == [[0, 1, 2], [10, 11, 12]]
+
+
+def test_constructors():
+    assert wp.full(3, 7, dtype=wp.int32).list() == [7, 7, 7]
+    a = wp.ones((2, 2), dtype=wp.float64)
+    assert a.dtype is wp.float64 and a.numpy().dtype == np.float64
+    b = wp.clone(a)
+    b.zero_()
+    assert a.numpy().sum() == 4 and b.numpy().sum() == 0
+    c = wp.zeros_like(a)
+    c.assign(np.full((2, 2), 3.0))
+    wp.copy(b, c)
+    assert b.numpy().sum() == 12
+    d = wp.empty_like(a)
+    d.fill_(1.5)
+    assert d.list() == [1.5] * 4
+    assert wp.from_numpy(np.arange(3, dtype=np.int64)).dtype is wp.int64
+    assert wp.full_like(a, 2.0).numpy().sum() == 8.0
+    assert wp.ones_like(a).numpy().sum() == 4.0
+
+
+def test_devices_and_config():
+    wp.init()
+    d = wp.get_device()
+    assert str(d) == "cpu" and d.is_cpu
+    with wp.ScopedDevice("interp"):
+        assert str(wp.get_device()) == "interp"
+        x = wp.array([1.0, 2.0], dtype=float)
+        y = wp.zeros(2, dtype=float)
+        wp.launch(saxpy, dim=2, inputs=[x, y, 3.0])
+        assert y.list() == [3.0, 6.0]
+    assert str(wp.get_device()) == "cpu"
+    wp.synchronize()
+
+
+def test_tape():
+    @wp.kernel
+    def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * x[i]
+
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(square, dim=3, inputs=[x, y])
+    y.grad.fill_(1.0)
+    tape.backward()
+    assert x.grad.list() == [2.0, 4.0, 6.0]
+
+
+def test_weft_api():
+    m = weft.compile("import warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[0] = 1.0\n")
+    assert m.kernel_names() == ["k"]
+    assert "k" in m.ir()
+    assert m.clif().startswith("; kernel k")
+    assert "weft-backend-hlsl" in m.hlsl("k")
+    with pytest.raises(weft.WeftError, match="no kernel named `nope`"):
+        m.hlsl("nope")
+    assert "cpu" in weft.device_names()
+
+
+# ------------------------------------------------------------ bad inputs
+
+
+def test_wrong_dtype_names_param():
+    x = wp.zeros(4, dtype=wp.int32)
+    y = wp.zeros(4, dtype=float)
+    with pytest.raises(RuntimeError, match="'x'|`x`"):
+        wp.launch(saxpy, dim=4, inputs=[x, y, 1.0])
+
+
+def test_wrong_ndim_names_param():
+    x = wp.zeros((2, 2), dtype=float)
+    y = wp.zeros(4, dtype=float)
+    with pytest.raises(RuntimeError, match="argument 'x'"):
+        wp.launch(saxpy, dim=4, inputs=[x, y, 1.0])
+
+
+def test_wrong_shape_names_param():
+    with pytest.raises(ValueError, match="'shape'"):
+        wp.array(np.zeros(6, dtype=np.float32), dtype=float, shape=(4,))
+    with pytest.raises(ValueError, match="'data'"):
+        wp.array(np.zeros((2, 2), dtype=np.float32), dtype=wp.vec3)
+
+
+def test_wrong_device_names_param():
+    x = wp.zeros(4, dtype=float, device="interp")
+    y = wp.zeros(4, dtype=float)
+    with pytest.raises(RuntimeError, match="argument 'x'.*device"):
+        wp.launch(saxpy, dim=4, inputs=[x, y, 1.0], device="cpu")
+
+
+def test_non_contiguous_is_refused():
+    nc = np.zeros((4, 4), dtype=np.float32)[:, 1]
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        weft._native.Array.from_numpy(wp.types.native_dtype(float), nc, [4], False)
+    # the host API copies a strided NumPy array into a contiguous one
+    assert wp.array(nc, dtype=float).shape == (4,)
+    y = wp.zeros(4, dtype=float)
+    with pytest.raises(RuntimeError, match="argument 'x' expects an array"):
+        wp.launch(saxpy, dim=4, inputs=[nc, y, 1.0])
+
+
+def test_freed_array_names_param():
+    x = wp.zeros(4, dtype=float)
+    y = wp.zeros(4, dtype=float)
+    keep = y.numpy()
+    y.free()
+    with pytest.raises(RuntimeError, match="argument 'y'.*freed"):
+        wp.launch(saxpy, dim=4, inputs=[x, y, 1.0])
+    keep[0] = 1.0  # a view made before keeps its memory alive
+    with pytest.raises(RuntimeError, match="freed"):
+        y.numpy()
+
+
+def test_wrong_value_names_param():
+    x = wp.zeros(4, dtype=float)
+    y = wp.zeros(4, dtype=float)
+    with pytest.raises(TypeError, match="`a`"):
+        wp.launch(saxpy, dim=4, inputs=[x, y, "two"])
+    out = wp.zeros(2, dtype=float)
+    with pytest.raises(ValueError, match="`s`"):
+        wp.launch(vec_kernel, dim=2, inputs=[wp.zeros(2, dtype=wp.vec3), [1.0, 2.0], out])
+    with pytest.raises(RuntimeError, match="argument 'p'"):
+        wp.launch(struct_kernel, dim=1, inputs=[1.0, wp.zeros(1, dtype=wp.vec3)])
+
+
+def test_wrong_arity_and_kernel():
+    with pytest.raises(RuntimeError, match="takes 3 arguments"):
+        wp.launch(saxpy, dim=4, inputs=[wp.zeros(4, dtype=float)])
+    with pytest.raises(TypeError, match="'kernel'"):
+        wp.launch(lambda: None, dim=1, inputs=[])
+    with pytest.raises(TypeError, match="'dim'"):
+        wp.launch(saxpy, dim="x", inputs=[])
+
+
+def test_bad_device_and_compile_error():
+    with pytest.raises(RuntimeError, match="nope"):
+        wp.get_device("nope")
+
+    @wp.kernel
+    def broken(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = undefined_name + 1.0  # noqa: F821
+
+    with pytest.raises(weft.CompileError, match="undefined_name"):
+        wp.launch(broken, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+def test_prints_nothing(capfd):
+    @wp.kernel
+    def quiet(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = float(i)
+
+    x = wp.zeros(3, dtype=float)
+    wp.launch(quiet, dim=3, inputs=[x])
+    wp.synchronize()
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert x.list() == [0.0, 1.0, 2.0]
+
+
+def test_vulkan_too_many_arrays_is_an_error(tmp_path):
+    # More storage buffers than the Vulkan device allows per stage (32 on
+    # lavapipe) is an error, not a driver crash.
+    try:
+        wp.get_device("vulkan")
+    except RuntimeError as e:
+        pytest.skip(f"no vulkan device: {e}")
+    n = 40
+    params = ", ".join(f"a{i}: wp.array(dtype=float)" for i in range(n))
+    body = "\n".join(f"    a{i}[0] = float({i})" for i in range(n))
+    path = tmp_path / "many_arrays.py"
+    path.write_text(f"import warp as wp\n\n\n@wp.kernel\ndef many({params}):\n{body}\n")
+    import importlib.util
+    import sys
+
+    sys.modules.setdefault("warp", wp)
+    spec = importlib.util.spec_from_file_location("many_arrays", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    arrs = [wp.zeros(1, dtype=float, device="vulkan") for _ in range(n)]
+    with pytest.raises(RuntimeError, match="storage buffers"):
+        wp.launch(m.many, dim=1, inputs=arrs, device="vulkan")
+    # the same kernel runs on the cpu
+    cpu = [wp.zeros(1, dtype=float) for _ in range(n)]
+    wp.launch(m.many, dim=1, inputs=cpu)
+    assert cpu[-1].list() == [39.0]

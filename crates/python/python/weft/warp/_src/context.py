@@ -1,0 +1,3 @@
+"""``warp._src.context``: the module registry Warp's tests clear."""
+
+user_modules = {}

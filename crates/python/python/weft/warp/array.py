@@ -1,0 +1,460 @@
+"""``wp.array``: host arrays over the native core, shared with NumPy.
+
+Every array's elements live in a native ``weft._native.Array`` (host
+memory, 16-byte aligned, C-contiguous). On the ``cpu`` device (and every
+device of this version: see ``docs/python.md``) ``.numpy()`` and
+``__array_interface__`` are views of that memory, no copy.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import _native
+from . import types as _t
+
+
+class _View:
+    """Exposes native storage to NumPy; keeps the storage alive."""
+
+    __slots__ = ("__array_interface__", "_owner")
+
+    def __init__(self, owner, iface):
+        self._owner = owner
+        self.__array_interface__ = iface
+
+
+def _np_scalar(dtype):
+    st = _t.scalar_type(dtype)
+    return st._np if st is not None else None
+
+
+def _struct_np_dtype(nd):
+    names, formats, offsets = [], [], []
+    leaves = nd.leaves()
+    k = 0
+    for name, fd in nd.fields():
+        n = len(fd.leaves())
+        off = leaves[k][0] if n else 0
+        k += n
+        sub = fd.fields()
+        if sub:
+            fmt = _struct_np_dtype(fd)
+        else:
+            st = _t._BY_IR[fd.leaves()[0][1]]
+            fl = fd.leaves()
+            fmt = np.dtype(st._np) if len(fl) == 1 and "vec" not in str(fd) else np.dtype((st._np, (len(fl),)))
+        names.append(name)
+        formats.append(fmt)
+        offsets.append(off)
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": nd.size})
+
+
+def _resolve_dtype(dtype):
+    if dtype is builtins.float:
+        return _t.float32
+    if dtype is builtins.int:
+        return _t.int32
+    if dtype is builtins.bool:
+        return _t.bool
+    return dtype
+
+
+_NP_TO_WP = {
+    np.dtype(np.float32): _t.float32,
+    np.dtype(np.float64): _t.float64,
+    np.dtype(np.float16): _t.float16,
+    np.dtype(np.int8): _t.int8,
+    np.dtype(np.int16): _t.int16,
+    np.dtype(np.int32): _t.int32,
+    np.dtype(np.int64): _t.int64,
+    np.dtype(np.uint8): _t.uint8,
+    np.dtype(np.uint16): _t.uint16,
+    np.dtype(np.uint32): _t.uint32,
+    np.dtype(np.uint64): _t.uint64,
+    np.dtype(np.bool_): _t.bool,
+}
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+class array:
+    """A typed array of 1-4 dimensions (Warp's ``wp.array``).
+
+    ``wp.array(dtype=T, ndim=N)`` with no data and no shape is the
+    annotation type of kernel parameters, as in Warp."""
+
+    def __init__(
+        self,
+        data=None,
+        dtype=None,
+        shape=None,
+        strides=None,
+        ptr=None,
+        capacity=None,
+        device=None,
+        pinned=False,
+        copy=True,
+        owner=False,
+        deleter=None,
+        ndim=None,
+        grad=None,
+        requires_grad=False,
+    ):
+        from . import context
+
+        self._native = None
+        self._freed = False
+        self._grad = None
+        dtype = _resolve_dtype(dtype)
+        if ptr is not None:
+            raise NotImplementedError("wp.array(ptr=...) (external memory) is not supported by Weft yet")
+        if data is None and shape is None:
+            # An annotation type: array(dtype=T, ndim=N).
+            self.dtype = dtype if dtype is not None else _t.float32
+            self.ndim = ndim or getattr(type(self), "_ndim", 1)
+            self.shape = (0,) * self.ndim
+            self.device = None
+            self.requires_grad = False
+            return
+        self.device = context.get_device(device)
+        if data is not None:
+            arr = self._from_data(data, dtype, shape, builtins.bool(requires_grad))
+        else:
+            if dtype is None:
+                dtype = _t.float32
+            shp = _shape_tuple(shape)
+            nd = _t.native_dtype(dtype)
+            arr = _native.Array.zeros(nd, list(shp), requires_grad)
+            self.dtype = dtype
+        self._native = arr
+        self.shape = tuple(arr.shape())
+        self.ndim = len(self.shape)
+        self.requires_grad = bool(requires_grad)
+        if grad is not None:
+            raise NotImplementedError("wp.array(grad=...) is not supported by Weft yet; use requires_grad=True")
+
+    def _from_data(self, data, dtype, shape, rg):
+        if isinstance(data, array):
+            data = data.numpy()
+        if dtype is None:
+            src = np.asarray(data)
+            dtype = _NP_TO_WP.get(src.dtype)
+            if dtype is None:
+                if src.dtype.kind == "f":
+                    dtype = _t.float32
+                elif src.dtype.kind in "iu":
+                    dtype = _t.int32
+                else:
+                    raise TypeError(f"wp.array: parameter 'data' has unsupported NumPy dtype {src.dtype}")
+            if src.dtype == np.float64 and not isinstance(data, np.ndarray):
+                dtype = _t.float32  # Python floats are float32 in Warp
+        self.dtype = dtype
+        nd = _t.native_dtype(dtype)
+        if hasattr(dtype, "_weft_struct_dtype"):
+            if not (isinstance(data, (list, tuple)) and all(isinstance(x, dtype) for x in data)):
+                raise TypeError(f"wp.array: parameter 'data' must be a list of {dtype.__name__} instances")
+            buf = b"".join(x._pack(nd) for x in data)
+            src = np.frombuffer(buf, dtype=np.uint8)
+            shp = (len(data),)
+            return _native.Array.from_numpy(nd, src, list(shp), rg)
+        npt = _np_scalar(dtype)
+        if isinstance(data, np.ndarray) and data.dtype != npt and data.dtype.kind not in "fiub":
+            raise TypeError(f"wp.array: parameter 'data' has unsupported NumPy dtype {data.dtype}")
+        src = np.asarray(data, dtype=npt)
+        inner = _t.dtype_shape(dtype)
+        if shape is not None:
+            shp = _shape_tuple(shape)
+            if math.prod(shp) * math.prod(inner) != src.size:
+                raise ValueError(
+                    f"wp.array: parameter 'shape' {shp} does not match the {src.size} values of 'data'"
+                )
+        elif inner:
+            if src.ndim == 0 or tuple(src.shape[-len(inner) :]) != tuple(inner):
+                if src.ndim == 1 and src.size % math.prod(inner) == 0 and len(inner) == 1:
+                    shp = (src.size // inner[0],)
+                else:
+                    raise ValueError(
+                        f"wp.array: parameter 'data' of shape {src.shape} does not hold elements of {_t.type_repr(dtype)} (shape {inner})"
+                    )
+            else:
+                shp = tuple(src.shape[: -len(inner)]) or (1,)
+        else:
+            shp = tuple(src.shape) or (1,)
+        if not 1 <= len(shp) <= 4:
+            raise ValueError(f"wp.array: parameter 'data' has {len(shp)} dimensions; arrays have 1 to 4")
+        src = np.ascontiguousarray(src)
+        return _native.Array.from_numpy(nd, src, list(shp), rg)
+
+    def __class_getitem__(cls, params):
+        """``wp.array[T]``, ``wp.array[T, N]``: an annotation type."""
+        dtype, ndim = (params if isinstance(params, tuple) else (params, None))
+        return cls(dtype=dtype, ndim=ndim if ndim is not None else getattr(cls, "_ndim", 1))
+
+    # ----------------------------------------------------------- properties
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def strides(self):
+        return tuple(self._live().strides())
+
+    @property
+    def ptr(self):
+        return self._live().ptr()
+
+    @property
+    def is_contiguous(self):
+        return True
+
+    @property
+    def vars(self):
+        return {}
+
+    def _live(self):
+        if self._freed:
+            raise RuntimeError("the array has been freed")
+        if self._native is None:
+            raise RuntimeError("the array has no storage (an annotation type)")
+        return self._native
+
+    @property
+    def grad(self):
+        if self._grad is None and self._native is not None and self._native.has_grad():
+            g = array.__new__(array)
+            g._native = self._native.grad()
+            g._freed = False
+            g._grad = None
+            g.dtype, g.shape, g.ndim, g.device = self.dtype, self.shape, self.ndim, self.device
+            g.requires_grad = False
+            self._grad = g
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is None:
+            return
+        self.grad.assign(value)
+
+    def free(self):
+        """Weft: drops this array's storage (NumPy views made before keep
+        theirs alive); using the array afterwards raises."""
+        self._freed = True
+        self._native = None
+        self._grad = None
+
+    # ---------------------------------------------------------------- numpy
+
+    @property
+    def __array_interface__(self):
+        a = self._live()
+        if a.is_struct():
+            npd = _struct_np_dtype(a.dtype())
+            return {"data": (a.ptr(), False), "shape": self.shape, "descr": npd.descr, "typestr": npd.str, "version": 3}
+        npt = np.dtype(_np_scalar(self.dtype))
+        shape = self.shape + tuple(_t.dtype_shape(self.dtype))
+        return {"data": (a.ptr(), False), "shape": shape, "typestr": npt.str, "version": 3}
+
+    def numpy(self):
+        """A NumPy view of the array's memory (no copy)."""
+        iface = self.__array_interface__
+        if iface["typestr"].startswith("|V"):
+            view = np.asarray(_View(self._native, {**iface, "typestr": f"|V{self._native.dtype().size}", "descr": [("", f"|V{self._native.dtype().size}")]}))
+            return view.view(_struct_np_dtype(self._native.dtype()))
+        return np.asarray(_View(self._native, iface))
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def list(self):
+        a = self.numpy()
+        if hasattr(self.dtype, "_weft_struct_dtype"):
+            return [self.dtype._from_record(r) for r in a.reshape(-1)]
+        if issubclass_safe(self.dtype, _t._Composite):
+            inner = len(_t.dtype_shape(self.dtype))
+            flat = a.reshape((-1,) + a.shape[a.ndim - inner :])
+            return [self.dtype(x) for x in flat]
+        return a.reshape(-1).tolist()
+
+    def fill_(self, value):
+        a = self.numpy()
+        if isinstance(value, _t._Composite):
+            value = np.asarray(value._data).reshape(value._shape_)
+        elif hasattr(value, "_pack"):
+            raise NotImplementedError("fill_ with a struct value is not supported by Weft yet")
+        a[...] = value
+        return self
+
+    def zero_(self):
+        self.numpy()[...] = 0
+        return self
+
+    def assign(self, src):
+        """Copies ``src`` (an array, NumPy array or list of the same shape)."""
+        if isinstance(src, array):
+            src = src.numpy()
+        dst = self.numpy()
+        srcn = np.asarray(src, dtype=dst.dtype)
+        if srcn.size != dst.size:
+            raise ValueError(f"assign: parameter 'src' has {srcn.size} values, the array holds {dst.size}")
+        dst[...] = srcn.reshape(dst.shape)
+        return self
+
+    def zero_grad(self):
+        if self._native is not None:
+            self._native.zero_grad()
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        if self._native is None:
+            return f"array(dtype={_t.type_repr(self.dtype)}, ndim={self.ndim})"
+        return repr(self.numpy())
+
+    def __str__(self):
+        return str(self.numpy()) if self._native is not None else self.__repr__()
+
+    def __getitem__(self, key):
+        raise NotImplementedError("host-side indexing of wp.array is not supported by Weft yet; use .numpy()")
+
+    def to(self, device):
+        return clone(self, device=device)
+
+    def contiguous(self):
+        return self
+
+    def flatten(self):
+        return array(self.numpy().reshape(-1, *_t.dtype_shape(self.dtype)), dtype=self.dtype, device=self.device)
+
+    def reshape(self, shape):
+        return array(
+            self.numpy().reshape(*_shape_tuple(shape), *_t.dtype_shape(self.dtype)), dtype=self.dtype, device=self.device
+        )
+
+
+def issubclass_safe(a, b):
+    return isinstance(a, type) and issubclass(a, b)
+
+
+def _sized(cls_ndim):
+    class sized(array):
+        _ndim = cls_ndim
+
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("ndim", cls_ndim)
+            super().__init__(*args, **kwargs)
+
+    sized.__name__ = sized.__qualname__ = f"array{cls_ndim}d"
+    return sized
+
+
+array1d, array2d, array3d, array4d = (_sized(n) for n in (1, 2, 3, 4))
+indexedarray = fabricarray = None
+
+
+def _new(shape, dtype, device, requires_grad):
+    return array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs):
+    return _new(shape if shape is not None else 0, dtype, device, requires_grad)
+
+
+def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs):
+    return zeros(shape, dtype, device, requires_grad)
+
+
+def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False, **kwargs):
+    if dtype is None:
+        if isinstance(value, _t._Composite):
+            dtype = type(value)
+        elif isinstance(value, builtins.bool):
+            dtype = _t.bool
+        elif isinstance(value, builtins.int):
+            dtype = _t.int32
+        else:
+            dtype = _t.float32
+    a = zeros(shape, dtype, device, requires_grad)
+    return a.fill_(value)
+
+
+def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs):
+    return full(shape, 1, dtype, device, requires_grad)
+
+
+def _like(src, device, requires_grad, dtype=None):
+    return (
+        src.shape,
+        dtype if dtype is not None else src.dtype,
+        device if device is not None else src.device,
+        src.requires_grad if requires_grad is None else requires_grad,
+    )
+
+
+def zeros_like(src, device=None, requires_grad=None, pinned=None):
+    return zeros(*_like(src, device, requires_grad))
+
+
+def empty_like(src, device=None, requires_grad=None, pinned=None):
+    return zeros(*_like(src, device, requires_grad))
+
+
+def ones_like(src, device=None, requires_grad=None, pinned=None):
+    return ones(*_like(src, device, requires_grad))
+
+
+def full_like(src, value, device=None, requires_grad=None, pinned=None):
+    shape, dtype, device, rg = _like(src, device, requires_grad)
+    return full(shape, value, dtype, device, rg)
+
+
+def clone(src, device=None, requires_grad=None, pinned=None):
+    shape, dtype, device, rg = _like(src, device, requires_grad)
+    a = zeros(shape, dtype, device, rg)
+    a.numpy()[...] = src.numpy()
+    return a
+
+
+def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"from_numpy: parameter 'arr' must be a NumPy array, got {type(arr).__name__}")
+    if dtype is None:
+        dtype = _NP_TO_WP.get(arr.dtype)
+        if dtype is None:
+            raise TypeError(f"from_numpy: parameter 'arr' has unsupported dtype {arr.dtype}")
+    return array(data=arr, dtype=dtype, shape=shape, device=device, requires_grad=requires_grad)
+
+
+def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
+    """Copies ``count`` elements (all of ``src`` if 0) between arrays."""
+    for name, a in (("dest", dest), ("src", src)):
+        if not isinstance(a, array):
+            raise TypeError(f"copy: parameter '{name}' must be a wp.array, got {type(a).__name__}")
+    d, s = dest.numpy(), src.numpy()
+    if d.dtype != s.dtype or _t.dtype_shape(dest.dtype) != _t.dtype_shape(src.dtype):
+        raise RuntimeError(f"copy: parameter 'src' has dtype {_t.type_repr(src.dtype)}, 'dest' has {_t.type_repr(dest.dtype)}")
+    inner_d = len(_t.dtype_shape(dest.dtype))
+    df = d.reshape((-1,) + d.shape[d.ndim - inner_d :]) if inner_d else d.reshape(-1)
+    sf = s.reshape((-1,) + s.shape[s.ndim - inner_d :]) if inner_d else s.reshape(-1)
+    if count == 0:
+        count = len(sf) - src_offset if (dest_offset or src_offset) else len(sf)
+        if count > len(df) - dest_offset:
+            if dest_offset == 0 and src_offset == 0:
+                raise RuntimeError(f"copy: 'src' has {len(sf)} elements, 'dest' only {len(df)}")
+            count = len(df) - dest_offset
+    if src_offset + count > len(sf):
+        raise RuntimeError(f"copy: parameter 'src' has {len(sf)} elements, too few for offset {src_offset} and count {count}")
+    if dest_offset + count > len(df):
+        raise RuntimeError(f"copy: parameter 'dest' has {len(df)} elements, too few for offset {dest_offset} and count {count}")
+    df[dest_offset : dest_offset + count] = sf[src_offset : src_offset + count]

@@ -1,0 +1,491 @@
+"""Devices, kernels, funcs, structs and launches (Warp's ``wp.*`` runtime
+API over the native core)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import warnings as _warnings
+
+import numpy as _np
+
+from .. import _native
+from . import types as _t
+from .array import array
+from .structs import _broadcast_scalar, _StructInstance, struct  # noqa: F401
+from .tape import Tape, _Tape_current  # noqa: F401
+
+# ---------------------------------------------------------------- config
+
+
+class _Config:
+    """``wp.config``: ``mode`` ("release", or "debug": bounds-checked
+    code), ``verbose``, ``quiet``, ``cache_kernels`` (Weft's disk cache),
+    ``verify_fp`` (accepted, no effect yet)."""
+
+    def __init__(self):
+        self.mode = "release"
+        self.verbose = False
+        self.quiet = True
+        self.cache_kernels = True
+        self.kernel_cache_dir = None
+        self.verify_fp = False
+        self.verify_cuda = False
+        self.print_launches = False
+        self.enable_backward = True
+        self.max_unroll = 16
+        self.lineinfo = False
+        self.optimization_level = None
+        self.log_level = "warning"
+        self.enable_cpu_blocks = False
+        self.launch_array_access_mode = None
+
+
+    def __setattr__(self, name, value):
+        global _epoch
+        object.__setattr__(self, name, value)
+        _epoch += 1
+
+
+# Bumped by every change of the options kernels compile with, so that a
+# launch checks one integer instead of the options.
+_epoch = 0
+config = _Config()
+_module_options = {"fast_math": False, "enable_backward": True, "mode": None}
+
+
+def set_module_options(options, module=None):
+    global _epoch
+    _module_options.update(options)
+    _epoch += 1
+
+
+def get_module_options(module=None):
+    return dict(_module_options)
+
+
+# --------------------------------------------------------------- devices
+
+_ALIASES = {"cuda": "cuda:0"}
+
+
+class Device:
+    """A Weft device under Warp's names (``cpu``, ``cuda:0``) or Weft's
+    (``interp``, ``llvm-cpu``, ``vulkan``)."""
+
+    def __init__(self, alias):
+        self.alias = alias
+        self._native = _native.Device(alias)
+        self.ordinal = int(alias.split(":")[1]) if alias.startswith("cuda:") else -1
+        self.name = alias
+
+    is_cpu = property(lambda self: self.alias in ("cpu", "interp", "llvm-cpu"))
+    is_cuda = property(lambda self: self.alias.startswith("cuda"))
+    is_uva = property(lambda self: False)
+    is_mempool_supported = property(lambda self: False)
+    is_mempool_enabled = property(lambda self: False)
+    is_capturing = property(lambda self: False)
+    arch = property(lambda self: 0)
+
+    def __str__(self):
+        return self.alias
+
+    def __repr__(self):
+        return f'"{self.alias}"'
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = _ALIASES.get(other, other)
+            return self.alias == other
+        return isinstance(other, Device) and other.alias == self.alias
+
+    def __hash__(self):
+        return hash(self.alias)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+_devices = {}
+_lock = threading.Lock()
+_state = threading.local()
+_default_alias = "cpu"
+_default_device = None
+
+
+def _open(alias):
+    alias = _ALIASES.get(alias, alias)
+    d = _devices.get(alias)
+    if d is None:
+        with _lock:
+            d = _devices.get(alias)
+            if d is None:
+                try:
+                    d = Device(alias)
+                except _native.WeftError as e:
+                    raise RuntimeError(f"Invalid device identifier: {alias}: {e}") from None
+                _devices[alias] = d
+    return d
+
+
+def get_device(ident=None):
+    """The device ``ident`` names (None: the current default)."""
+    if isinstance(ident, Device):
+        return ident
+    if ident is None:
+        stack = getattr(_state, "stack", None)
+        if stack:
+            return stack[-1]
+        return _default_device or _open(_default_alias)
+    if not isinstance(ident, str):
+        raise TypeError(f"parameter 'device' must be a device or a string, got {type(ident).__name__}")
+    return _open(ident)
+
+
+def set_device(ident):
+    global _default_alias, _default_device
+    _default_device = get_device(ident)
+    _default_alias = _default_device.alias
+
+
+def get_preferred_device():
+    return get_device("cpu")
+
+
+def get_devices():
+    out = []
+    for name in ("cpu",):
+        out.append(get_device(name))
+    return out
+
+
+def get_cuda_devices():
+    return []
+
+
+def get_cuda_device_count():
+    return 0
+
+
+def is_cuda_available():
+    return False
+
+
+def is_cpu_available():
+    return True
+
+
+def is_device_available(device):
+    try:
+        get_device(device)
+        return True
+    except RuntimeError:
+        return False
+
+
+class ScopedDevice:
+    def __init__(self, device):
+        self.device = get_device(device) if device is not None else None
+
+    def __enter__(self):
+        if self.device is not None:
+            stack = getattr(_state, "stack", None)
+            if stack is None:
+                stack = _state.stack = []
+            stack.append(self.device)
+        return self.device
+
+    def __exit__(self, *a):
+        if self.device is not None:
+            _state.stack.pop()
+        return False
+
+
+def init():
+    """Nothing to initialize (devices open on first use)."""
+
+
+def synchronize():
+    for d in list(_devices.values()):
+        d._native.synchronize()
+
+
+def synchronize_device(device=None):
+    get_device(device)._native.synchronize()
+
+
+# ----------------------------------------------------------- funcs/kernels
+
+
+class Function:
+    """A ``@wp.func`` (its overloads share the name within a module)."""
+
+    def __init__(self, func):
+        self.func = func
+        self.key = func.__name__
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self._overloads = [self]
+
+    def overloads(self):
+        return self._overloads
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"wp.func `{self.key}` can only be called from a kernel in Weft (no Python fallback yet)")
+
+
+_funcs_by_name = {}
+
+
+def func(f=None, *, name=None, **kwargs):
+    def wrap(f):
+        key = (f.__module__, f.__qualname__)
+        prev = _funcs_by_name.get(key)
+        fn = Function(f)
+        if prev is not None and not _same_params(prev.func, f):
+            prev._overloads.append(fn)
+            return prev
+        _funcs_by_name[key] = fn
+        return fn
+
+    return wrap(f) if f is not None else wrap
+
+
+def _same_params(a, b):
+    import inspect
+
+    return [p.annotation for p in inspect.signature(a).parameters.values()] == [
+        p.annotation for p in inspect.signature(b).parameters.values()
+    ]
+
+
+_module_cache = {}
+
+
+class _KernelModule:
+    """``kernel.module``: what Warp's tests call on a kernel's module."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self.options = {"enable_backward": True}
+
+    def load(self, device=None, block_dim=None):
+        self._kernel._load(get_device(device))
+        return True
+
+
+def get_module(name=None):
+    return _KernelModule(None)
+
+
+class Kernel:
+    """A ``@wp.kernel``: its module text is made (``codegen``) and
+    compiled on first launch, then loaded once per device."""
+
+    def __init__(self, func, key=None, module=None, options=None, enable_backward=None):
+        self.func = func
+        self.key = key or func.__name__
+        self.key_name = func.__name__
+        self.__name__ = func.__name__
+        self.options = dict(options or {})
+        if enable_backward is None:
+            enable_backward = self.options.get("enable_backward", True)
+        self.enable_backward = enable_backward
+        self.module = _KernelModule(self)
+        self._source = None
+        self._module = None
+        self._loaded = {}
+        self._opts = None
+        self._epoch = -1
+
+    @property
+    def source(self):
+        if self._source is None:
+            from . import codegen, _this_module
+
+            self._source = codegen.kernel_module(self, _this_module())
+        return self._source
+
+    def _native_module(self):
+        opts = (config.mode == "debug", bool(_module_options.get("fast_math")), bool(config.cache_kernels))
+        if self._module is None or self._opts != opts:
+            text, file = self.source
+            key = (hashlib.sha256(text.encode()).hexdigest(), file, opts)
+            m = _module_cache.get(key)
+            if m is None:
+                m = _native.compile(file, text, checked=opts[0], fast_math=opts[1], cache=opts[2])
+                _module_cache[key] = m
+            self._module, self._opts, self._loaded = m, opts, {}
+        return self._module
+
+    def _load(self, device):
+        if self._epoch == _epoch:
+            k = self._loaded.get(device.alias)
+            if k is not None:
+                return k
+        m = self._native_module()
+        self._epoch = _epoch
+        k = self._loaded.get(device.alias)
+        if k is None:
+            k = device._native.load(m, self.key_name)
+            params = k.params()
+            kinds = []
+            for name, nd, ndim in params:
+                if ndim is not None:
+                    kinds.append((name, nd, ndim, 0))
+                elif nd.fields():
+                    kinds.append((name, nd, None, 2))
+                else:
+                    kinds.append((name, nd, None, 1))
+            k = (k, kinds)
+            self._loaded[device.alias] = k
+        return k
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"kernel `{self.key}` must be launched with wp.launch()")
+
+
+def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None):
+    def wrap(f):
+        return Kernel(f, enable_backward=enable_backward)
+
+    return wrap(f) if f is not None else wrap
+
+
+def constant(x):
+    """A compile-time constant (its value, as in Warp)."""
+    return x
+
+
+# ------------------------------------------------------------------ structs
+
+# ------------------------------------------------------------------ launch
+
+
+def _dims(dim):
+    if isinstance(dim, int):
+        return [dim]
+    try:
+        dims = [int(d) for d in dim] if not isinstance(dim, str) else None
+        if dims is None or not 1 <= len(dims) <= 4:
+            raise TypeError
+        return dims
+    except (TypeError, ValueError):
+        raise TypeError(f"parameter 'dim' must be an int or a tuple of ints, got {type(dim).__name__}") from None
+
+
+def _convert(kernel, device, kinds, args):
+    out = []
+    for (name, nd, ndim, kind), a in zip(kinds, args):
+        if kind == 0:
+            if not isinstance(a, array):
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}' expects an array, but passed value has type {type(a).__name__}."
+                )
+            if a._freed:
+                raise RuntimeError(f"Error launching kernel '{kernel.key}', argument '{name}': the array has been freed")
+            if a.device is not device and a.device != device:
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}': the array is on device {a.device}, the launch on {device}"
+                )
+            na = a._native
+            if na is None:
+                raise RuntimeError(f"Error launching kernel '{kernel.key}', argument '{name}': the array has no storage")
+            if a.ndim != ndim:
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}' expects an array with {ndim} dimension(s) but the passed array has {a.ndim} dimension(s)."
+                )
+            out.append(na)
+        elif kind == 1:
+            n = len(nd.leaves())
+            v = None
+            if n > 1:
+                tn = _t.type_from_native(nd)
+                tname = tn.__name__ if tn is not None else str(nd)
+                v = _broadcast_scalar(a, tname, f"kernel parameter '{name}'")
+            if v is not None:
+                out.append([v] * n)
+            elif n > 1 and not hasattr(a, "__len__"):
+                tn = _t.type_from_native(nd)
+                tname = tn.__name__ if tn is not None else str(nd)
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}' expects "
+                    f"{tname} but got a single value of type {type(a).__name__}. "
+                    f"Construct the value explicitly, e.g.: {tname}(...)."
+                )
+            elif isinstance(a, _t._Composite):
+                out.append(a._data)
+            elif isinstance(a, _t._Scalar):
+                out.append(a.value)
+            elif isinstance(a, array):
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}' expects a value of type {nd}, but passed value is an array."
+                )
+            elif isinstance(a, (list, tuple)) and a and hasattr(a[0], "__len__"):
+                out.append(_t._flatten(a))
+            else:
+                out.append(a)
+        else:
+            if not isinstance(a, _StructInstance):
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}' expects a struct {nd}, but passed value has type {type(a).__name__}."
+                )
+            out.append(a._pack(nd))
+    return out
+
+
+def launch(
+    kernel,
+    dim,
+    inputs=(),
+    outputs=(),
+    adj_inputs=None,
+    adj_outputs=None,
+    device=None,
+    stream=None,
+    adjoint=False,
+    record_tape=True,
+    record_cmd=False,
+    max_blocks=0,
+    block_dim=256,
+):
+    """Runs ``kernel`` over ``dim`` threads (an int or 1-4 ints)."""
+    device = get_device(device)
+    k, kinds = kernel._load(device) if isinstance(kernel, Kernel) else _not_kernel(kernel)
+    dims = [dim] if type(dim) is int else _dims(dim)
+    args = list(inputs) + list(outputs) if outputs else list(inputs)
+    if len(args) != len(kinds):
+        raise RuntimeError(
+            f"Error launching kernel '{kernel.key}': it takes {len(kinds)} arguments, {len(args)} were passed"
+        )
+    if 0 in dims:
+        return
+    conv = _convert(kernel, device, kinds, args)
+    try:
+        if adjoint:
+            device._native.launch_adjoint(k, dims, conv)
+        else:
+            device._native.launch(k, dims, conv)
+    except _native.LaunchError as e:
+        raise RuntimeError(f"Error launching kernel '{kernel.key}': {e}") from None
+    tape = _Tape_current()
+    if tape is not None and record_tape and not adjoint:
+        tape._record(kernel, device, dims, args)
+
+
+def _not_kernel(k):
+    raise TypeError(f"parameter 'kernel' must be a wp.kernel, got {type(k).__name__}")
+
+
+def overload(fn, arg_types=None):
+    """``wp.overload``: concrete signatures of generic funcs and kernels.
+    Weft instantiates generic funcs per call from the source, so a func
+    overload stub is dropped; a kernel overload is not supported yet."""
+    return fn
+
+
+def static(x):
+    return x

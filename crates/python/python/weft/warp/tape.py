@@ -1,0 +1,63 @@
+"""``wp.Tape``: records launches; ``backward`` runs their adjoints
+(``Device::launch_adjoint``) newest first."""
+
+from __future__ import annotations
+
+from .. import _native
+from . import context
+from .array import array
+
+_tapes = []
+
+
+def _Tape_current():
+    return _tapes[-1] if _tapes else None
+
+
+class Tape:
+    """``wp.Tape``: records launches; ``backward`` runs their adjoints."""
+
+    def __init__(self):
+        self.launches = []
+        self.loss = None
+        self.gradients = {}
+
+    def __enter__(self):
+        _tapes.append(self)
+        return self
+
+    def __exit__(self, *a):
+        _tapes.remove(self)
+        return False
+
+    def _record(self, kernel, device, dims, args):
+        self.launches.append((kernel, device, dims, args))
+
+    def backward(self, loss=None, grads=None):
+        if loss is not None:
+            if loss.grad is None:
+                raise RuntimeError("Tape.backward: parameter 'loss' has no gradient (requires_grad=False)")
+            loss.grad.fill_(1)
+        if grads:
+            for a, g in grads.items():
+                a.grad.assign(g)
+        for kernel, device, dims, args in reversed(self.launches):
+            for a in args:
+                if isinstance(a, array) and a.requires_grad:
+                    self.gradients[a] = a.grad
+            k, kinds = kernel._load(device)
+            conv = context._convert(kernel, device, kinds, args)
+            try:
+                device._native.launch_adjoint(k, dims, conv)
+            except _native.WeftError as e:
+                raise RuntimeError(f"Error in the adjoint of kernel '{kernel.key}': {e}") from None
+
+    def zero(self):
+        for _, _, _, args in self.launches:
+            for a in args:
+                if isinstance(a, array) and a._native is not None:
+                    a.zero_grad()
+
+    def reset(self):
+        self.launches = []
+        self.gradients = {}

@@ -1,0 +1,444 @@
+"""Warp's value types for Weft: scalars, vectors, matrices, quaternions,
+transforms, and the array annotation types (``warp.types`` of Warp 1.19).
+
+Each type knows its IR element description (``_wd``: what the native core's
+``Dtype.of`` takes) and its NumPy scalar type; values are plain Python
+objects holding their components in memory order.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import _native
+
+# ---------------------------------------------------------------- scalars
+
+
+class _Scalar:
+    """A Warp scalar type; instances hold one number in ``value``."""
+
+    _ir = "f32"
+    _np = np.float32
+    _is_float = True
+    _length_ = 1
+    _shape_ = ()
+
+    def __init__(self, x=0):
+        if isinstance(x, _Scalar):
+            x = x.value
+        self.value = self._np(x).item() if not isinstance(x, str) else self._np(builtins.float(x)).item()
+
+    def __float__(self):
+        return builtins.float(self.value)
+
+    def __int__(self):
+        return builtins.int(self.value)
+
+    def __index__(self):
+        return builtins.int(self.value)
+
+    def __bool__(self):
+        return builtins.bool(self.value)
+
+    def __eq__(self, o):
+        return self.value == (o.value if isinstance(o, _Scalar) else o)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.value})"
+
+
+def _scalar(name, ir, npt, is_float):
+    return type(name, (_Scalar,), {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name})
+
+
+float16 = _scalar("float16", "f16", np.float16, True)
+float32 = _scalar("float32", "f32", np.float32, True)
+float64 = _scalar("float64", "f64", np.float64, True)
+# NumPy has no bfloat16: its arrays show the raw 16 bits as uint16.
+bfloat16 = _scalar("bfloat16", "bf16", np.uint16, True)
+int8 = _scalar("int8", "i8", np.int8, False)
+int16 = _scalar("int16", "i16", np.int16, False)
+int32 = _scalar("int32", "i32", np.int32, False)
+int64 = _scalar("int64", "i64", np.int64, False)
+uint8 = _scalar("uint8", "u8", np.uint8, False)
+uint16 = _scalar("uint16", "u16", np.uint16, False)
+uint32 = _scalar("uint32", "u32", np.uint32, False)
+uint64 = _scalar("uint64", "u64", np.uint64, False)
+bool = _scalar("bool", "bool", np.bool_, False)  # noqa: A001 (Warp's name)
+half, float, double = float16, float32, float64  # noqa: A001
+
+scalar_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, float32, float64, bfloat16)
+float_types = (float16, float32, float64, bfloat16)
+int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
+non_atomic_types = (int8, uint8, int16, uint16, int64)
+
+_BY_IR = {t._ir: t for t in (*scalar_types, bool)}
+_PY = {builtins.float: float32, builtins.int: int32, builtins.bool: bool}
+
+
+def scalar_type(t):
+    """The Warp scalar type of ``t`` (a scalar type, a Python type, a
+    composite type), or None."""
+    t = _PY.get(t, t)
+    if isinstance(t, type) and issubclass(t, _Scalar):
+        return t
+    if isinstance(t, type) and issubclass(t, _Composite):
+        return t._wp_scalar_type_
+    return None
+
+
+# ---------------------------------------------------------- composites
+
+
+class _Composite:
+    """A vector, matrix, quaternion or transform value: ``_data`` holds
+    its components in memory order (row-major for matrices)."""
+
+    _wp_scalar_type_ = float32
+    _shape_ = (3,)
+    _length_ = 3
+    _kind = "vec"
+
+    def __init__(self, *args, **kwargs):
+        n = self._length_
+        st = self._wp_scalar_type_
+        conv = builtins.float if st._is_float else builtins.int
+        if self._kind == "transform" and (kwargs or len(args) == 2 or not args):
+            # transform(p, q) / transform(p=..., q=...); default the identity
+            p = kwargs.get("p", args[0] if args else (0.0, 0.0, 0.0))
+            q = kwargs.get("q", args[1] if len(args) > 1 else (0.0, 0.0, 0.0, 1.0))
+            args = (*_flatten([p]), *_flatten([q]))
+        elif kwargs:
+            raise TypeError(f"{type(self).__name__}() takes no keyword arguments {sorted(kwargs)}")
+        if len(args) == 0:
+            data = [conv(0)] * n
+        elif len(args) == 1 and not hasattr(args[0], "__len__"):
+            data = [conv(args[0])] * n
+        else:
+            flat = []
+            for a in args:
+                if isinstance(a, np.ndarray):
+                    flat.extend(a.reshape(-1).tolist())
+                elif hasattr(a, "__len__"):
+                    for x in a:
+                        if hasattr(x, "__len__"):
+                            flat.extend(x)
+                        else:
+                            flat.append(x)
+                else:
+                    flat.append(a)
+            if len(flat) != n:
+                raise ValueError(f"{type(self).__name__} takes {n} components, got {len(flat)}")
+            data = [conv(x) for x in flat]
+        if st._np is np.float32:
+            data = [builtins.float(np.float32(x)) for x in data]
+        object.__setattr__(self, "_data", data)
+
+    def _flat(self):
+        return self._data
+
+    # the components of a transform
+    p = property(lambda self: vector(3, self._wp_scalar_type_)(self._data[:3]) if self._kind == "transform" else None)
+    q = property(lambda self: quaternion(self._wp_scalar_type_)(self._data[3:]) if self._kind == "transform" else None)
+
+    def __len__(self):
+        return self._shape_[0]
+
+    def __iter__(self):
+        return iter([self[i] for i in range(len(self))])
+
+    def __getitem__(self, i):
+        if len(self._shape_) == 2:
+            if isinstance(i, tuple):
+                r, c = i
+                return self._data[r * self._shape_[1] + c]
+            cols = self._shape_[1]
+            row = vector(cols, self._wp_scalar_type_)
+            return row(self._data[i * cols : (i + 1) * cols])
+        if isinstance(i, slice):
+            return self._data[i]
+        return self._data[i]
+
+    def __setitem__(self, i, v):
+        if len(self._shape_) == 2:
+            if isinstance(i, tuple):
+                self._data[i[0] * self._shape_[1] + i[1]] = v
+            else:
+                cols = self._shape_[1]
+                self._data[i * cols : (i + 1) * cols] = list(v)
+        else:
+            self._data[i] = v
+
+    def __eq__(self, o):
+        try:
+            return list(self._data) == [x for x in _flatten(o)]
+        except TypeError:
+            return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        if len(self._shape_) == 2:
+            r, c = self._shape_
+            rows = ", ".join("[" + ", ".join(repr(self._data[i * c + j]) for j in range(c)) + "]" for i in range(r))
+            return f"[{rows}]"
+        return "[" + ", ".join(repr(x) for x in self._data) + "]"
+
+    def _binop(self, o, f):
+        od = _flatten(o) if hasattr(o, "__len__") else [o] * len(self._data)
+        return type(self)([f(a, b) for a, b in zip(self._data, od)])
+
+    def __add__(self, o):
+        return self._binop(o, lambda a, b: a + b)
+
+    def __sub__(self, o):
+        return self._binop(o, lambda a, b: a - b)
+
+    def __mul__(self, o):
+        if hasattr(o, "__len__"):
+            return NotImplemented
+        return self._binop(o, lambda a, b: a * b)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        return self._binop(o, lambda a, b: a / b)
+
+    def __neg__(self):
+        return type(self)([-a for a in self._data])
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array(self._data, dtype=dtype or self._wp_scalar_type_._np).reshape(self._shape_)
+
+    def __getattr__(self, name):
+        idx = "xyzw".find(name)
+        if len(name) == 1 and idx >= 0 and len(self._shape_) == 1 and idx < self._length_:
+            return self._data[idx]
+        raise AttributeError(name)
+
+    def __setattr__(self, name, v):
+        idx = "xyzw".find(name)
+        if len(name) == 1 and idx >= 0 and len(self._shape_) == 1:
+            self._data[idx] = v
+        else:
+            object.__setattr__(self, name, v)
+
+
+def _flatten(o):
+    if isinstance(o, _Composite):
+        return o._data
+    out = []
+    for x in o:
+        if isinstance(x, _Composite):
+            out.extend(x._data)
+            continue
+        if hasattr(x, "__len__"):
+            out.extend(_flatten(x))
+        else:
+            out.append(x)
+    return out
+
+
+_CACHE = {}
+
+
+def _make(kind, shape, dtype, name=None):
+    st = scalar_type(dtype)
+    if st is None:
+        raise TypeError(f"invalid scalar type {dtype!r} for a {kind}")
+    key = (kind, shape, st)
+    t = _CACHE.get(key)
+    if t is None:
+        n = math.prod(shape)
+        if name is None:
+            suffix = {float32: "f", float64: "d", float16: "h", int32: "i"}.get(st, st.__name__)
+            dims = "" if kind in ("quat", "transform") else "".join(map(str, shape))
+            name = f"{kind}{dims}{suffix}"
+        wd = (kind, st._ir, shape[0] if kind in ("vec", "mat") else 0, shape[1] if kind == "mat" else 0)
+        t = type(name, (_Composite,), {"_wp_scalar_type_": st, "_shape_": shape, "_length_": n, "_kind": kind, "_wd": wd})
+        _CACHE[key] = t
+    return t
+
+
+class _GenericType:
+    """A type with a generic part (``vector(Any, float)``): usable in the
+    annotations of funcs, which the compiler instantiates."""
+
+    def __init__(self, kind, args):
+        self.kind, self.args = kind, args
+
+    def __repr__(self):
+        return f"{self.kind}{self.args}"
+
+
+def _generic(*xs):
+    import typing
+
+    return any(x is typing.Any or isinstance(x, _GenericType) for x in xs)
+
+
+def vector(length, dtype=float32):
+    """The vector type of ``length`` components of ``dtype``."""
+    if _generic(length, dtype):
+        return _GenericType("vector", (length, dtype))
+    return _make("vec", (int(length),), dtype)
+
+
+def matrix(shape, dtype=float32):
+    """The matrix type of ``shape`` (rows, columns) of ``dtype``."""
+    if _generic(dtype, *shape):
+        return _GenericType("matrix", (shape, dtype))
+    r, c = shape
+    return _make("mat", (int(r), int(c)), dtype)
+
+
+def quaternion(dtype=float32):
+    if _generic(dtype):
+        return _GenericType("quaternion", (dtype,))
+    return _make("quat", (4,), dtype)
+
+
+def transformation(dtype=float32):
+    if _generic(dtype):
+        return _GenericType("transformation", (dtype,))
+    return _make("transform", (7,), dtype)
+
+
+def dtype_from_numpy(npt):
+    """The Warp scalar type of a NumPy dtype."""
+    from .array import _NP_TO_WP
+
+    t = _NP_TO_WP.get(np.dtype(npt))
+    if t is None:
+        raise TypeError(f"unsupported NumPy dtype {npt}")
+    return t
+
+
+def dtype_to_numpy(t):
+    st = scalar_type(t)
+    if st is None:
+        raise TypeError(f"{t!r} has no NumPy dtype")
+    return np.dtype(st._np)
+
+
+vec2, vec3, vec4 = (vector(n, float32) for n in (2, 3, 4))
+vec2f, vec3f, vec4f = vec2, vec3, vec4
+vec2d, vec3d, vec4d = (vector(n, float64) for n in (2, 3, 4))
+vec2h, vec3h, vec4h = (vector(n, float16) for n in (2, 3, 4))
+vec2i, vec3i, vec4i = (vector(n, int32) for n in (2, 3, 4))
+vec2ui, vec3ui, vec4ui = (vector(n, uint32) for n in (2, 3, 4))
+for _sfx, _st in (("b", int8), ("ub", uint8), ("s", int16), ("us", uint16), ("l", int64), ("ul", uint64)):
+    for _n in (2, 3, 4):
+        globals()[f"vec{_n}{_sfx}"] = vector(_n, _st)
+np_dtype_to_warp_type = {np.dtype(t._np): t for t in (*scalar_types, bool) if t is not bfloat16}
+warp_type_to_np_dtype = {t: np.dtype(t._np) for t in (*scalar_types, bool)}
+mat22, mat33, mat44 = (matrix((n, n), float32) for n in (2, 3, 4))
+mat22f, mat33f, mat44f = mat22, mat33, mat44
+mat22d, mat33d, mat44d = (matrix((n, n), float64) for n in (2, 3, 4))
+mat22h, mat33h, mat44h = (matrix((n, n), float16) for n in (2, 3, 4))
+quat, quatf, quatd, quath = quaternion(float32), quaternion(float32), quaternion(float64), quaternion(float16)
+transform, transformf, transformd, transformh = (
+    transformation(float32),
+    transformation(float32),
+    transformation(float64),
+    transformation(float16),
+)
+
+
+def type_is_vector(t):
+    return isinstance(t, type) and issubclass(t, _Composite) and t._kind == "vec"
+
+
+def type_is_matrix(t):
+    return isinstance(t, type) and issubclass(t, _Composite) and t._kind == "mat"
+
+
+def type_is_quaternion(t):
+    return isinstance(t, type) and issubclass(t, _Composite) and t._kind == "quat"
+
+
+def type_is_transformation(t):
+    return isinstance(t, type) and issubclass(t, _Composite) and t._kind == "transform"
+
+
+def type_scalar_type(t):
+    return scalar_type(t)
+
+
+def type_length(t):
+    return getattr(t, "_length_", 1)
+
+
+def type_size_in_bytes(t):
+    return native_dtype(t).size
+
+
+def types_equal(a, b, match_generic=False):
+    try:
+        return native_dtype(a) == native_dtype(b)
+    except TypeError:
+        return a is b
+
+
+def dtype_shape(t):
+    """The trailing NumPy shape of one element of ``t``."""
+    t = _PY.get(t, t)
+    if isinstance(t, type) and issubclass(t, _Composite):
+        return t._shape_
+    return ()
+
+
+def native_dtype(t):
+    """The native core's ``Dtype`` of type ``t``."""
+    t = _PY.get(t, t)
+    nd = getattr(t, "_native_dtype", None)
+    if nd is not None:
+        return nd
+    if isinstance(t, type) and issubclass(t, _Scalar):
+        d = _native.Dtype.of("scalar", t._ir)
+    elif isinstance(t, type) and issubclass(t, _Composite):
+        d = _native.Dtype.of(*t._wd)
+    elif hasattr(t, "_weft_struct_dtype"):
+        return t._weft_struct_dtype()
+    else:
+        raise TypeError(f"{t!r} is not a Warp data type")
+    try:
+        t._native_dtype = d
+    except (AttributeError, TypeError):
+        pass
+    return d
+
+
+def type_repr(t):
+    t = _PY.get(t, t)
+    return getattr(t, "__name__", repr(t))
+
+
+def type_from_native(d):
+    """The Python type of a native ``Dtype`` (not for structs)."""
+    leaves = d.leaves()
+    s = str(d)
+    if len(leaves) == 1 and "vec" not in s:
+        return _BY_IR[leaves[0][1]]
+    st = _BY_IR[leaves[0][1]]
+    for t in list(_CACHE.values()):
+        if t._wp_scalar_type_ is st and native_dtype(t) == d:
+            return t
+    return None
+
+
+class Any:
+    """``typing.Any`` stand-in (generic kernels are not supported yet)."""
+
+
+# array annotations live in the array module; re-exported here as Warp does
+from .array import array, array1d, array2d, array3d, array4d, indexedarray, fabricarray  # noqa: E402,F401
+
+Array = array
