@@ -167,6 +167,11 @@ pub struct Options {
     /// loops with its source line, so a breakpoint on such a line may land
     /// outside the loop: O0 keeps every line in place.
     pub debug_info: bool,
+    /// Cancel checks for a wall-clock limit ([`weft_abi::cancel`]): each
+    /// loop back-edge polls the deadline and ends the thread once it has
+    /// passed. Off by default, and then nothing of it is in the generated
+    /// code.
+    pub cancel_checks: bool,
 }
 
 impl Default for Options {
@@ -176,6 +181,7 @@ impl Default for Options {
             verify: cfg!(debug_assertions),
             debug: false,
             debug_info: false,
+            cancel_checks: false,
         }
     }
 }
@@ -379,6 +385,7 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
     let mut cx = ModCtx::new(m);
     cx.debug = opts.debug;
     cx.debug_info = opts.debug_info;
+    cx.cancel_checks = opts.cancel_checks;
     let mut dbg = DebugInfo::default();
     let cg = |e: cranelift_module::ModuleError| Error::Codegen(e.to_string());
 
