@@ -58,6 +58,22 @@ fn a_huge_array_is_an_out_of_memory_error() {
     }
 }
 
+/// An npy file (version 1.0) of `descr` and `shape` (a Python tuple)
+/// whose data is `data` zero bytes, whatever the shape says.
+fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}").into_bytes();
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(b' ');
+    }
+    header.push(b'\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((header.len() as u16).to_le_bytes());
+    out.extend(header);
+    out.extend(vec![0u8; data]);
+    out
+}
+
 #[test]
 fn the_cli_reports_a_huge_array() {
     // An npy file whose header claims 16 TiB: an error naming the file.
@@ -77,17 +93,7 @@ fn the_cli_reports_a_huge_array() {
             "check": ["x"], "rtol": 0.0, "atol": 0.0}"#,
     )
     .unwrap();
-    let mut header =
-        b"{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824, 4096), }".to_vec();
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(b' ');
-    }
-    header.push(b'\n');
-    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    npy.extend((header.len() as u16).to_le_bytes());
-    npy.extend(header);
-    npy.extend([0u8; 64]);
-    std::fs::write(d.join("x.npy"), npy).unwrap();
+    std::fs::write(d.join("x.npy"), npy("<f4", "(1073741824, 4096)", 64)).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["run", d.to_str().unwrap(), "--out"])
         .arg(d.join("out"))
@@ -223,16 +229,7 @@ fn the_cli_stops_a_kernel_at_its_timeout() {
             "check": ["x"], "rtol": 0.0, "atol": 0.0}"#,
     )
     .unwrap();
-    let mut header = b"{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }".to_vec();
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(b' ');
-    }
-    header.push(b'\n');
-    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    npy.extend((header.len() as u16).to_le_bytes());
-    npy.extend(header);
-    npy.extend([0u8; 16]);
-    std::fs::write(d.join("x.npy"), npy).unwrap();
+    std::fs::write(d.join("x.npy"), npy("<i4", "(4,)", 16)).unwrap();
     for backend in ["cpu", "interp"] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
             .args([

@@ -553,7 +553,7 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
     let secs: f64 = s
         .parse()
         .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if !(secs > 0.0) {
+    if secs.is_nan() || secs <= 0.0 {
         return Err(format!("the timeout must be more than 0 seconds, got {s}"));
     }
     Duration::try_from_secs_f64(secs).map_err(|e| format!("{s}: {e}"))

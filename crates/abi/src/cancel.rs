@@ -60,7 +60,7 @@ pub extern "C" fn weft_cancel_poll() -> i32 {
         c.set(n);
         n
     });
-    if n % POLL_EVERY == 0 && past_deadline() {
+    if n.is_multiple_of(POLL_EVERY) && past_deadline() {
         return 1;
     }
     0

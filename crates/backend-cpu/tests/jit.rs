@@ -890,6 +890,7 @@ fn emit_clif_and_opt_none() {
             verify: true,
             debug: false,
             debug_info: false,
+            cancel_checks: false,
         },
     )
     .unwrap();

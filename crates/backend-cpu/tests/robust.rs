@@ -127,6 +127,7 @@ fn mutated_modules_never_panic() {
                 verify,
                 debug: round % 5 == 0,
                 debug_info: round % 7 == 0,
+                cancel_checks: round % 4 == 1,
             };
             let r = std::panic::catch_unwind(|| {
                 compile(&m, &weft_ir::ModuleInfo::of(&m), &opts).map(|_| ())

@@ -338,7 +338,7 @@ impl Machine<'_, '_> {
             return Ok(());
         };
         self.polls = self.polls.wrapping_add(1);
-        if self.polls % POLL_EVERY == 0 && std::time::Instant::now() >= d {
+        if self.polls.is_multiple_of(POLL_EVERY) && std::time::Instant::now() >= d {
             return Err(InterpError::Timeout {
                 kernel: self.m.funcs[self.kernel].name.clone(),
             });
