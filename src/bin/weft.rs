@@ -5,6 +5,7 @@ use clap::{value_parser, Arg as CArg, ArgAction, ArgMatches, Command};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 use weft::ir::{FuncKind, InstKind, Module as IrModule};
 use weft::{CompileOptions, Compiler, Device, DeviceOptions, OptLevel};
 use weft_cli::conform::{self, Case};
@@ -85,6 +86,13 @@ fn cli() -> Command {
             .short('g')
             .action(ArgAction::SetTrue)
             .help("Debug info for gdb: the cpu backend's JIT code is registered with gdb, lines map to the .py (as WEFT_GDB=1; see docs/debugging.md)")
+    };
+    let timeout = || {
+        CArg::new("timeout")
+            .long("timeout")
+            .value_name("SECONDS")
+            .value_parser(parse_timeout)
+            .help("Wall-clock limit per launch on the CPU devices (cpu, llvm-cpu, interp): a launch still running after SECONDS is stopped with an error (docs/reliability.md)")
     };
     Command::new("weft")
         .about("Compiler for Warp kernels: check, build, run conformance cases")
@@ -189,6 +197,7 @@ fn cli() -> Command {
                 .arg(layout())
                 .arg(exact_loops())
                 .arg(gdb())
+                .arg(timeout())
                 .arg(
                     CArg::new("out")
                         .long("out")
@@ -235,6 +244,7 @@ fn cli() -> Command {
                         .value_parser(value_parser!(PathBuf)),
                 )
                 .arg(backend())
+                .arg(timeout())
                 .arg(opt_level())
                 .arg(fast_math())
                 .arg(layout())
@@ -532,9 +542,21 @@ fn device(a: &ArgMatches) -> Result<Device, Error> {
     let opts = DeviceOptions {
         debug_info: gdb,
         opt_level: if gdb { OptLevel::O0 } else { level },
+        timeout: a.try_get_one::<Duration>("timeout").ok().flatten().copied(),
         ..DeviceOptions::default()
     };
     Ok(Device::open_with(str_arg(a, "backend"), &opts)?)
+}
+
+/// `--timeout SECONDS`: a positive, finite number of seconds.
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if secs.is_nan() || secs <= 0.0 {
+        return Err(format!("the timeout must be more than 0 seconds, got {s}"));
+    }
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s}: {e}"))
 }
 
 fn read(path: &Path) -> Result<String, Error> {

@@ -14,6 +14,8 @@
 //!   the host's thread-local slot, and the device record's byte layout with
 //!   its encoder and decoder (NVPTX and HLSL write it, `cuda` and `vulkan`
 //!   read it).
+//! * [`cancel`]: the wall-clock limit of host launches: a per-thread
+//!   deadline and the cancel-check shim at loop back-edges.
 //! * [`debug`]: the debugger's statement-hook descriptor and the recording
 //!   of one thread.
 //! * [`fastmath`]: the backend-neutral `f32` approximations of fast math
@@ -22,6 +24,7 @@
 //!
 //! Backends depend on this crate, never on each other.
 
+pub mod cancel;
 pub mod debug;
 pub mod fastmath;
 pub mod shims;

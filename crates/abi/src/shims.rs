@@ -44,6 +44,9 @@ pub enum Shim {
     /// `(desc, vals, tid)`: the debug build's statement hook
     /// ([`crate::debug`]).
     DebugHook,
+    /// `() -> i32`: the cancel check at a loop back-edge of code compiled
+    /// with a wall-clock limit ([`crate::cancel`]).
+    CancelPoll,
 }
 
 impl Shim {
@@ -61,7 +64,7 @@ impl Shim {
     /// The symbol name: `weft_{f}_f32` / `weft_{f}_f64` for the math
     /// functions (`sin`, ..., `erfinv`, `pow`, `atan2`, `fmod`),
     /// `weft_round_f16`, `weft_f64_to_f16`, `weft_f32_to_f16_bits`,
-    /// `weft_f16_bits_to_f32`, `weft_print`, `weft_trap`, `weft_debug_hook`.
+    /// `weft_f16_bits_to_f32`, `weft_print`, `weft_trap`, `weft_debug_hook`, `weft_cancel_poll`.
     pub fn symbol(self) -> String {
         match self {
             Shim::F32Unary(f) | Shim::F32Binary(f) => format!("weft_{}_f32", f.name()),
@@ -73,6 +76,7 @@ impl Shim {
             Shim::Print => "weft_print".into(),
             Shim::Trap => "weft_trap".into(),
             Shim::DebugHook => "weft_debug_hook".into(),
+            Shim::CancelPoll => "weft_cancel_poll".into(),
         }
     }
 
@@ -297,6 +301,12 @@ pub fn table() -> &'static [ShimInfo] {
             crate::debug::weft_debug_hook as *const u8,
             &[I64, I64, I64],
             &[],
+        );
+        add(
+            Shim::CancelPoll,
+            crate::cancel::weft_cancel_poll as *const u8,
+            &[],
+            &[I32],
         );
         t
     })

@@ -172,6 +172,11 @@ pub struct Options {
     /// [`SINGLE_PASS_REGALLOC_INSTS`]; 0: every function, `usize::MAX`:
     /// none).
     pub single_pass_regalloc_above: usize,
+    /// Cancel checks for a wall-clock limit ([`weft_abi::cancel`]): each
+    /// loop back-edge polls the deadline and ends the thread once it has
+    /// passed. Off by default, and then nothing of it is in the generated
+    /// code.
+    pub cancel_checks: bool,
 }
 
 impl Default for Options {
@@ -182,6 +187,7 @@ impl Default for Options {
             debug: false,
             debug_info: false,
             single_pass_regalloc_above: SINGLE_PASS_REGALLOC_INSTS,
+            cancel_checks: false,
         }
     }
 }
@@ -407,6 +413,7 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
     let mut cx = ModCtx::new(m);
     cx.debug = opts.debug;
     cx.debug_info = opts.debug_info;
+    cx.cancel_checks = opts.cancel_checks;
     let mut dbg = DebugInfo::default();
     let cg = |e: cranelift_module::ModuleError| Error::Codegen(e.to_string());
 

@@ -128,6 +128,7 @@ fn mutated_modules_never_panic() {
                 debug: round % 5 == 0,
                 debug_info: round % 7 == 0,
                 single_pass_regalloc_above: if round % 2 == 0 { 0 } else { usize::MAX },
+                cancel_checks: round % 4 == 1,
             };
             let r = std::panic::catch_unwind(|| {
                 compile(&m, &weft_ir::ModuleInfo::of(&m), &opts).map(|_| ())

@@ -76,7 +76,14 @@ pub enum ArgValue<'a> {
 pub struct InterpOptions {
     /// Whether `Print` instructions write to stdout.
     pub print: bool,
+    /// A wall-clock limit: past it, no further thread starts and a running
+    /// one stops at its next loop back-edge ([`InterpError::Timeout`]).
+    pub deadline: Option<std::time::Instant>,
 }
+
+/// Loop back-edges and threads between two reads of the clock when a
+/// deadline is set.
+const POLL_EVERY: u32 = 1024;
 
 /// Why a kernel could not run to completion.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
@@ -136,6 +143,10 @@ pub enum InterpError {
         loc: Loc,
         what: String,
     },
+    /// The launch ran past [`InterpOptions::deadline`] and was stopped (the
+    /// threads before the running one have run).
+    #[error("kernel `{kernel}` ran past its deadline and was stopped")]
+    Timeout { kernel: String },
     /// Calls and control flow nested deeper than the interpreter allows.
     #[error("kernel `{kernel}`: calls and control flow nested deeper than {limit}, or call frames beyond the interpreter's stack (line {}, column {}); is there recursion?", loc.line, loc.col)]
     TooDeep {
@@ -169,6 +180,9 @@ struct Machine<'s, 'a> {
     tid: i32,
     depth: u32,
     print: bool,
+    /// [`InterpOptions::deadline`], and the polls since the last clock read.
+    deadline: Option<std::time::Instant>,
+    polls: u32,
     /// The statement trace, when one is being recorded.
     trace: Option<trace::Tracer>,
 }
@@ -266,6 +280,8 @@ fn launch(
         tid: 0,
         depth: 0,
         print: opts.print,
+        deadline: opts.deadline,
+        polls: 0,
         trace: trace_tid.map(trace::Tracer::new),
     };
     let code = prog.code(kernel)?;
@@ -274,6 +290,7 @@ fn launch(
     let last = trace_tid.map_or(total, |t| (t as i64 + 1).clamp(0, total));
     for tid in 0..last as i32 {
         mach.tid = tid;
+        mach.poll_deadline()?;
         mach.trace_thread_start(kernel);
         let (p, code) = match &traced {
             Some(t) if trace_tid == Some(tid) => (t, t.code(kernel)?),
@@ -314,6 +331,21 @@ impl Program {
 }
 
 impl Machine<'_, '_> {
+    /// With a deadline: every [`POLL_EVERY`]th call reads the clock, and
+    /// past the deadline the launch stops.
+    fn poll_deadline(&mut self) -> Result<()> {
+        let Some(d) = self.deadline else {
+            return Ok(());
+        };
+        self.polls = self.polls.wrapping_add(1);
+        if self.polls.is_multiple_of(POLL_EVERY) && std::time::Instant::now() >= d {
+            return Err(InterpError::Timeout {
+                kernel: self.m.funcs[self.kernel].name.clone(),
+            });
+        }
+        Ok(())
+    }
+
     fn kernel_name(&self) -> String {
         self.m.funcs[self.kernel].name.clone()
     }
@@ -441,6 +473,7 @@ impl Machine<'_, '_> {
                     loop {
                         match self.run_region(p, code, *body, base)? {
                             Flow::Continue if self.trace.is_some() => self.trace_iteration(),
+                            Flow::Continue if self.deadline.is_some() => self.poll_deadline()?,
                             Flow::Continue => {}
                             Flow::Break => break,
                             Flow::Return => {

@@ -4,7 +4,10 @@ use weft_ir::interp::{run_kernel, ArgValue, InterpError, InterpOptions};
 use weft_ir::verify::verify_module;
 use weft_ir::*;
 
-const OPTS: InterpOptions = InterpOptions { print: false };
+const OPTS: InterpOptions = InterpOptions {
+    print: false,
+    deadline: None,
+};
 
 fn arr(elem: ElemType, ndim: u8) -> Type {
     Type::Array(ArrayType { elem, ndim })
@@ -1097,7 +1100,10 @@ fn arrays_through_funcs_launch_dims_and_print() {
         b.return_(vec![]);
     });
     let mut a = Host::i32s(&[0; 6]);
-    let opts = InterpOptions { print: true };
+    let opts = InterpOptions {
+        print: true,
+        ..Default::default()
+    };
     run_kernel(&m, k, &[3, 2], &mut [a.arg()], &opts).unwrap();
     assert_eq!(a.to_i32(), [3211, 3212, 3213, 3214, 3215, 3216]);
 }

@@ -51,6 +51,15 @@ pub enum ArrayError {
     AxisTooLong { axis: usize, len: usize },
     #[error("array of shape {shape:?} of {dtype} is too large")]
     TooLarge { shape: Vec<usize>, dtype: String },
+    /// The allocator refused the array's storage.
+    #[error(
+        "out of memory: cannot allocate {bytes} bytes for an array of shape {shape:?} of {dtype}"
+    )]
+    OutOfMemory {
+        shape: Vec<usize>,
+        dtype: String,
+        bytes: usize,
+    },
     #[error("array data has {got} {unit}, shape {shape:?} needs {expected}")]
     Length {
         shape: Vec<usize>,
@@ -420,6 +429,17 @@ fn soa_to_aos(soa: &[u8], esize: usize, p: &Planes) -> Vec<u8> {
     out
 }
 
+/// At least `bytes` zero bytes in units of `T` (16-byte, 16-aligned
+/// units: the storage of host arrays and of the host devices' buffers), or
+/// `None` when the allocator refuses them.
+pub(crate) fn zeroed_storage<T: Default>(bytes: usize) -> Option<Vec<UnsafeCell<T>>> {
+    let n = bytes.div_ceil(std::mem::size_of::<T>().max(1));
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.extend((0..n).map(|_| UnsafeCell::new(T::default())));
+    Some(v)
+}
+
 fn check_shape(shape: &[usize], dtype: &Dtype) -> Result<usize, ArrayError> {
     if shape.is_empty() || shape.len() > MAX_DIMS {
         return Err(ArrayError::Rank(shape.len()));
@@ -442,17 +462,27 @@ fn check_shape(shape: &[usize], dtype: &Dtype) -> Result<usize, ArrayError> {
 impl Array {
     /// Allocates zeroed contiguous storage; `len_bytes` must be the checked
     /// size of `shape` × element size (SoA: the planes' [`soa_bytes`], the
-    /// `dtype` eligible).
-    fn alloc(dtype: Dtype, layout: ArrayLayout, shape: Vec<usize>, len_bytes: usize) -> Array {
+    /// `dtype` eligible). Storage the allocator refuses is
+    /// [`ArrayError::OutOfMemory`], never an abort.
+    fn try_alloc(
+        dtype: Dtype,
+        layout: ArrayLayout,
+        shape: Vec<usize>,
+        len_bytes: usize,
+    ) -> Result<Array, ArrayError> {
+        let Some(storage) = zeroed_storage(len_bytes) else {
+            return Err(ArrayError::OutOfMemory {
+                shape,
+                dtype: dtype.to_string(),
+                bytes: len_bytes,
+            });
+        };
         let unit = match layout {
             ArrayLayout::Aos => dtype.size(),
             ArrayLayout::Soa => dtype.soa_scalar().map_or(1, |s| s.size() as usize),
         };
         let strides = c_strides(&shape, unit);
-        let storage = (0..len_bytes.div_ceil(16))
-            .map(|_| UnsafeCell::new(Chunk::default()))
-            .collect();
-        Array {
+        Ok(Array {
             meta: ArrayMeta {
                 dtype,
                 layout,
@@ -462,6 +492,18 @@ impl Array {
             storage,
             len_bytes,
             grad: None,
+        })
+    }
+
+    /// [`Array::try_alloc`] of the size of an array that exists (a clone, a
+    /// gradient): like `Vec`'s clone, an allocation failure here aborts.
+    fn alloc(dtype: Dtype, layout: ArrayLayout, shape: Vec<usize>, len_bytes: usize) -> Array {
+        match Array::try_alloc(dtype, layout, shape, len_bytes) {
+            Ok(a) => a,
+            Err(_) => std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(len_bytes.max(1), 16)
+                    .unwrap_or(std::alloc::Layout::new::<Chunk>()),
+            ),
         }
     }
 
@@ -519,7 +561,7 @@ impl Array {
     /// A zero-filled array.
     pub fn zeros(dtype: Dtype, shape: &[usize]) -> Result<Array, ArrayError> {
         let n = check_shape(shape, &dtype)?;
-        Ok(Array::alloc(dtype, ArrayLayout::Aos, shape.to_vec(), n))
+        Array::try_alloc(dtype, ArrayLayout::Aos, shape.to_vec(), n)
     }
 
     /// A zero-filled array in `layout`; SoA is an error
@@ -534,7 +576,7 @@ impl Array {
         if layout == ArrayLayout::Soa {
             n = soa_bytes(&dtype, shape)?;
         }
-        Ok(Array::alloc(dtype, layout, shape.to_vec(), n))
+        Array::try_alloc(dtype, layout, shape.to_vec(), n)
     }
 
     /// A copy of the array in `layout` (the same elements; a plain clone
@@ -566,7 +608,7 @@ impl Array {
                 unit: "bytes",
             });
         }
-        let mut a = Array::alloc(dtype, ArrayLayout::Aos, shape.to_vec(), n);
+        let mut a = Array::try_alloc(dtype, ArrayLayout::Aos, shape.to_vec(), n)?;
         a.write_raw(bytes);
         Ok(a)
     }

@@ -101,6 +101,17 @@ pub enum LaunchError {
         index: i64,
         size: i64,
     },
+    /// The launch ran past the wall-clock limit of
+    /// [`crate::DeviceOptions::timeout`] and was stopped: the threads that
+    /// had started ran to their end or to a cancel check, the others did
+    /// not run. The arrays hold what the threads that ran wrote; the
+    /// device stays usable.
+    #[error("kernel `{kernel}` on the `{device}` device ran past its time limit of {limit:?} and was stopped")]
+    Timeout {
+        kernel: String,
+        device: &'static str,
+        limit: std::time::Duration,
+    },
     #[error("kernel `{kernel}` failed on the `{device}` device: {source}")]
     Exec {
         kernel: String,
@@ -226,6 +237,9 @@ pub enum RuntimeError {
     Launch(#[from] LaunchError),
     #[error(transparent)]
     Array(#[from] ArrayError),
+    /// The device could not allocate an array's memory.
+    #[error("{device} device: out of memory allocating {bytes} bytes")]
+    OutOfMemory { device: &'static str, bytes: usize },
     /// A device could not be opened or used (e.g. no CUDA driver).
     #[error("{device} device: {source}")]
     Device {

@@ -100,6 +100,12 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             None => self.b.ins().iconst(I64, 0),
         };
         self.call_shim(Shim::Trap, &[code, file, line, col, index, size])?;
+        self.end_thread()
+    }
+
+    /// Ends the thread (kernel: the next thread index runs) or returns
+    /// zeros (func): after a trap or a cancel check that fired.
+    pub(super) fn end_thread(&mut self) -> Result<()> {
         match self.ret {
             Ret::NextThread(latch) => self.jump(latch, &[])?,
             Ret::Func => {

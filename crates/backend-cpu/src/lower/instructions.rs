@@ -309,6 +309,16 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     exit
                 };
                 let leaves = self.gather(vs)?;
+                if self.cx.cancel_checks && to == header {
+                    // The back-edge's cancel check: past the deadline the
+                    // thread ends.
+                    let c = self.call_shim1(Shim::CancelPoll, &[])?;
+                    let (stop, go) = (self.b.create_block(), self.b.create_block());
+                    self.b.ins().brif(c, stop, &[], go, &[]);
+                    self.switch_to(stop);
+                    self.end_thread()?;
+                    self.switch_to(go);
+                }
                 self.jump(to, &leaves)?;
                 Ok(())
             }

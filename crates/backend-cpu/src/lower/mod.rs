@@ -89,6 +89,8 @@ pub(crate) struct ModCtx<'m> {
     /// Debug info for gdb ([`crate::gdbjit`]): every emitted instruction
     /// carries a `SourceLoc` indexing `srclocs`; one thread loop only.
     pub debug_info: bool,
+    /// Cancel checks at loop back-edges ([`crate::Options::cancel_checks`]).
+    pub cancel_checks: bool,
     pub srclocs: Vec<Loc>,
     srcloc_ids: HashMap<Loc, u32>,
     /// Debug info: what each Cranelift `ValueLabel` stands for: `(function
@@ -110,6 +112,7 @@ impl<'m> ModCtx<'m> {
             debug: false,
             debug_line: 0,
             debug_info: false,
+            cancel_checks: false,
             srclocs: Vec::new(),
             srcloc_ids: HashMap::new(),
             labels: Vec::new(),

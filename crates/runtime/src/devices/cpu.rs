@@ -17,12 +17,14 @@ fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, Run
 /// The device with `opts`; opening it cannot fail (a host Cranelift does
 /// not support is reported when a module is compiled).
 pub(super) fn device(opts: &DeviceOptions) -> Arc<dyn DynDevice> {
+    let timeout = opts.timeout;
     let opts = weft_backend_cpu::Options {
         opt_level: opts.opt_level,
         debug_info: opts.debug_info,
+        cancel_checks: opts.timeout.is_some(),
         ..Default::default()
     };
-    Arc::new(HostDevice(Cranelift(opts)))
+    Arc::new(HostDevice(Cranelift(opts), timeout))
 }
 
 struct Cranelift(weft_backend_cpu::Options);

@@ -10,22 +10,24 @@ use crate::hal::args::ArgView;
 use crate::hal::host::{host_buffers, HostBuffer};
 use crate::hal::{BufArg, DeviceApi, DeviceDesc, DeviceOptions, DynDevice, Launch, OpenFn};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use weft_abi::trap::TrapRecord;
 use weft_ir::interp::{run_kernel, ArgValue, InterpError, InterpOptions};
 use weft_ir::{FuncId, KernelInfo, Module, ModuleInfo, TrapKind};
 
 pub(super) const OPEN: Option<OpenFn> = Some(open);
 
-fn open(_ordinal: usize, _opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
-    Ok(device())
+fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
+    Ok(Arc::new(Interp(opts.timeout)))
 }
 
-/// The device; opening it cannot fail.
+/// The device with default options; opening it cannot fail.
 pub(super) fn device() -> Arc<dyn DynDevice> {
-    Arc::new(Interp)
+    Arc::new(Interp(None))
 }
 
-struct Interp;
+/// The interpreter, with the wall-clock limit of its launches.
+struct Interp(Option<Duration>);
 
 /// A kernel of a module, run by the interpreter.
 struct InterpKernel {
@@ -77,7 +79,7 @@ impl DeviceApi for Interp {
                 Arg::Value(_) => None,
             })
             .collect();
-        run(k, launch, &storage)
+        run(k, launch, &storage, self.0)
     }
 
     fn launch_async(
@@ -93,7 +95,7 @@ impl DeviceApi for Interp {
                 BufArg::Value(_) => None,
             })
             .collect();
-        run(k, launch, &storage)
+        run(k, launch, &storage, self.0)
     }
 }
 
@@ -103,6 +105,7 @@ fn run(
     k: &InterpKernel,
     launch: &Launch<'_>,
     storage: &[Option<(*mut u8, usize)>],
+    timeout: Option<Duration>,
 ) -> Result<Option<TrapRecord>, LaunchError> {
     let sig = launch.sig;
     let mut iargs = Vec::with_capacity(launch.views.len());
@@ -143,7 +146,10 @@ fn run(
             }
         }
     }
-    let opts = InterpOptions { print: true };
+    let opts = InterpOptions {
+        print: true,
+        deadline: timeout.map(|t| Instant::now() + t),
+    };
     match run_kernel(&k.module, k.func, &launch.dims, &mut iargs, &opts) {
         Ok(()) => Ok(None),
         // The interpreter checks every index (always) and the
@@ -168,6 +174,11 @@ fn run(
             size: 0,
             thread: None,
         })),
+        Err(InterpError::Timeout { .. }) => Err(LaunchError::Timeout {
+            kernel: sig.name.clone(),
+            device: Interp::NAME,
+            limit: timeout.unwrap_or_default(),
+        }),
         Err(e) => Err(LaunchError::Exec {
             kernel: sig.name.clone(),
             device: Interp::NAME,

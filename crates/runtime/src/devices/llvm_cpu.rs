@@ -14,7 +14,7 @@ pub(super) const OPEN: Option<OpenFn> = Some(open);
 fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
     Ok(Arc::new(HostDevice(Llvm(weft_backend_ptx::host::Options {
         opt_level: opts.opt_level,
-    }))))
+    }), opts.timeout)))
 }
 
 struct Llvm(weft_backend_ptx::host::Options);

@@ -10,7 +10,10 @@ use crate::array::Arg;
 use crate::error::{LaunchError, RuntimeError};
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+use weft_abi::cancel;
 use weft_abi::trap::{clear_trap, take_trap, TrapRecord};
 use weft_abi::KernelEntry;
 use weft_ir::{KernelInfo, Module, ModuleInfo};
@@ -29,8 +32,9 @@ pub trait HostJit: Send + Sync + 'static {
 }
 
 /// A host JIT as a device: kernels compiled by `J`, run by [`run_entry`]
-/// on all cores, arrays in host memory.
-pub struct HostDevice<J>(pub J);
+/// on all cores, arrays in host memory; launches stopped after the
+/// wall-clock limit, if any ([`DeviceOptions::timeout`](super::DeviceOptions::timeout)).
+pub struct HostDevice<J>(pub J, pub Option<Duration>);
 
 /// A kernel's entry point and the code that holds it.
 pub struct HostKernel<C> {
@@ -79,7 +83,7 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
         launch: &Launch<'_>,
         _args: &[Arg<'_>],
     ) -> Result<Option<TrapRecord>, LaunchError> {
-        Ok(launch_entry(k.entry, launch))
+        launch_entry::<J>(k.entry, launch, self.1)
     }
 
     fn launch_async(
@@ -88,7 +92,7 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
         launch: &Launch<'_>,
         _args: &[BufArg<'_, HostBuffer>],
     ) -> Result<Option<TrapRecord>, LaunchError> {
-        Ok(launch_entry(k.entry, launch))
+        launch_entry::<J>(k.entry, launch, self.1)
     }
 }
 
@@ -102,16 +106,15 @@ pub struct HostBuffer {
 }
 
 /// 16 bytes, 16-aligned.
+#[derive(Default)]
 #[repr(C, align(16))]
 struct Aligned([u8; 16]);
 
 impl HostBuffer {
-    /// `len` zero bytes.
-    pub fn zeroed(len: usize) -> HostBuffer {
-        let chunks = (0..len.div_ceil(16))
-            .map(|_| UnsafeCell::new(Aligned([0u8; 16])))
-            .collect();
-        HostBuffer { chunks, len }
+    /// `len` zero bytes; `None` when the allocator refuses them.
+    pub fn zeroed(len: usize) -> Option<HostBuffer> {
+        let chunks = crate::array::zeroed_storage(len)?.into_boxed_slice();
+        Some(HostBuffer { chunks, len })
     }
     /// The data's address.
     pub fn ptr(&self) -> *mut u8 {
@@ -148,7 +151,12 @@ macro_rules! host_buffers {
     () => {
         type Buffer = $crate::hal::host::HostBuffer;
         fn alloc(&self, bytes: usize) -> Result<Self::Buffer, $crate::error::RuntimeError> {
-            Ok($crate::hal::host::HostBuffer::zeroed(bytes))
+            $crate::hal::host::HostBuffer::zeroed(bytes).ok_or(
+                $crate::error::RuntimeError::OutOfMemory {
+                    device: Self::NAME,
+                    bytes,
+                },
+            )
         }
         fn write(
             &self,
@@ -186,22 +194,60 @@ unsafe impl Send for BlockPtr {}
 unsafe impl Sync for BlockPtr {}
 
 /// Packs the launch's argument block from its views (host addresses) and
-/// runs `entry` over its threads ([`run_entry`]).
-pub fn launch_entry(entry: KernelEntry, launch: &Launch<'_>) -> Option<TrapRecord> {
+/// runs `entry` over its threads ([`run_entry`]) within `timeout`.
+fn launch_entry<J: HostJit>(
+    entry: KernelEntry,
+    launch: &Launch<'_>,
+    timeout: Option<Duration>,
+) -> Result<Option<TrapRecord>, LaunchError> {
     let block = pack_views(launch.sig, &launch.dims, launch.views);
-    run_entry(entry, &block, launch.total)
+    let deadline = timeout.map(|t| Instant::now() + t);
+    run_entry(entry, &block, launch.total, deadline).map_err(|TimedOut| LaunchError::Timeout {
+        kernel: launch.sig.name.clone(),
+        device: J::NAME,
+        limit: timeout.unwrap_or_default(),
+    })
 }
+
+/// A launch stopped at its deadline ([`run_entry`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TimedOut;
+
+/// Threads per chunk at most when a launch has a deadline: the runtime
+/// checks the clock before each chunk.
+const DEADLINE_CHUNK: usize = 4096;
 
 /// Runs the launch's thread range in chunks over the rayon pool (4 per
 /// pool thread); returns the first bounds-checked-mode failure any chunk
 /// recorded (see [`weft_abi::trap`]: each chunk's OS thread clears its slot
 /// before the call and takes it right after).
-pub fn run_entry(entry: KernelEntry, block: &[Block], total: usize) -> Option<TrapRecord> {
+///
+/// With a `deadline`, chunks are at most [`DEADLINE_CHUNK`] threads; no
+/// chunk starts after the deadline, and each runs with it set as its OS
+/// thread's deadline ([`weft_abi::cancel`]) for the cancel checks of code
+/// compiled with them. A launch cut short is [`TimedOut`].
+pub fn run_entry(
+    entry: KernelEntry,
+    block: &[Block],
+    total: usize,
+    deadline: Option<Instant>,
+) -> Result<Option<TrapRecord>, TimedOut> {
     let ptr = BlockPtr(block.as_ptr().cast::<u8>());
-    let chunks = (rayon::current_num_threads() * 4).min(total).max(1);
+    let mut chunks = (rayon::current_num_threads() * 4).min(total).max(1);
+    if deadline.is_some() {
+        chunks = chunks.max(total.div_ceil(DEADLINE_CHUNK));
+    }
     let per = total.div_ceil(chunks);
-    let run = move |start: usize, end: usize| {
+    let stopped = AtomicBool::new(false);
+    let run = |start: usize, end: usize| {
         let p = ptr;
+        if deadline.is_some() {
+            cancel::set_deadline(deadline);
+            if stopped.load(Ordering::Relaxed) || cancel::past_deadline() {
+                stopped.store(true, Ordering::Relaxed);
+                return None;
+            }
+        }
         clear_trap();
         // SAFETY: `entry` is a kernel compiled for this signature; the block
         // was packed and checked against that signature, and the arrays it
@@ -209,9 +255,15 @@ pub fn run_entry(entry: KernelEntry, block: &[Block], total: usize) -> Option<Tr
         // thread ranges; races between threads are the kernel's own
         // semantics (atomics are atomic).
         unsafe { entry(p.0, start as i64, end as i64) };
+        if deadline.is_some() {
+            if cancel::take_cancelled() {
+                stopped.store(true, Ordering::Relaxed);
+            }
+            cancel::set_deadline(None);
+        }
         take_trap()
     };
-    if chunks == 1 {
+    let trap = if chunks == 1 {
         run(0, total)
     } else {
         // The failure of the lowest thread range wins, so the report does
@@ -228,5 +280,9 @@ pub fn run_entry(entry: KernelEntry, block: &[Block], total: usize) -> Option<Tr
                 }
             })
             .reduce(|| None, |a, b| a.or(b))
+    };
+    if stopped.load(Ordering::Relaxed) {
+        return Err(TimedOut);
     }
+    Ok(trap)
 }

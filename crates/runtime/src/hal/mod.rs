@@ -68,6 +68,13 @@ pub struct DeviceOptions {
     pub group_size: u32,
     /// `cuda`, `vulkan`: where compiled device code is cached.
     pub cache: CacheLocation,
+    /// `cpu`, `llvm-cpu`, `interp`: a wall-clock limit per launch. A launch
+    /// still running at the limit is stopped and fails with
+    /// [`crate::LaunchError::Timeout`]: no more threads start, and code
+    /// compiled for such a device checks the deadline at loop back-edges
+    /// (`cpu`, `interp`; `llvm-cpu` between chunks of threads only).
+    /// `None` (the default): no limit, and no check in the generated code.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Default for DeviceOptions {
@@ -77,6 +84,7 @@ impl Default for DeviceOptions {
             debug_info: false,
             group_size: 64,
             cache: CacheLocation::Default,
+            timeout: None,
         }
     }
 }
