@@ -123,20 +123,28 @@ fn parts(v: &DebugValue) -> Vec<(String, String)> {
     }
 }
 
-#[test]
-fn a_dap_session_on_nbody() {
-    let Some(dir) = weft_testkit::corpus::case("seed_nbody_step") else {
-        return;
-    };
-    // The oracle's stops of thread 3.
+/// The seed's N-body case's folder and the oracle's stops of thread `tid`
+/// (`None` after a counted SKIP when the corpus is missing).
+fn nbody_oracle(tid: usize) -> Option<(std::path::PathBuf, Vec<Stop>)> {
+    let dir = weft_testkit::corpus::case("seed_nbody_step")?;
     let case = weft_cli::conform::Case::load(&dir).expect("loads");
     let kpath = dir.join("kernel.py");
     let src = std::fs::read_to_string(&kpath).expect("kernel.py");
     let m = Debugger::compile(&kpath.display().to_string(), &src).expect("compiles");
-    let want: Vec<Stop> =
-        weft_cli::debug::with_case_args(&case, &m, |k, dim, a| Debugger::oracle(&m, k, dim, a, 3))
-            .expect("inputs")
-            .expect("oracle");
+    let want = weft_cli::debug::with_case_args(&case, &m, |k, dim, a| {
+        Debugger::oracle(&m, k, dim, a, tid)
+    })
+    .expect("inputs")
+    .expect("oracle");
+    Some((dir, want))
+}
+
+#[test]
+fn a_dap_session_on_nbody() {
+    let Some((dir, want)) = nbody_oracle(3) else {
+        return;
+    };
+    let kpath = dir.join("kernel.py");
     let at_bp = want
         .iter()
         .position(|s| s.line == 23 && s.local("j").map(|v| v.to_string()) == Some("5".into()))
@@ -273,17 +281,10 @@ fn a_dap_session_on_nbody() {
 /// says what is missing.
 #[test]
 fn launch_takes_a_kernel_file_and_its_inputs() {
-    let Some(dir) = weft_testkit::corpus::case("seed_nbody_step") else {
+    let Some((dir, want)) = nbody_oracle(7) else {
         return;
     };
-    let case = weft_cli::conform::Case::load(&dir).expect("loads");
     let kpath = dir.join("kernel.py");
-    let src = std::fs::read_to_string(&kpath).expect("kernel.py");
-    let m = Debugger::compile(&kpath.display().to_string(), &src).expect("compiles");
-    let want: Vec<Stop> =
-        weft_cli::debug::with_case_args(&case, &m, |k, dim, a| Debugger::oracle(&m, k, dim, a, 7))
-            .expect("inputs")
-            .expect("oracle");
     let first22 = want.iter().find(|s| s.line == 22).expect("line 22 runs");
     let spec: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
