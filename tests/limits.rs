@@ -149,13 +149,9 @@ fn a_launch_past_its_time_limit_is_stopped() {
     let limit = Duration::from_millis(200);
     for dev in limited(limit) {
         let spin = dev.load(&m, "spin").unwrap();
-        // Threads that would loop for minutes (llvm-cpu has no cancel check
-        // in its loops: it gets threads that end, many of them).
-        let (n, iters) = if dev.name() == "llvm-cpu" {
-            (1 << 22, 20_000)
-        } else {
-            (8, i32::MAX)
-        };
+        // Threads that would loop for minutes: the loops' cancel checks
+        // stop them.
+        let (n, iters) = (8, i32::MAX);
         let x = Array::from_slice(&vec![1i32; n], &[n]).unwrap();
         let t0 = Instant::now();
         let err = dev
@@ -213,6 +209,20 @@ fn without_a_limit_the_generated_code_has_no_cancel_check() {
     assert!(!plain.contains(" call "), "{plain}");
     let checked = text(true);
     assert!(checked.contains(" call "), "{checked}");
+    // The same on llvm-cpu: only with cancel checks does its code call
+    // the poll.
+    #[cfg(feature = "llvm")]
+    {
+        let ir = |cancel_checks| {
+            let o = weft_backend_ptx::host::Options {
+                cancel_checks,
+                ..Default::default()
+            };
+            weft_backend_ptx::host::emit_text(m.ir(), &info, &o).unwrap()
+        };
+        assert!(!ir(false).contains("weft_cancel_poll"));
+        assert!(ir(true).contains("weft_cancel_poll"));
+    }
 }
 
 #[test]

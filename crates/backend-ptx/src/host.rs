@@ -30,6 +30,10 @@ pub struct Options {
     /// LLVM's pipeline: O0 none, O1 `default<O1>`, O2 (default)
     /// `default<O3>`.
     pub opt_level: OptLevel,
+    /// Cancel checks for a wall-clock limit ([`weft_abi::cancel`]): each
+    /// loop back-edge polls the deadline and ends the thread once it has
+    /// passed. Off by default, and then nothing of it is in the code.
+    pub cancel_checks: bool,
 }
 
 /// A kernel of an [`Artifact`]; the entry point is valid while the
@@ -137,12 +141,6 @@ fn host_machine(opt: OptLevel) -> Result<TargetMachine, Error> {
         .ok_or_else(|| Error::Llvm("cannot create the host target machine".into()))
 }
 
-const HOST_CFG: TargetCfg = TargetCfg {
-    kind: TargetKind::Host,
-    libdevice: false,
-    debug: false,
-};
-
 /// Lowers and optimizes the kernels `kernels` of `m` for the host into
 /// `module`.
 fn build<'ctx>(
@@ -155,7 +153,13 @@ fn build<'ctx>(
     let tm = host_machine(opts.opt_level)?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let lowered = lower::lower(ctx, module, m, HOST_CFG, kernels)?;
+    let cfg = TargetCfg {
+        kind: TargetKind::Host,
+        libdevice: false,
+        debug: false,
+        cancel_checks: opts.cancel_checks,
+    };
+    let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module
         .verify()
         .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;

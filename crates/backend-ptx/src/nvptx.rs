@@ -120,6 +120,7 @@ fn build<'ctx>(
         kind: TargetKind::Nvptx,
         libdevice: libdevice.is_some(),
         debug: opts.line_info,
+        cancel_checks: false,
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

@@ -8,7 +8,7 @@ use crate::Error;
 use inkwell::debug_info::{AsDIScope, DIFlags, DIFlagsConstants};
 use inkwell::module::Linkage;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
-use inkwell::AtomicOrdering;
+use inkwell::{AtomicOrdering, IntPredicate};
 use weft_ir::{FuncKind, Loc};
 
 impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
@@ -72,6 +72,45 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.b.set_current_debug_location(dl);
     }
 
+    /// A loop back-edge's cancel check (host): when the `weft_cancel_poll`
+    /// shim returns nonzero the thread ends (kernel) or the func returns
+    /// zeros, as after a trap; else the code goes on in a new block.
+    pub(super) fn cancel_check(&mut self) -> Result<()> {
+        let i32t = self.ctx.i32_type();
+        let f = self.host_fn(Shim::CancelPoll, Some(i32t.into()), &[]);
+        let c = self.call(f, &[])?.into_int_value();
+        let stop = self
+            .b
+            .build_int_compare(IntPredicate::NE, c, i32t.const_zero(), "stop")?;
+        let end = self.new_block("cancel_end")?;
+        let go = self.new_block("cancel_go")?;
+        self.b.build_conditional_branch(stop, end, go)?;
+        self.b.position_at_end(end);
+        self.end_thread()?;
+        self.b.position_at_end(go);
+        self.st.filled = false;
+        Ok(())
+    }
+
+    /// Ends the thread (kernel: to the next thread index) or returns zeros
+    /// (func), after a trap or a cancel check that fired.
+    fn end_thread(&mut self) -> Result<()> {
+        match self.st.ret {
+            Some(Ret::NextThread(latch)) => {
+                self.b.build_unconditional_branch(latch)?;
+            }
+            Some(Ret::Func) => {
+                let fv = self.func()?;
+                let Some(rt) = fv.get_type().get_return_type() else {
+                    return Err(Error::Llvm("func without a return type".into()));
+                };
+                self.b.build_return(Some(&rt.const_zero()))?;
+            }
+            None => return self.invalid("trap outside a function"),
+        }
+        Ok(())
+    }
+
     /// `Trap`: reports the failure (host: the `weft_trap` shim; NVPTX: the
     /// module's trap record, see `trap.rs`), then ends the thread (kernel)
     /// or returns zeros (func).
@@ -93,19 +132,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             TargetKind::Host => self.trap_host(kind, loc, index, size)?,
             TargetKind::Nvptx => self.trap_record(kind, loc, index, size)?,
         }
-        match self.st.ret {
-            Some(Ret::NextThread(latch)) => {
-                self.b.build_unconditional_branch(latch)?;
-            }
-            Some(Ret::Func) => {
-                let fv = self.func()?;
-                let Some(rt) = fv.get_type().get_return_type() else {
-                    return Err(Error::Llvm("func without a return type".into()));
-                };
-                self.b.build_return(Some(&rt.const_zero()))?;
-            }
-            None => return self.invalid("trap outside a function"),
-        }
+        self.end_thread()?;
         self.st.filled = true;
         Ok(())
     }

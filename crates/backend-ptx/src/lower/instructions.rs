@@ -333,6 +333,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                     return self.invalid("break/continue outside a loop");
                 };
                 let r = if matches!(data.kind, InstKind::Continue(_)) {
+                    if self.cfg.cancel_checks && self.cfg.kind == TargetKind::Host {
+                        self.cancel_check()?;
+                    }
                     self.jump_join(&header, &leaves)
                 } else {
                     self.jump_join(&exit, &leaves)

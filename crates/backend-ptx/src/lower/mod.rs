@@ -68,6 +68,10 @@ pub(crate) struct TargetCfg {
     pub libdevice: bool,
     /// Emit DWARF line info.
     pub debug: bool,
+    /// Host: a cancel check at each loop back-edge (the `weft_cancel_poll`
+    /// shim, [`weft_abi::cancel`]); the thread ends once it says so. Off,
+    /// nothing of it is in the code.
+    pub cancel_checks: bool,
 }
 
 /// The host shims the generated code calls on the host target (one table

@@ -44,7 +44,10 @@ pub fn llvm_ir(m: &Module, nvptx: Option<&Options>, o: weft_ir::OptLevel) -> Str
         None => weft_backend_ptx::host::emit_text(
             m,
             &info,
-            &weft_backend_ptx::host::Options { opt_level: o },
+            &weft_backend_ptx::host::Options {
+                opt_level: o,
+                cancel_checks: false,
+            },
         ),
     }
     .expect("LLVM IR")

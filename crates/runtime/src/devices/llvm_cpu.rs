@@ -12,9 +12,13 @@ use weft_ir::{Module, ModuleInfo};
 pub(super) const OPEN: Option<OpenFn> = Some(open);
 
 fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
-    Ok(Arc::new(HostDevice(Llvm(weft_backend_ptx::host::Options {
-        opt_level: opts.opt_level,
-    }), opts.timeout)))
+    Ok(Arc::new(HostDevice(
+        Llvm(weft_backend_ptx::host::Options {
+            opt_level: opts.opt_level,
+            cancel_checks: opts.timeout.is_some(),
+        }),
+        opts.timeout,
+    )))
 }
 
 struct Llvm(weft_backend_ptx::host::Options);
