@@ -538,14 +538,22 @@ pub(crate) fn call_builtin(
                     "isinf" => UnaryOp::IsInf,
                     _ => UnaryOp::IsFinite,
                 };
-                let flags = map1(b, args[0], |b, x| b.unary(op, x));
-                // Aggregates: any NaN/inf, all finite.
+                // Aggregates: one bool, any NaN/inf, all finite (as Warp;
+                // no `quat<bool>` is made on the way, there is no such type).
                 let comb = if op == UnaryOp::IsFinite {
                     BinaryOp::And
                 } else {
                     BinaryOp::Or
                 };
-                one(reduce(b, flags, |b, p, q| b.binary(comb, p, q)))
+                let mut flags = components(b, args[0]).into_iter();
+                let Some(first) = flags.next() else {
+                    return Err(no_overload(b, name, args, span));
+                };
+                let first = b.unary(op, first);
+                one(flags.fold(first, |acc, x| {
+                    let f = b.unary(op, x);
+                    b.binary(comb, acc, f)
+                }))
             }
             [Type::Scalar(s)] if s.is_int() => one(b.bconst(name == "isfinite")),
             _ => Err(no_overload(b, name, args, span)),
@@ -779,7 +787,7 @@ pub(crate) fn call_builtin(
             _ => Err(no_overload(b, name, args, span)),
         },
         // Warp's `r = muladd(a_ij, b_ij, r)` from 0, row by row: a fused
-        // multiply-add for float32/float64, `r + a * b` for float16.
+        // multiply-add for float32/float64, `r + a * b` for float16 and ints.
         "ddot" => match tys.as_slice() {
             [Type::Mat(r, cc, s), t] if *t == tys[0] => {
                 let mut acc = num_const(b, *s, 0.0);
@@ -787,12 +795,7 @@ pub(crate) fn call_builtin(
                     for j in 0..*cc as u32 {
                         let x = b.extract(args[0], vec![i, j]);
                         let y = b.extract(args[1], vec![i, j]);
-                        acc = if *s == Scalar::F16 {
-                            let p = b.binary(BinaryOp::Mul, x, y);
-                            b.binary(BinaryOp::Add, acc, p)
-                        } else {
-                            b.fma(x, y, acc)
-                        };
+                        acc = super::ops::muladd(b, *s, x, y, acc);
                     }
                 }
                 one(acc)
