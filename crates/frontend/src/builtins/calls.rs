@@ -1224,6 +1224,9 @@ fn atomic(
     if let Some(help) = atomic_type_error(op, elem) {
         return Err(no_overload(b, name, args, span).with_help(help));
     }
+    if let Some(msg) = atomic_call_dtype_error(name, op, elem, b.structs) {
+        return Err(Diagnostic::error(span, msg).with_label("unsupported array dtype"));
+    }
     let m = super::arrays::mem_access(b, arr, indices, &|v| c.known_nonneg(v));
     Ok(vec![b.atomic(op, m, val)])
 }
@@ -1240,6 +1243,42 @@ pub(crate) fn atomic_type_error(op: AtomicOp, elem: Type) -> Option<&'static str
     (!valid).then_some(match op {
         AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => "bitwise atomics take integer arrays",
         _ => "atomics take arrays of numbers, vectors or matrices",
+    })
+}
+
+/// Warp's rule for the scalar types of `wp.atomic_*` calls (its
+/// `create_atomic_op_value_func`), with Warp's message. `a[i] += v` on the
+/// other types is not an atomic in Warp and does not come here.
+fn atomic_call_dtype_error(
+    name: &str,
+    op: AtomicOp,
+    elem: Type,
+    structs: &weft_ir::StructTable,
+) -> Option<String> {
+    use Scalar as S;
+    let s = elem.scalar_of()?;
+    let wide_int = matches!(s, S::I32 | S::U32 | S::I64 | S::U64);
+    let (ok, list) = match op {
+        AtomicOp::Add | AtomicOp::Sub => (
+            wide_int || matches!(s, S::F16 | S::BF16 | S::F32 | S::F64),
+            "[u]int32, [u]int64, float16, bfloat16, float32, or float64",
+        ),
+        AtomicOp::Min | AtomicOp::Max => (
+            wide_int || matches!(s, S::BF16 | S::F32 | S::F64),
+            "[u]int32, [u]int64, bfloat16, float32, or float64",
+        ),
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => (wide_int, "[u]int32 or [u]int64"),
+        _ => (
+            wide_int || matches!(s, S::F32 | S::F64),
+            "[u]int32, [u]int64, float32, or float64",
+        ),
+    };
+    (!ok).then(|| {
+        format!(
+            "{name}() operations only work on arrays with {list} as the underlying scalar types, but got {} (with scalar type {})",
+            super::type_name(elem, structs),
+            super::type_name(Type::Scalar(s), structs)
+        )
     })
 }
 
