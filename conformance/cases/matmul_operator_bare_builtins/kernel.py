@@ -36,5 +36,5 @@ def k(m: wp.array(dtype=wp.vec4i), f: wp.array(dtype=wp.vec4), o: wp.array(dtype
     expect_eq(h, g * wp.transpose(g))
     of[i * 4 + 0] = h[0, 1]
     of[i * 4 + 1] = (g @ wp.vec2(x[1], x[2]))[1]
-    of[i * 4 + 2] = sin(x[0]) + cos(x[1])
+    of[i * 4 + 2] = max(abs(x[0]), floor(x[1]))
     of[i * 4 + 3] = ddot(g, h)

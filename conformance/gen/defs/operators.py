@@ -47,7 +47,7 @@ def matmul_operator_bare_builtins(rng):
         expect_eq(h, g * wp.transpose(g))
         of[i * 4 + 0] = h[0, 1]
         of[i * 4 + 1] = (g @ wp.vec2(x[1], x[2]))[1]
-        of[i * 4 + 2] = sin(x[0]) + cos(x[1])
+        of[i * 4 + 2] = max(abs(x[0]), floor(x[1]))
         of[i * 4 + 3] = ddot(g, h)
     '''
     m = rng.integers(-50000, 50000, (n, 4)).astype(np.int32)
