@@ -105,3 +105,44 @@ def transform_set_in_place(rng):
                 args=[Arr("t", "transform", t), Arr("p", "vec3", p), Arr("q", "quat", q),
                       Arr("o", "transform", fill((n * 3, 7), -9.0))],
                 check=["o", "t"], note="transform_set_translation/rotation modify a variable in place (an array element is a copy); exact")
+
+
+@case("isnan_isinf_aggregates", tags=["builtins", "quat", "vec", "mat", "nan"])
+def isnan_isinf_aggregates(rng):
+    # One bool per call, any component NaN/inf (all finite), as Warp; on
+    # quaternions too (no `quat<bool>` in between).
+    n = 8
+    src = '''
+    @wp.kernel
+    def k(q: wp.array(dtype=wp.quat), qd: wp.array(dtype=wp.quatd), m: wp.array(dtype=wp.mat22), o: wp.array(dtype=int)):
+        i = wp.tid()
+        x = q[i]
+        y = qd[i]
+        z = m[i]
+        v = wp.vec3h(wp.float16(x[0]), wp.float16(x[1]), wp.float16(x[2]))
+        o[i * 10 + 0] = int(wp.isnan(x))
+        o[i * 10 + 1] = int(wp.isinf(x))
+        o[i * 10 + 2] = int(wp.isfinite(x))
+        o[i * 10 + 3] = int(wp.isnan(y))
+        o[i * 10 + 4] = int(wp.isinf(y))
+        o[i * 10 + 5] = int(wp.isfinite(y))
+        o[i * 10 + 6] = int(wp.isnan(z))
+        o[i * 10 + 7] = int(wp.isinf(z))
+        o[i * 10 + 8] = int(wp.isfinite(z))
+        o[i * 10 + 9] = int(wp.isnan(v)) + 2 * int(wp.isinf(v))
+    '''
+    q = rng.normal(size=(n, 4)).astype(np.float32)
+    q[1, 2] = np.nan
+    q[2, 0] = np.inf
+    q[3, 3] = -np.inf
+    q[3, 1] = np.nan
+    qd = q.astype(np.float64)
+    qd[4, 1] = np.nan
+    qd[5, 3] = np.inf
+    m = rng.normal(size=(n, 2, 2)).astype(np.float32)
+    m[6, 1, 0] = np.nan
+    m[7, 0, 1] = -np.inf
+    return dict(src=src, kernel="k", dim=[n],
+                args=[Arr("q", "quat", q), Arr("qd", "quatd", qd), Arr("m", "mat22", m),
+                      Arr("o", "int32", fill(n * 10, -1, np.int32))],
+                check=["o"], note="isnan/isinf/isfinite of quat, quatd, mat22, vec3h: one bool each; exact")

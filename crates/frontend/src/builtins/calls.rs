@@ -538,14 +538,22 @@ pub(crate) fn call_builtin(
                     "isinf" => UnaryOp::IsInf,
                     _ => UnaryOp::IsFinite,
                 };
-                let flags = map1(b, args[0], |b, x| b.unary(op, x));
-                // Aggregates: any NaN/inf, all finite.
+                // Aggregates: one bool, any NaN/inf, all finite (as Warp;
+                // no `quat<bool>` is made on the way, there is no such type).
                 let comb = if op == UnaryOp::IsFinite {
                     BinaryOp::And
                 } else {
                     BinaryOp::Or
                 };
-                one(reduce(b, flags, |b, p, q| b.binary(comb, p, q)))
+                let mut flags = components(b, args[0]).into_iter();
+                let Some(first) = flags.next() else {
+                    return Err(no_overload(b, name, args, span));
+                };
+                let first = b.unary(op, first);
+                one(flags.fold(first, |acc, x| {
+                    let f = b.unary(op, x);
+                    b.binary(comb, acc, f)
+                }))
             }
             [Type::Scalar(s)] if s.is_int() => one(b.bconst(name == "isfinite")),
             _ => Err(no_overload(b, name, args, span)),
@@ -779,7 +787,7 @@ pub(crate) fn call_builtin(
             _ => Err(no_overload(b, name, args, span)),
         },
         // Warp's `r = muladd(a_ij, b_ij, r)` from 0, row by row: a fused
-        // multiply-add for float32/float64, `r + a * b` for float16.
+        // multiply-add for float32/float64, `r + a * b` for float16 and ints.
         "ddot" => match tys.as_slice() {
             [Type::Mat(r, cc, s), t] if *t == tys[0] => {
                 let mut acc = num_const(b, *s, 0.0);
@@ -787,12 +795,7 @@ pub(crate) fn call_builtin(
                     for j in 0..*cc as u32 {
                         let x = b.extract(args[0], vec![i, j]);
                         let y = b.extract(args[1], vec![i, j]);
-                        acc = if *s == Scalar::F16 {
-                            let p = b.binary(BinaryOp::Mul, x, y);
-                            b.binary(BinaryOp::Add, acc, p)
-                        } else {
-                            b.fma(x, y, acc)
-                        };
+                        acc = super::ops::muladd(b, *s, x, y, acc);
                     }
                 }
                 one(acc)
@@ -1221,6 +1224,9 @@ fn atomic(
     if let Some(help) = atomic_type_error(op, elem) {
         return Err(no_overload(b, name, args, span).with_help(help));
     }
+    if let Some(msg) = atomic_call_dtype_error(name, op, elem, b.structs) {
+        return Err(Diagnostic::error(span, msg).with_label("unsupported array dtype"));
+    }
     let m = super::arrays::mem_access(b, arr, indices, &|v| c.known_nonneg(v));
     Ok(vec![b.atomic(op, m, val)])
 }
@@ -1237,6 +1243,42 @@ pub(crate) fn atomic_type_error(op: AtomicOp, elem: Type) -> Option<&'static str
     (!valid).then_some(match op {
         AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => "bitwise atomics take integer arrays",
         _ => "atomics take arrays of numbers, vectors or matrices",
+    })
+}
+
+/// Warp's rule for the scalar types of `wp.atomic_*` calls (its
+/// `create_atomic_op_value_func`), with Warp's message. `a[i] += v` on the
+/// other types is not an atomic in Warp and does not come here.
+fn atomic_call_dtype_error(
+    name: &str,
+    op: AtomicOp,
+    elem: Type,
+    structs: &weft_ir::StructTable,
+) -> Option<String> {
+    use Scalar as S;
+    let s = elem.scalar_of()?;
+    let wide_int = matches!(s, S::I32 | S::U32 | S::I64 | S::U64);
+    let (ok, list) = match op {
+        AtomicOp::Add | AtomicOp::Sub => (
+            wide_int || matches!(s, S::F16 | S::BF16 | S::F32 | S::F64),
+            "[u]int32, [u]int64, float16, bfloat16, float32, or float64",
+        ),
+        AtomicOp::Min | AtomicOp::Max => (
+            wide_int || matches!(s, S::BF16 | S::F32 | S::F64),
+            "[u]int32, [u]int64, bfloat16, float32, or float64",
+        ),
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => (wide_int, "[u]int32 or [u]int64"),
+        _ => (
+            wide_int || matches!(s, S::F32 | S::F64),
+            "[u]int32, [u]int64, float32, or float64",
+        ),
+    };
+    (!ok).then(|| {
+        format!(
+            "{name}() operations only work on arrays with {list} as the underlying scalar types, but got {} (with scalar type {})",
+            super::type_name(elem, structs),
+            super::type_name(Type::Scalar(s), structs)
+        )
     })
 }
 

@@ -266,7 +266,6 @@ fn scalar_op(op: ast::Operator, s: Scalar) -> Result<Option<BinaryOp>, &'static 
         O::BitXor if s.is_int() => BinaryOp::Xor,
         O::LShift if s.is_int() => BinaryOp::Shl,
         O::RShift if s.is_int() => BinaryOp::Shr,
-        O::MatMult => return Err("use `*` for matrix products"),
         _ if s == Scalar::Bool => {
             return Err(concat!(
                 "bool has no arithmetic or bitwise operators: ",
@@ -297,6 +296,8 @@ pub(crate) fn binary(
     use ast::Operator as O;
     let (tx, ty) = (b.ty(x), b.ty(y));
     let what = format!("operator `{}`", sym(op));
+    // As in Warp, `x @ y` is `wp.mul(x, y)`, the same as `x * y`.
+    let op = if op == O::MatMult { O::Mult } else { op };
 
     // Scalar op scalar.
     if let (Type::Scalar(sx), Type::Scalar(sy)) = (tx, ty) {
@@ -442,6 +443,17 @@ pub(crate) fn vec_mat(b: &mut FuncBuilder, v: Value, m: Value, r: u8, k: u8, s: 
     b.make(Type::Vec(k, s), cols)
 }
 
+/// Warp's `muladd(x, y, acc)`: a fused multiply-add for float32/float64,
+/// `acc + x * y` for float16 and the integers.
+pub(crate) fn muladd(b: &mut FuncBuilder, s: Scalar, x: Value, y: Value, acc: Value) -> Value {
+    if matches!(s, Scalar::F32 | Scalar::F64) {
+        b.fma(x, y, acc)
+    } else {
+        let p = b.binary(BinaryOp::Mul, x, y);
+        b.binary(BinaryOp::Add, acc, p)
+    }
+}
+
 /// `a * b` for matrices: `sum = fma(a_ik, b_kj, sum)` from zero, as Warp.
 fn mat_mat(b: &mut FuncBuilder, x: Value, y: Value, r: u8, k: u8, c: u8, s: Scalar) -> Value {
     let xs = components(b, x);
@@ -453,12 +465,7 @@ fn mat_mat(b: &mut FuncBuilder, x: Value, y: Value, r: u8, k: u8, c: u8, s: Scal
             for l in 0..k as usize {
                 let a = xs[i * k as usize + l];
                 let bb = ys[l * c as usize + j];
-                sum = if matches!(s, Scalar::F32 | Scalar::F64) {
-                    b.fma(a, bb, sum)
-                } else {
-                    let p = b.binary(BinaryOp::Mul, a, bb);
-                    b.binary(BinaryOp::Add, sum, p)
-                };
+                sum = muladd(b, s, a, bb, sum);
             }
             parts.push(sum);
         }

@@ -20,6 +20,20 @@ fn is_literal(e: &Expr) -> bool {
 
 impl<'a, 'c> FnLower<'a, 'c> {
     pub(super) fn call(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall, arity: usize) -> Res<Ev> {
+        let mut temps = Vec::new();
+        let expanded = self.expand_starred(b, c, &mut temps);
+        let r = match expanded {
+            Ok(Some(c)) => self.call_expanded(b, &c, arity),
+            Ok(None) => self.call_expanded(b, c, arity),
+            Err(e) => Err(e),
+        };
+        for t in temps {
+            self.env.remove(&t);
+        }
+        r
+    }
+
+    fn call_expanded(&mut self, b: &mut FuncBuilder, c: &ast::ExprCall, arity: usize) -> Res<Ev> {
         let span = c.range();
         // `wp.grad(f)(args)`.
         if let Expr::Call(inner) = &*c.func {
@@ -153,8 +167,16 @@ impl<'a, 'c> FnLower<'a, 'c> {
         if let Some(ty) = typenames::py_type(name) {
             return self.construct(b, c, ty).map(Ev::V);
         }
-        if builtins::is_builtin(name) {
-            return self.builtin(b, c, name);
+        // As in Warp, a name bound to nothing else is looked up among the
+        // builtins: `expect_eq(a, b)` is `wp.expect_eq(a, b)`.
+        if builtins::is_builtin(name)
+            || typenames::wp_type(name).is_some()
+            || matches!(
+                name,
+                "tid" | "printf" | "expect_eq" | "expect_neq" | "expect_near" | "cast"
+            )
+        {
+            return self.wp_call(b, c, name, arity);
         }
         let close = self
             .m
@@ -162,9 +184,7 @@ impl<'a, 'c> FnLower<'a, 'c> {
             .chain(self.m.structs.keys().map(String::as_str))
             .filter(|c| edit_distance(c, name) <= 2.max(name.len() / 3))
             .min_by_key(|c| edit_distance(c, name));
-        let help = if builtins::is_builtin(name) || typenames::wp_type(name).is_some() {
-            format!("did you mean `wp.{name}`?")
-        } else if let Some(c) = close {
+        let help = if let Some(c) = close {
             format!("did you mean `{c}`?")
         } else {
             "define it with `@wp.func` at module level, or call a builtin as `wp.name(...)`"

@@ -31,8 +31,8 @@ fn unsupported_expr(e: &Expr) -> Option<(&'static str, &'static str)> {
             "assign in a separate statement",
         ),
         Expr::Starred(_) => (
-            "starred expressions are not supported",
-            "pass arguments one by one",
+            "starred expressions are only supported as call arguments",
+            "unpack into a call, e.g. `wp.vec3(*v)`, or index the elements",
         ),
         Expr::Slice(_) => ("slices are not supported", "index one element at a time"),
         Expr::StringLiteral(_) | Expr::FString(_) | Expr::TString(_) | Expr::BytesLiteral(_) => (

@@ -36,6 +36,7 @@ mod adjoint;
 mod call;
 mod control;
 mod expr;
+mod starred;
 mod stmt;
 
 type Res<T> = Result<T, Diagnostic>;
