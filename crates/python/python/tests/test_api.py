@@ -225,6 +225,62 @@ def test_non_contiguous_is_refused():
         wp.launch(saxpy, dim=4, inputs=[nc, y, 1.0])
 
 
+def test_views_share_memory():
+    a = wp.array(np.arange(12, dtype=np.float32).reshape(3, 4), dtype=float)
+    row, col, sub = a[1], a[:, 2], a[0:2, 1::2]
+    assert row.shape == (4,) and row.is_contiguous and row.is_view
+    assert col.shape == (3,) and not col.is_contiguous and col.strides == (16,)
+    assert sub.shape == (2, 2) and sub.numpy().tolist() == [[1.0, 3.0], [5.0, 7.0]]
+    col.fill_(-1.0)  # a view's writes land in its base
+    assert a.numpy()[:, 2].tolist() == [-1.0, -1.0, -1.0]
+    assert a[-1][1:3].numpy().tolist() == [9.0, -1.0]
+    with pytest.raises(RuntimeError, match="Item indexing"):
+        a[1, 2]
+    with pytest.raises(RuntimeError, match="Invalid indexing"):
+        a[5]
+    with pytest.raises(RuntimeError, match="Invalid indexing in slice"):
+        a[3:1]
+    v = wp.array([wp.vec3(1, 2, 3), wp.vec3(4, 5, 6)], dtype=wp.vec3)
+    assert v[1:].list() == [wp.vec3(4, 5, 6)]
+
+
+def test_view_to_kernel_names_param():
+    x = wp.array(np.arange(8, dtype=np.float32), dtype=float)
+    y = wp.zeros(4, dtype=float)
+    with pytest.raises(RuntimeError, match="argument 'x': the array is a view"):
+        wp.launch(saxpy, dim=4, inputs=[x[::2], y, 1.0])
+    wp.launch(saxpy, dim=4, inputs=[x[::2].contiguous(), y, 1.0])
+    assert y.list() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_copy_offsets_views_and_adjoint():
+    src = wp.array([1, 5, 2, 6, 3, 7, 4, 8], dtype=wp.int32)[::2]
+    dst = wp.array([9, 9, 9, 9], dtype=wp.int32)
+    wp.copy(dst, src, dest_offset=1, src_offset=1, count=2)
+    assert dst.list() == [9, 2, 3, 9]
+    strided = wp.zeros(8, dtype=wp.int32)[::2]
+    wp.copy(strided, dst)
+    assert strided.list() == [9, 2, 3, 9]
+    with pytest.raises(RuntimeError, match="Source offset must be non-negative"):
+        wp.copy(dst, src, src_offset=-1)
+    with pytest.raises(RuntimeError, match="must be integers"):
+        wp.copy(dst, src, count=2.0)
+    with pytest.raises(RuntimeError, match="exceeds the source size"):
+        wp.copy(dst, src, count=5)
+    with pytest.raises(RuntimeError, match="only supported for 1-D"):
+        m = wp.zeros((4, 4), dtype=float)[::2, ::2]
+        wp.copy(wp.zeros((2, 2), dtype=float), m, count=1)
+    with pytest.raises(RuntimeError, match="parameter 'dest'"):
+        wp.copy(np.zeros(4), src)
+    a = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    b = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(b, a, dest_offset=1, count=2)
+    tape.backward(grads={b: wp.array([5.0, 6.0, 7.0], dtype=float)})
+    assert a.grad.list() == [6.0, 7.0, 0.0]
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

@@ -392,6 +392,12 @@ def _convert(kernel, device, kinds, args):
                     f"Error launching kernel '{kernel.key}', argument '{name}': the array is on device {a.device}, the launch on {device}"
                 )
             na = a._native
+            if a._npv is not None:
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}': the array is a view of another array "
+                    f"({'non-' if not a.is_contiguous else ''}contiguous, strides {a.strides}); Weft passes only whole arrays "
+                    f"to kernels, pass a copy (`.contiguous()`, `wp.clone`)"
+                )
             if na is None:
                 raise RuntimeError(f"Error launching kernel '{kernel.key}', argument '{name}': the array has no storage")
             if a.ndim != ndim:
