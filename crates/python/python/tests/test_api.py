@@ -281,6 +281,35 @@ def test_copy_offsets_views_and_adjoint():
     assert a.grad.list() == [6.0, 7.0, 0.0]
 
 
+def test_recorded_launch():
+    @wp.kernel
+    def fill(out: wp.array(dtype=int), v: wp.vec3, c: int):
+        i = wp.tid()
+        out[i] = c + int(v[0])
+
+    out = wp.zeros(6, dtype=int)
+    cmd = wp.launch(fill, dim=6, inputs=[out, wp.vec3(1.0, 0.0, 0.0), 2], record_cmd=True)
+    assert out.list() == [0] * 6  # recorded, not run
+    cmd.set_dim(3)
+    cmd.launch()
+    assert out.list() == [3, 3, 3, 0, 0, 0]
+    empty = wp.Launch(fill, wp.get_device())
+    empty.set_param_by_name("out", out)
+    empty.set_dim(6)
+    empty.launch()  # unset value parameters are zero
+    assert out.list() == [0] * 6
+    with pytest.raises(RuntimeError, match="argument 'v' expects vec3f but got a single value"):
+        empty.set_param_at_index(1, 5)
+    with pytest.raises(RuntimeError, match="has no parameter 'w'"):
+        empty.set_param_by_name("w", 1)
+    with pytest.raises(RuntimeError, match="argument 'out' expects an array"):
+        unset = wp.Launch(fill, wp.get_device())
+        unset.set_dim(1)
+        unset.launch()
+    with pytest.raises(ValueError, match="param v to vec3f"):
+        wp.launch(fill, dim=1, inputs=[out, None, 1])
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

@@ -71,6 +71,7 @@ from .context import (  # noqa: F401
     is_cuda_available,
     is_device_available,
     kernel,
+    Launch,
     launch,
     overload,
     get_module,

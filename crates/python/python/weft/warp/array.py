@@ -336,6 +336,11 @@ class array:
         dst[...] = srcn.reshape(dst.shape)
         return self
 
+    def __ctype__(self):
+        """Weft: the array itself, what a launch takes (Warp's ctypes
+        descriptor, for ``wp.Launch.set_param_*_from_ctype``)."""
+        return self
+
     def zero_grad(self):
         if self._native is not None:
             self._native.zero_grad()

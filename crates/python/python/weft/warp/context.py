@@ -3,6 +3,8 @@ API over the native core)."""
 
 from __future__ import annotations
 
+import builtins
+
 import hashlib
 import threading
 import warnings as _warnings
@@ -414,6 +416,11 @@ def _convert(kernel, device, kinds, args):
                 v = _broadcast_scalar(a, tname, f"kernel parameter '{name}'")
             if v is not None:
                 out.append([v] * n)
+            elif n > 1 and a is None:
+                tn = _t.type_from_native(nd)
+                raise ValueError(
+                    f"Failed to convert argument for param {name} to {tn.__name__ if tn is not None else nd}"
+                )
             elif n > 1 and not hasattr(a, "__len__"):
                 tn = _t.type_from_native(nd)
                 tname = tn.__name__ if tn is not None else str(nd)
@@ -458,7 +465,8 @@ def launch(
     max_blocks=0,
     block_dim=256,
 ):
-    """Runs ``kernel`` over ``dim`` threads (an int or 1-4 ints)."""
+    """Runs ``kernel`` over ``dim`` threads (an int or 1-4 ints); with
+    ``record_cmd=True`` returns the launch as a ``wp.Launch`` instead."""
     device = get_device(device)
     k, kinds = kernel._load(device) if isinstance(kernel, Kernel) else _not_kernel(kernel)
     dims = [dim] if type(dim) is int else _dims(dim)
@@ -467,6 +475,10 @@ def launch(
         raise RuntimeError(
             f"Error launching kernel '{kernel.key}': it takes {len(kinds)} arguments, {len(args)} were passed"
         )
+    if record_cmd:
+        cmd = Launch(kernel, device, params=args, adjoint=adjoint)
+        cmd.dims = dims
+        return cmd
     if 0 in dims:
         return
     conv = _convert(kernel, device, kinds, args)
@@ -480,6 +492,84 @@ def launch(
     tape = _Tape_current()
     if tape is not None and record_tape and not adjoint:
         tape._record(kernel, device, dims, args)
+
+
+class _ZeroStruct:
+    """The zero value of a struct parameter a ``wp.Launch`` leaves unset."""
+
+    def _pack(self, nd):
+        return bytes(nd.size)
+
+
+class Launch:
+    """A recorded launch (``wp.launch(..., record_cmd=True)`` or
+    ``wp.Launch(kernel, device)``): its parameters and dimensions can be
+    changed and it runs with ``launch()``. Parameters are converted when
+    it runs, so a struct changed after being set is seen (as in Warp).
+    Unset parameters are zero (arrays: none, which a launch refuses).
+    An adjoint launch uses each array's own ``.grad``; separate adjoint
+    arrays (``adjoint=True`` setters) are not supported by Weft yet."""
+
+    def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
+                 max_blocks=0, block_dim=None, adjoint=False, fwd_args=None, adj_args=None):
+        if not isinstance(kernel, Kernel):
+            _not_kernel(kernel)
+        self.kernel, self.device, self.adjoint = kernel, get_device(device), builtins.bool(adjoint)
+        _, self._kinds = kernel._load(self.device)
+        self._names = [kind[0] for kind in self._kinds]
+        if params is not None:
+            if len(params) != len(self._kinds):
+                raise RuntimeError(f"wp.Launch: parameter 'params' has {len(params)} values, kernel '{kernel.key}' takes {len(self._kinds)}")
+            self.params = list(params)
+        else:
+            self.params = [self._zero(kind) for kind in self._kinds]
+        self.dims = [0] if bounds is None else ([bounds] if type(bounds) is int else _dims(bounds))
+
+    @staticmethod
+    def _zero(kind):
+        _, nd, _, k = kind
+        if k == 0:
+            return None
+        if k == 2:
+            return _ZeroStruct()
+        n = len(nd.leaves())
+        return [0] * n if n > 1 else 0
+
+    def set_dim(self, dim):
+        self.dims = [dim] if type(dim) is int else _dims(dim)
+
+    def _index(self, name):
+        try:
+            return self._names.index(name)
+        except ValueError:
+            raise RuntimeError(f"wp.Launch: kernel '{self.kernel.key}' has no parameter '{name}'") from None
+
+    def set_param_at_index(self, index, value, adjoint=False):
+        if adjoint:
+            raise NotImplementedError("wp.Launch: separate adjoint arrays are not supported by Weft yet")
+        if not 0 <= index < len(self._kinds):
+            raise RuntimeError(f"wp.Launch: parameter index {index} is out of range for kernel '{self.kernel.key}'")
+        if value is not None or self._kinds[index][3] != 0:
+            _convert(self.kernel, self.device, [self._kinds[index]], [value])  # checks, naming the parameter
+        self.params[index] = value
+
+    def set_param_by_name(self, name, value, adjoint=False):
+        self.set_param_at_index(self._index(name), value, adjoint)
+
+    def set_param_at_index_from_ctype(self, index, value, adjoint=False):
+        self.set_param_at_index(index, value, adjoint)
+
+    def set_param_by_name_from_ctype(self, name, value):
+        self.set_param_by_name(name, value)
+
+    def set_params(self, values):
+        for i, v in enumerate(values):
+            self.set_param_at_index(i, v)
+
+    set_params_from_ctypes = set_params
+
+    def launch(self, stream=None):
+        launch(self.kernel, self.dims, self.params, device=self.device, adjoint=self.adjoint, record_tape=False)
 
 
 def _not_kernel(k):

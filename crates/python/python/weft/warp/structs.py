@@ -13,7 +13,10 @@ from . import types as _t
 from .array import array
 
 class _StructInstance:
-    pass
+    def __ctype__(self):
+        """Weft: the instance itself, what a launch takes (Warp's ctypes
+        value, for ``wp.Launch.set_param_*_from_ctype``)."""
+        return self
 
 
 def struct(cls):
