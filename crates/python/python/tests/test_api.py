@@ -310,6 +310,33 @@ def test_recorded_launch():
         wp.launch(fill, dim=1, inputs=[out, None, 1])
 
 
+def test_struct_python_side():
+    @wp.struct
+    class Empty:
+        pass
+
+    @wp.struct
+    class Scalars:
+        u8: wp.uint8
+        f: float
+
+    @wp.kernel
+    def takes_empty(e: Empty, out: wp.array(dtype=int)):
+        out[0] = 7
+
+    out = wp.zeros(1, dtype=int)
+    wp.launch(takes_empty, dim=1, inputs=[Empty(), out])
+    assert out.list() == [7]
+    s = Scalars()
+    assert isinstance(s, Scalars.cls)
+    assert isinstance(s.u8, wp.uint8) and type(s.f) is float
+    with pytest.raises(RuntimeError, match="must be defined as base classes"):
+
+        @wp.struct
+        class Child(Scalars._weft_source_cls):
+            y: int
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

@@ -338,7 +338,7 @@ class Kernel:
             for name, nd, ndim in params:
                 if ndim is not None:
                     kinds.append((name, nd, ndim, 0))
-                elif nd.fields():
+                elif nd.fields() or not nd.leaves():  # a struct (maybe empty)
                     kinds.append((name, nd, None, 2))
                 else:
                     kinds.append((name, nd, None, 1))

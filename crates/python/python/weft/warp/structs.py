@@ -4,6 +4,8 @@ a one-kernel probe module compiles), and their field conversions."""
 
 from __future__ import annotations
 
+import builtins
+
 import warnings as _warnings
 
 import numpy as _np
@@ -23,6 +25,8 @@ def struct(cls):
     """``@wp.struct``: a class whose instances hold the annotated fields."""
     import sys
 
+    if cls.__bases__ != (object,):
+        raise RuntimeError("Warp structs must be defined as base classes")
     ann = dict(cls.__dict__.get("__annotations__", {}))
     fields = list(ann)
     mod_name = cls.__module__
@@ -118,7 +122,7 @@ def struct(cls):
     S.__module__ = mod_name
     S.__doc__ = cls.__doc__
     S.key = cls.__name__
-    S.cls = cls
+    S.cls = S  # instances are of the decorated class, as Warp's `Struct.cls`
     S.vars = ann
     S._weft_source_cls = cls
     sys.modules.get(mod_name)
@@ -177,11 +181,14 @@ _FMT = {
 
 
 def _default(t):
+    declared = t
     t = _t._PY.get(t, t)
     if getattr(t, "_weft_struct", False):
         return t()
     if isinstance(t, type) and issubclass(t, _t._Composite):
         return t()
     if isinstance(t, type) and issubclass(t, _t._Scalar):
+        if declared is not None and declared is not builtins.float and declared is not builtins.int:
+            return t(0)  # a field declared with a Warp scalar type holds one (Warp)
         return 0.0 if t._is_float else 0
     return None
