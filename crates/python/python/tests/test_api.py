@@ -337,6 +337,34 @@ def test_struct_python_side():
             y: int
 
 
+def test_generic_kernel_and_overload():
+    from typing import Any
+
+    @wp.kernel
+    def scale(a: wp.array(dtype=Any), s: Any):
+        i = wp.tid()
+        a[i] = a[i] * s
+
+    x = wp.array([1.0, 2.0], dtype=float)
+    wp.launch(scale, dim=2, inputs=[x, 3.0])
+    y = wp.array([1, 2], dtype=int)
+    wp.launch(scale, dim=2, inputs=[y, 4])
+    assert x.list() == [3.0, 6.0] and y.list() == [4, 8]
+    wp.overload(scale, [wp.array(dtype=wp.float64), wp.float64])
+    assert len(scale._instances) == 3  # float32, int32 and the overload
+    z = wp.array([1.0, 2.0], dtype=wp.float64)
+    wp.launch(scale, dim=2, inputs=[z, wp.float64(2.0)])
+    assert z.list() == [2.0, 4.0] and len(scale._instances) == 3
+    with pytest.raises(RuntimeError, match="argument 'a' expects an array"):
+        wp.launch(scale, dim=2, inputs=[1.0, 2.0])
+    with pytest.raises(RuntimeError, match="argument 's': cannot infer a type"):
+        wp.launch(scale, dim=2, inputs=[x, "2"])
+    with pytest.raises(RuntimeError, match="is not generic"):
+        wp.overload(saxpy, [float])
+    with pytest.raises(TypeError, match="parameter 'arg_types' has 1 types"):
+        wp.overload(scale, [float])
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

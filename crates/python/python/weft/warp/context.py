@@ -287,8 +287,11 @@ class Kernel:
     """A ``@wp.kernel``: its module text is made (``codegen``) and
     compiled on first launch, then loaded once per device."""
 
-    def __init__(self, func, key=None, module=None, options=None, enable_backward=None):
+    def __init__(self, func, key=None, module=None, options=None, enable_backward=None, _arg_types=None):
         self.func = func
+        # An instance of a generic kernel: concrete types of its `Any` parameters.
+        self._arg_types = _arg_types
+        self._instances = {}
         self.key = key or func.__name__
         self.key_name = func.__name__
         self.__name__ = func.__name__
@@ -302,6 +305,39 @@ class Kernel:
         self._loaded = {}
         self._opts = None
         self._epoch = -1
+
+    @property
+    def is_generic(self):
+        """Whether a parameter's annotation is (or holds) ``typing.Any``;
+        such a kernel is instantiated per argument types at launch (or
+        with ``wp.overload``), as in Warp."""
+        if self._arg_types is not None:
+            return False
+        return any(_t_is_generic(a) for a in _param_annotations(self.func).values())
+
+    def _instance(self, arg_types):
+        """The instance for ``arg_types`` (a parameter name → type dict for
+        the generic parameters)."""
+        key = tuple(sorted((n, _type_key(t)) for n, t in arg_types.items()))
+        k = self._instances.get(key)
+        if k is None:
+            k = Kernel(self.func, key=self.key, options=self.options, enable_backward=self.enable_backward, _arg_types=dict(arg_types))
+            self._instances[key] = k
+        return k
+
+    def _instance_for_args(self, args):
+        """The instance for the launch arguments ``args``."""
+        anns = _param_annotations(self.func)
+        names = list(anns)
+        if len(args) != len(names):
+            raise RuntimeError(f"Error launching kernel '{self.key}': it takes {len(names)} arguments, {len(args)} were passed")
+        types = {}
+        for name, a in zip(names, args):
+            ann = anns[name]
+            if not _t_is_generic(ann):
+                continue
+            types[name] = _arg_type(self.key, name, ann, a)
+        return self._instance(types)
 
     @property
     def source(self):
@@ -348,6 +384,51 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"kernel `{self.key}` must be launched with wp.launch()")
+
+
+def _param_annotations(fn):
+    """Parameter name → evaluated annotation, in parameter order."""
+    import inspect
+
+    ann = getattr(fn, "__annotations__", {})
+    return {p: ann.get(p) for p in inspect.signature(fn).parameters}
+
+
+def _t_is_generic(a):
+    import typing
+
+    if a is typing.Any:
+        return True
+    return isinstance(a, array) and a._native is None and getattr(a, "dtype", None) is typing.Any
+
+
+def _type_key(t):
+    return ("array", _type_key(t.dtype), t.ndim) if isinstance(t, array) else t
+
+
+def _arg_type(kernel_key, name, ann, a):
+    """The concrete type argument ``a`` gives generic parameter ``name``."""
+    import typing
+
+    if ann is not typing.Any:  # wp.array(dtype=Any)
+        if not isinstance(a, array):
+            raise RuntimeError(
+                f"Error launching kernel '{kernel_key}', argument '{name}' expects an array, but passed value has type {type(a).__name__}."
+            )
+        return array(dtype=a.dtype, ndim=ann.ndim)
+    if isinstance(a, array):
+        return array(dtype=a.dtype, ndim=a.ndim)
+    if isinstance(a, (_StructInstance, _t._Composite, _t._Scalar)):
+        return type(a)
+    if isinstance(a, builtins.bool):
+        return _t.bool
+    if isinstance(a, builtins.int):
+        return _t.int32
+    if isinstance(a, builtins.float):
+        return _t.float32
+    raise RuntimeError(
+        f"Error launching kernel '{kernel_key}', argument '{name}': cannot infer a type for the generic parameter from a {type(a).__name__}"
+    )
 
 
 def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None):
@@ -468,9 +549,11 @@ def launch(
     """Runs ``kernel`` over ``dim`` threads (an int or 1-4 ints); with
     ``record_cmd=True`` returns the launch as a ``wp.Launch`` instead."""
     device = get_device(device)
+    args = list(inputs) + list(outputs) if outputs else list(inputs)
+    if isinstance(kernel, Kernel) and kernel.is_generic:
+        kernel = kernel._instance_for_args(args)
     k, kinds = kernel._load(device) if isinstance(kernel, Kernel) else _not_kernel(kernel)
     dims = [dim] if type(dim) is int else _dims(dim)
-    args = list(inputs) + list(outputs) if outputs else list(inputs)
     if len(args) != len(kinds):
         raise RuntimeError(
             f"Error launching kernel '{kernel.key}': it takes {len(kinds)} arguments, {len(args)} were passed"
@@ -514,6 +597,10 @@ class Launch:
                  max_blocks=0, block_dim=None, adjoint=False, fwd_args=None, adj_args=None):
         if not isinstance(kernel, Kernel):
             _not_kernel(kernel)
+        if kernel.is_generic:
+            if params is None:
+                raise RuntimeError(f"wp.Launch: kernel '{kernel.key}' is generic; pass 'params' to choose its instance")
+            kernel = kernel._instance_for_args(list(params))
         self.kernel, self.device, self.adjoint = kernel, get_device(device), builtins.bool(adjoint)
         _, self._kinds = kernel._load(self.device)
         self._names = [kind[0] for kind in self._kinds]
@@ -579,7 +666,31 @@ def _not_kernel(k):
 def overload(fn, arg_types=None):
     """``wp.overload``: concrete signatures of generic funcs and kernels.
     Weft instantiates generic funcs per call from the source, so a func
-    overload stub is dropped; a kernel overload is not supported yet."""
+    overload stub is dropped. A generic kernel's overload (``arg_types`` a
+    list or a name → type dict, or a decorated stub with concrete
+    annotations naming the kernel) makes that instance now; launches
+    instantiate per argument types anyway."""
+    import inspect
+
+    if isinstance(fn, Kernel):
+        if not fn.is_generic:
+            raise RuntimeError(f"wp.overload: kernel '{fn.key}' is not generic")
+        names = list(_param_annotations(fn.func))
+        if isinstance(arg_types, dict):
+            types = dict(arg_types)
+        elif isinstance(arg_types, (list, tuple)):
+            if len(arg_types) != len(names):
+                raise TypeError(f"wp.overload: parameter 'arg_types' has {len(arg_types)} types, kernel '{fn.key}' takes {len(names)}")
+            types = dict(zip(names, arg_types))
+        else:
+            raise TypeError("wp.overload: parameter 'arg_types' must be a list or dict of types")
+        anns = _param_annotations(fn.func)
+        return fn._instance({n: t for n, t in types.items() if _t_is_generic(anns.get(n))})
+    if inspect.isfunction(fn):
+        generic = fn.__globals__.get(fn.__name__)
+        if isinstance(generic, Kernel) and generic.is_generic:
+            overload(generic, {n: a for n, a in _param_annotations(fn).items()})
+            return generic
     return fn
 
 
