@@ -364,6 +364,16 @@ def test_generic_kernel_and_overload():
     with pytest.raises(TypeError, match="parameter 'arg_types' has 1 types"):
         wp.overload(scale, [float])
 
+    @wp.kernel
+    def first(v: wp.types.vector(Any, float), out: wp.array(dtype=float)):
+        out[0] = v[0] + float(len(v))
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(first, dim=1, inputs=[wp.vec4(1.0, 0.0, 0.0, 0.0), out])
+    assert out.list() == [5.0]
+    with pytest.raises(RuntimeError, match="argument 'v' expects a vector"):
+        wp.launch(first, dim=1, inputs=[1.0, out])
+
 
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)

@@ -397,7 +397,7 @@ def _param_annotations(fn):
 def _t_is_generic(a):
     import typing
 
-    if a is typing.Any:
+    if a is typing.Any or isinstance(a, _t._GenericType):
         return True
     return isinstance(a, array) and a._native is None and getattr(a, "dtype", None) is typing.Any
 
@@ -410,6 +410,12 @@ def _arg_type(kernel_key, name, ann, a):
     """The concrete type argument ``a`` gives generic parameter ``name``."""
     import typing
 
+    if isinstance(ann, _t._GenericType):  # vector(Any, float), ...
+        if not isinstance(a, _t._Composite):
+            raise RuntimeError(
+                f"Error launching kernel '{kernel_key}', argument '{name}' expects a {ann.kind}, but passed value has type {type(a).__name__}."
+            )
+        return type(a)
     if ann is not typing.Any:  # wp.array(dtype=Any)
         if not isinstance(a, array):
             raise RuntimeError(

@@ -214,6 +214,9 @@ class _Composite:
     def __neg__(self):
         return type(self)([-a for a in self._data])
 
+    def __pos__(self):
+        return type(self)(list(self._data))
+
     def __array__(self, dtype=None, copy=None):
         return np.array(self._data, dtype=dtype or self._wp_scalar_type_._np).reshape(self._shape_)
 
