@@ -375,6 +375,26 @@ def test_generic_kernel_and_overload():
         wp.launch(first, dim=1, inputs=[1.0, out])
 
 
+def test_func_called_from_python():
+    @wp.func
+    def add(a: float, b: float):
+        return a + b
+
+    @wp.func
+    def add(a: wp.vec3, b: wp.vec3):  # noqa: F811 (an overload)
+        return a + b
+
+    @wp.func
+    def one(x: int):
+        return x + 1
+
+    assert one(2) == 3
+    assert add(1.0, 2.5) == 3.5
+    assert add(wp.vec3(1.0, 2.0, 3.0), wp.vec3(1.0, 1.0, 1.0)) == wp.vec3(2.0, 3.0, 4.0)
+    with pytest.raises(RuntimeError, match="no overload found"):
+        add("a", "b")
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

@@ -236,7 +236,23 @@ class Function:
         return self._overloads
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"wp.func `{self.key}` can only be called from a kernel in Weft (no Python fallback yet)")
+        """Called from Python, a user function runs as the Python function
+        it is (as in Warp); of several overloads, the first whose annotated
+        parameter types the arguments match. The ``wp.*`` builtins its body
+        calls must exist on the host (few do in Weft yet)."""
+        import inspect
+
+        if len(self._overloads) == 1:
+            return self.func(*args, **kwargs)
+        for f in self._overloads:
+            try:
+                bound = inspect.signature(f.func).bind(*args, **kwargs)
+            except TypeError:
+                continue
+            anns = _param_annotations(f.func)
+            if all(_matches(anns.get(n), v) for n, v in bound.arguments.items()):
+                return f.func(*args, **kwargs)
+        raise RuntimeError(f"Error calling function '{self.key}', no overload found for arguments {args}")
 
 
 _funcs_by_name = {}
@@ -400,6 +416,25 @@ def _t_is_generic(a):
     if a is typing.Any or isinstance(a, _t._GenericType):
         return True
     return isinstance(a, array) and a._native is None and getattr(a, "dtype", None) is typing.Any
+
+
+def _matches(ann, v):
+    """Whether Python value ``v`` fits parameter annotation ``ann`` (for
+    choosing a user function's overload from Python)."""
+    import typing
+
+    if ann is None or ann is typing.Any or isinstance(ann, _t._GenericType):
+        return True
+    if isinstance(ann, array):
+        return isinstance(v, array) and v.ndim == ann.ndim and (ann.dtype is typing.Any or v.dtype is ann.dtype)
+    t = _t._PY.get(ann, ann)
+    if isinstance(v, _t._Scalar) or isinstance(v, (_t._Composite, _StructInstance)):
+        return type(v) is t
+    if isinstance(t, type) and issubclass(t, _t._Scalar):
+        if isinstance(v, builtins.bool):
+            return t is _t.bool
+        return isinstance(v, builtins.float) if t._is_float else isinstance(v, builtins.int)
+    return False
 
 
 def _type_key(t):
