@@ -394,6 +394,19 @@ def test_func_called_from_python():
     with pytest.raises(RuntimeError, match="no overload found"):
         add("a", "b")
 
+    @wp.func
+    def rotate_half(e: wp.vec3):
+        h = e / 2.0
+        return wp.quat(wp.sin(h[0]), 0.0, 0.0, wp.cos(h[0]))
+
+    q = rotate_half(wp.vec3(np.pi, 0.0, 0.0))
+    assert abs(q[0] - 1.0) < 1e-6 and abs(q[3]) < 1e-6
+    assert wp.quat_identity(dtype=wp.float64) == wp.quatd(0.0, 0.0, 0.0, 1.0)
+    assert isinstance(wp.sqrt(wp.float32(4.0)), wp.float32) and wp.sqrt(4) == 2.0
+    assert wp.vec2(1.0, 2.0) * wp.float32(2.0) == wp.vec2(2.0, 4.0)
+    with pytest.raises(TypeError, match="wp.cos: parameter 'x'"):
+        wp.cos("x")
+
 
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)

@@ -51,6 +51,20 @@ from .array import (  # noqa: F401
     copy,
     from_numpy,
 )
+from .host import (  # noqa: F401
+    acos,
+    asin,
+    atan,
+    ceil,
+    cos,
+    exp,
+    floor,
+    log,
+    quat_identity,
+    sin,
+    sqrt,
+    tan,
+)
 from .context import (  # noqa: F401
     config,
     Device,

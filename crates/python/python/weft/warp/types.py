@@ -192,6 +192,8 @@ class _Composite:
         return "[" + ", ".join(repr(x) for x in self._data) + "]"
 
     def _binop(self, o, f):
+        if isinstance(o, _Scalar):
+            o = o.value
         od = _flatten(o) if hasattr(o, "__len__") else [o] * len(self._data)
         return type(self)([f(a, b) for a, b in zip(self._data, od)])
 
@@ -210,6 +212,9 @@ class _Composite:
 
     def __truediv__(self, o):
         return self._binop(o, lambda a, b: a / b)
+
+    def __rtruediv__(self, o):
+        return self._binop(o, lambda a, b: b / a)
 
     def __neg__(self):
         return type(self)([-a for a in self._data])
