@@ -61,6 +61,7 @@ from .host import (  # noqa: F401
     floor,
     log,
     quat_identity,
+    quat_rpy,
     sin,
     sqrt,
     tan,

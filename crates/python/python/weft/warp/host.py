@@ -1,7 +1,7 @@
 """Warp builtins callable from Python (a ``wp.func`` run on the host, as
-Warp runs user functions called from Python): elementwise math of
-numbers, Warp scalars and vectors, and ``quat_identity``. A Warp scalar
-argument gives a result of its type; a Python number, a Python float."""
+Warp runs user functions called from Python): math of numbers and Warp
+scalars, ``quat_identity``, ``quat_rpy``. A
+number or Warp scalar argument gives a Python float (as Warp's)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,14 @@ from . import types as _t
 def _unary(name, f):
     def builtin(x):
         if isinstance(x, _t._Scalar):
-            return type(x)(f(x.value))
-        if isinstance(x, _t._Composite):
-            return type(x)([f(v) for v in x._data])
+            return float(f(x.value))
         if isinstance(x, (int, float)) and not isinstance(x, bool):
             return float(f(x))
-        raise TypeError(f"wp.{name}: parameter 'x' must be a number, a Warp scalar or a vector, got {type(x).__name__}")
+        tn = x.__class__.__name__ if not isinstance(x, _t._Composite) else _t.type_repr(type(x))
+        raise RuntimeError(f"Couldn't find a function '{name}' compatible with the arguments '{tn}'")
 
     builtin.__name__ = builtin.__qualname__ = name
-    builtin.__doc__ = f"``wp.{name}`` on the host (elementwise)."
+    builtin.__doc__ = f"``wp.{name}`` of a number on the host."
     return builtin
 
 
@@ -34,3 +33,19 @@ floor, ceil = _unary("floor", math.floor), _unary("ceil", math.ceil)
 def quat_identity(dtype=_t.float32):
     """The identity quaternion ``(0, 0, 0, 1)`` of ``dtype``."""
     return _t.quaternion(dtype)(0.0, 0.0, 0.0, 1.0)
+
+
+def quat_rpy(roll, pitch, yaw):
+    """The quaternion of roll, pitch and yaw angles (Warp's ``quat_rpy``:
+    ``quat.h``), of the angles' Warp scalar type (``float32`` for Python
+    numbers)."""
+    st = type(roll) if isinstance(roll, _t._Scalar) else _t.float32
+    r, p, y = (float(a.value if isinstance(a, _t._Scalar) else a) for a in (roll, pitch, yaw))
+    cy, sy = math.cos(y * 0.5), math.sin(y * 0.5)
+    cr, sr = math.cos(r * 0.5), math.sin(r * 0.5)
+    cp, sp = math.cos(p * 0.5), math.sin(p * 0.5)
+    w = cy * cr * cp + sy * sr * sp
+    x = cy * sr * cp - sy * cr * sp
+    yy = cy * cr * sp + sy * sr * cp
+    z = sy * cr * cp - cy * sr * sp
+    return _t.quaternion(st)(x, yy, z, w)
