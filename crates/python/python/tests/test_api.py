@@ -411,6 +411,27 @@ def test_func_called_from_python():
         wp.cos("x")
 
 
+def test_transform_python_constructors():
+    c = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    assert list(wp.transformf()) == [0.0] * 6 + [1.0]
+    assert list(wp.transformd(1.5)) == [1.5] * 7 and list(wp.transformh(True)) == [1.0] * 7
+    assert list(wp.transformf(*c)) == c and list(wp.transformd(wp.transformf(*c))) == c
+    assert list(wp.transformf((1.0, 2.0, 3.0))) == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0]
+    assert list(wp.transformf(p=(1.0, 2.0, 3.0), q=(4.0, 5.0, 6.0, 7.0))) == c
+    with pytest.raises(TypeError, match="Invalid argument 'q' in transformation constructor: expected a sequence, got float"):
+        wp.transformf((1.0, 2.0, 3.0), 1.0)
+    with pytest.raises(TypeError, match="expected a scalar value, got object"):
+        wp.transformf(object())
+    with pytest.raises(TypeError, match="^multiple values for argument 'q'$"):
+        wp.transformf(*c, q=(0.0, 0.0, 0.0, 1.0))
+    with pytest.raises(TypeError, match="^got an unexpected keyword argument 'pos'$"):
+        wp.transformf(*c, pos=(0.0, 0.0, 0.0))
+    t = wp.transform_identity()
+    wp.transform_set_translation(t, wp.vec3(1.0, 2.0, 3.0))
+    wp.transform_set_rotation(t, wp.quat(0.0, 1.0, 0.0, 0.0))
+    assert list(t) == [1.0, 2.0, 3.0, 0.0, 1.0, 0.0, 0.0]
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

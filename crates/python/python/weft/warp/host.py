@@ -1,6 +1,7 @@
 """Warp builtins callable from Python (a ``wp.func`` run on the host, as
 Warp runs user functions called from Python): math of numbers and Warp
-scalars, ``quat_identity``, ``quat_rpy``. A
+scalars, ``quat_identity``, ``quat_rpy``, ``transform_identity``,
+``transform_set_translation``/``_rotation``. A
 number or Warp scalar argument gives a Python float (as Warp's)."""
 
 from __future__ import annotations
@@ -49,3 +50,18 @@ def quat_rpy(roll, pitch, yaw):
     yy = cy * cr * sp + sy * sr * cp
     z = sy * cr * cp - cy * sr * sp
     return _t.quaternion(st)(x, yy, z, w)
+
+
+def transform_identity(dtype=_t.float32):
+    """The identity transform (``p = 0``, ``q = (0, 0, 0, 1)``) of ``dtype``."""
+    return _t.transformation(dtype)()
+
+
+def transform_set_translation(t, p):
+    """Sets the translation of transform ``t`` in place (Warp's mutating builtin)."""
+    t.p = p
+
+
+def transform_set_rotation(t, q):
+    """Sets the rotation of transform ``t`` in place (Warp's mutating builtin)."""
+    t.q = q

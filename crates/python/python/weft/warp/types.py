@@ -110,11 +110,8 @@ class _Composite:
         n = self._length_
         st = self._wp_scalar_type_
         conv = builtins.float if st._is_float else builtins.int
-        if self._kind == "transform" and (kwargs or len(args) == 2 or not args):
-            # transform(p, q) / transform(p=..., q=...); default the identity
-            p = kwargs.get("p", args[0] if args else (0.0, 0.0, 0.0))
-            q = kwargs.get("q", args[1] if len(args) > 1 else (0.0, 0.0, 0.0, 1.0))
-            args = (*_flatten([p]), *_flatten([q]))
+        if self._kind == "transform":
+            args = _transform_args(args, kwargs)
         elif kwargs:
             raise TypeError(f"{type(self).__name__}() takes no keyword arguments {sorted(kwargs)}")
         if len(args) == 0:
@@ -145,8 +142,24 @@ class _Composite:
         return self._data
 
     # the components of a transform
-    p = property(lambda self: vector(3, self._wp_scalar_type_)(self._data[:3]) if self._kind == "transform" else None)
-    q = property(lambda self: quaternion(self._wp_scalar_type_)(self._data[3:]) if self._kind == "transform" else None)
+    def _set_part(self, lo, hi, value):
+        if self._kind != "transform":
+            raise AttributeError("only a transform has 'p' and 'q'")
+        part = type(self)._part(hi - lo)(value)._data
+        self._data[lo:hi] = part
+
+    @classmethod
+    def _part(cls, n):
+        return vector(3, cls._wp_scalar_type_) if n == 3 else quaternion(cls._wp_scalar_type_)
+
+    p = property(
+        lambda self: vector(3, self._wp_scalar_type_)(self._data[:3]) if self._kind == "transform" else None,
+        lambda self, v: self._set_part(0, 3, v),
+    )
+    q = property(
+        lambda self: quaternion(self._wp_scalar_type_)(self._data[3:]) if self._kind == "transform" else None,
+        lambda self, v: self._set_part(3, 7, v),
+    )
 
     def __len__(self):
         return self._shape_[0]
@@ -311,6 +324,50 @@ def quaternion(dtype=float32):
     if _generic(dtype):
         return _GenericType("quaternion", (dtype,))
     return _make("quat", (4,), dtype)
+
+
+def _is_scalar_value(x):
+    return isinstance(x, (builtins.int, builtins.float, builtins.bool, np.number, np.bool_, _Scalar))
+
+
+def _transform_args(args, kwargs):
+    """The positional components of a transform built from Warp's
+    Python-scope forms: ``()`` (the identity), a scalar (filled), 7
+    components, a transform (copied), ``(p)``, ``(p, q)``, ``p=``/``q=``,
+    with Warp's errors."""
+    for k in kwargs:
+        if k not in ("p", "q"):
+            raise TypeError(f"got an unexpected keyword argument '{k}'")
+    if len(args) == 7:
+        for k in ("p", "q"):
+            if k in kwargs:
+                raise TypeError(f"multiple values for argument '{k}'")
+        return args
+    if len(args) == 1 and not kwargs:
+        a = args[0]
+        if isinstance(a, _Composite) and a._kind == "transform":
+            return tuple(a._data)
+        if _is_scalar_value(a):
+            return args
+        if not hasattr(a, "__len__"):
+            raise TypeError(f"Invalid argument in transformation constructor: expected a scalar value, got {type(a).__name__}")
+        if len(a) == 7:
+            return tuple(a)
+    if len(args) > 2:
+        raise TypeError(
+            f"incompatible number of values given ({len(args)}) when constructing a transform; expected 0, 1, or 7"
+        )
+    named = dict(zip(("p", "q"), args))
+    for k, v in kwargs.items():
+        if k in named:
+            raise TypeError(f"multiple values for argument '{k}'")
+        named[k] = v
+    for k, v in named.items():
+        if not hasattr(v, "__len__"):
+            raise TypeError(f"Invalid argument '{k}' in transformation constructor: expected a sequence, got {type(v).__name__}")
+    p = named.get("p", (0.0, 0.0, 0.0))
+    q = named.get("q", (0.0, 0.0, 0.0, 1.0))
+    return (*_flatten([p]), *_flatten([q]))
 
 
 def transformation(dtype=float32):
