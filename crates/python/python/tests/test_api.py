@@ -432,6 +432,20 @@ def test_transform_python_constructors():
     assert list(t) == [1.0, 2.0, 3.0, 0.0, 1.0, 0.0, 0.0]
 
 
+def test_matrix_from_numpy_argument():
+    @wp.kernel
+    def trace(m: wp.mat22, out: wp.array(dtype=float)):
+        out[0] = m[0, 0] + m[1, 1] + m[0, 1] * 10.0
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(trace, dim=1, inputs=[np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), out])
+    assert out.list() == [25.0]
+    wp.launch(trace, dim=1, inputs=[[np.array([1.0, 2.0]), np.array([3.0, 4.0])], out])
+    assert out.list() == [25.0]
+    with pytest.raises(ValueError, match="argument 'm' expects mat22f of 4 components"):
+        wp.launch(trace, dim=1, inputs=[np.zeros(3), out])
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

@@ -559,6 +559,14 @@ def _convert(kernel, device, kinds, args):
                 raise RuntimeError(
                     f"Error launching kernel '{kernel.key}', argument '{name}' expects a value of type {nd}, but passed value is an array."
                 )
+            elif isinstance(a, _np.ndarray):
+                if a.size != n:
+                    tn = _t.type_from_native(nd)
+                    raise ValueError(
+                        f"Error launching kernel '{kernel.key}', argument '{name}' expects {tn.__name__ if tn is not None else nd} "
+                        f"of {n} components, but passed a NumPy array of shape {a.shape}"
+                    )
+                out.append(a.reshape(-1).tolist())
             elif isinstance(a, (list, tuple)) and a and hasattr(a[0], "__len__"):
                 out.append(_t._flatten(a))
             else:
