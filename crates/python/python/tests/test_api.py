@@ -446,6 +446,17 @@ def test_matrix_from_numpy_argument():
         wp.launch(trace, dim=1, inputs=[np.zeros(3), out])
 
 
+def test_composite_host_arithmetic_matches_warp():
+    # expected values printed by NVIDIA Warp 1.19 for the same expressions
+    u16 = wp.types.vector(3, wp.uint16)
+    assert list(u16(1, -2, 3)) == [1, 65534, 3]
+    assert list(u16(1, -2, 3) % u16(2, 2, 2)) == [1, 0, 1]
+    assert list(wp.vec3(-7.0, 7.0, 5.5) % wp.vec3(2.0, 2.0, 2.0)) == [-1.0, 1.0, 1.5]
+    i32 = wp.types.vector(3, wp.int32)
+    assert list(i32(-7, 7, 5) % i32(2, 2, 2)) == [-1, 1, 1]
+    assert wp.int8._type_(300).value == 44
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

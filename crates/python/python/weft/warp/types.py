@@ -9,6 +9,7 @@ objects holding their components in memory order.
 from __future__ import annotations
 
 import builtins
+import ctypes
 import math
 
 import numpy as np
@@ -54,8 +55,26 @@ class _Scalar:
         return f"{type(self).__name__}({self.value})"
 
 
+_CTYPES = {
+    np.float16: ctypes.c_uint16,  # the bits, as Warp's
+    np.float32: ctypes.c_float,
+    np.float64: ctypes.c_double,
+    np.uint16: ctypes.c_uint16,
+    np.int8: ctypes.c_int8,
+    np.int16: ctypes.c_int16,
+    np.int32: ctypes.c_int32,
+    np.int64: ctypes.c_int64,
+    np.uint8: ctypes.c_uint8,
+    np.uint32: ctypes.c_uint32,
+    np.uint64: ctypes.c_uint64,
+    np.bool_: ctypes.c_bool,
+}
+
+
 def _scalar(name, ir, npt, is_float):
-    return type(name, (_Scalar,), {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name})
+    # `_type_`: the ctypes type of the value (Warp's; its tests wrap numbers with it)
+    attrs = {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name, "_type_": _CTYPES[npt]}
+    return type(name, (_Scalar,), attrs)
 
 
 float16 = _scalar("float16", "f16", np.float16, True)
@@ -134,6 +153,8 @@ class _Composite:
             if len(flat) != n:
                 raise ValueError(f"{type(self).__name__} takes {n} components, got {len(flat)}")
             data = [conv(x) for x in flat]
+        if not st._is_float and st is not bool:  # integers wrap, as Warp's (ctypes) storage
+            data = [st._type_(x).value for x in data]
         if st._np is np.float32:
             data = [builtins.float(np.float32(x)) for x in data]
         object.__setattr__(self, "_data", data)
@@ -228,6 +249,12 @@ class _Composite:
 
     def __rtruediv__(self, o):
         return self._binop(o, lambda a, b: b / a)
+
+    def __mod__(self, o):
+        return self._binop(o, _c_mod)
+
+    def __rmod__(self, o):
+        return self._binop(o, lambda a, b: _c_mod(b, a))
 
     def __neg__(self):
         return type(self)([-a for a in self._data])
@@ -324,6 +351,14 @@ def quaternion(dtype=float32):
     if _generic(dtype):
         return _GenericType("quaternion", (dtype,))
     return _make("quat", (4,), dtype)
+
+
+def _c_mod(a, b):
+    """``wp.mod``: C's remainder (the sign of ``a``), of floats or integers."""
+    if isinstance(a, builtins.float) or isinstance(b, builtins.float):
+        return math.fmod(a, b)
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
 
 
 def _is_scalar_value(x):
