@@ -505,6 +505,9 @@ def _convert(kernel, device, kinds, args):
     out = []
     for (name, nd, ndim, kind), a in zip(kinds, args):
         if kind == 0:
+            if a is None:  # Warp's NULL array: Weft passes an empty one (shape 0 on each axis)
+                out.append(_native.Array.zeros(nd, [0] * ndim))
+                continue
             if not isinstance(a, array):
                 raise RuntimeError(
                     f"Error launching kernel '{kernel.key}', argument '{name}' expects an array, but passed value has type {type(a).__name__}."
@@ -638,7 +641,7 @@ class Launch:
     ``wp.Launch(kernel, device)``): its parameters and dimensions can be
     changed and it runs with ``launch()``. Parameters are converted when
     it runs, so a struct changed after being set is seen (as in Warp).
-    Unset parameters are zero (arrays: none, which a launch refuses).
+    Unset parameters are zero (arrays: None, Warp's null array).
     An adjoint launch uses each array's own ``.grad``; separate adjoint
     arrays (``adjoint=True`` setters) are not supported by Weft yet."""
 
