@@ -457,6 +457,18 @@ def test_composite_host_arithmetic_matches_warp():
     assert wp.int8._type_(300).value == 44
 
 
+def test_vector_attributes_as_warp():
+    v = wp.vec2(1.0, 2.0)
+    v.y = 5.0
+    assert list(v) == [1.0, 5.0]
+    with pytest.raises(AttributeError, match="^'vec2f' object has no attribute 'z'$"):
+        v.z
+    with pytest.raises(AttributeError, match="no attribute 'xy'$"):
+        v.xy = 1.0
+    v.foo = 3
+    assert v.foo == 3 and list(v) == [1.0, 5.0]
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

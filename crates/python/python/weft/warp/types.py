@@ -269,12 +269,16 @@ class _Composite:
         idx = "xyzw".find(name)
         if len(name) == 1 and idx >= 0 and len(self._shape_) == 1 and idx < self._length_:
             return self._data[idx]
-        raise AttributeError(name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, v):
+        """``v.x = ...`` sets a component; swizzles (``v.xy``) and components
+        past the length raise, as in Warp; other names are plain attributes."""
         idx = "xyzw".find(name)
-        if len(name) == 1 and idx >= 0 and len(self._shape_) == 1:
+        if len(name) == 1 and idx >= 0 and len(self._shape_) == 1 and idx < self._length_:
             self._data[idx] = v
+        elif name and all(c in "xyzw" for c in name) and len(self._shape_) == 1:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         else:
             object.__setattr__(self, name, v)
 
