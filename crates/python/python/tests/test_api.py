@@ -469,6 +469,17 @@ def test_vector_attributes_as_warp():
     assert v.foo == 3 and list(v) == [1.0, 5.0]
 
 
+def test_host_vector_builtins_as_warp():
+    # the values and texts NVIDIA Warp 1.19 gives for the same calls
+    assert str(wp.mat22(1.0, 2.0, 3.0, 4.0)) == "[[1.0, 2.0],\n [3.0, 4.0]]"
+    assert wp.dot(wp.vec3(1.0, 2.0, 3.0), wp.vec3(1.0, 2.0, 3.0)) == 14.0
+    assert wp.length(wp.vec2(3.0, 4.0)) == 5.0
+    assert str(wp.matrix_from_cols(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0))) == "[[1.0, 3.0],\n [2.0, 4.0]]"
+    assert type(wp.matrix_from_rows(wp.vec3(1.0, 2.0, 3.0), wp.vec3(3.0, 4.0, 5.0))).__name__ == "mat23f"
+    with pytest.raises(RuntimeError, match="Couldn't find a function 'dot'"):
+        wp.dot(wp.vec2(1.0, 2.0), 1.0)
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

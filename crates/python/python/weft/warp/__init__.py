@@ -53,6 +53,10 @@ from .array import (  # noqa: F401
 )
 from .host import (  # noqa: F401
     acos,
+    dot,
+    length,
+    matrix_from_cols,
+    matrix_from_rows,
     asin,
     atan,
     ceil,

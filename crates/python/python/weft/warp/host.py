@@ -1,6 +1,7 @@
 """Warp builtins callable from Python (a ``wp.func`` run on the host, as
 Warp runs user functions called from Python): math of numbers and Warp
-scalars, ``quat_identity``, ``quat_rpy``, ``transform_identity``,
+scalars, ``dot``, ``length``, ``matrix_from_cols``/``_rows``,
+``quat_identity``, ``quat_rpy``, ``transform_identity``,
 ``transform_set_translation``/``_rotation``. A
 number or Warp scalar argument gives a Python float (as Warp's)."""
 
@@ -65,3 +66,36 @@ def transform_set_translation(t, p):
 def transform_set_rotation(t, q):
     """Sets the rotation of transform ``t`` in place (Warp's mutating builtin)."""
     t.q = q
+
+
+def dot(a, b):
+    """The dot product of two vectors (a Python float, as Warp's)."""
+    if not (isinstance(a, _t._Composite) and isinstance(b, _t._Composite)) or len(a._data) != len(b._data):
+        raise RuntimeError(f"Couldn't find a function 'dot' compatible with the arguments '{type(a).__name__}, {type(b).__name__}'")
+    return float(sum(x * y for x, y in zip(a._data, b._data)))
+
+
+def length(a):
+    """The Euclidean length of a vector (a Python float)."""
+    return math.sqrt(dot(a, a))
+
+
+def _matrix_from(vecs, cols):
+    if not vecs or not all(isinstance(v, _t._Composite) and len(v._shape_) == 1 for v in vecs):
+        raise RuntimeError("matrix_from_cols/matrix_from_rows take vectors of one length")
+    n = vecs[0]._length_
+    st = vecs[0]._wp_scalar_type_
+    shape = (n, len(vecs)) if cols else (len(vecs), n)
+    m = _t.matrix(shape, st)
+    rows = [[v._data[i] for v in vecs] for i in range(n)] if cols else [list(v._data) for v in vecs]
+    return m(rows)
+
+
+def matrix_from_cols(*cols):
+    """The matrix whose columns are the vectors ``cols``."""
+    return _matrix_from(cols, True)
+
+
+def matrix_from_rows(*rows):
+    """The matrix whose rows are the vectors ``rows``."""
+    return _matrix_from(rows, False)

@@ -225,6 +225,12 @@ class _Composite:
             return f"[{rows}]"
         return "[" + ", ".join(repr(x) for x in self._data) + "]"
 
+    def __str__(self):
+        if len(self._shape_) == 2:  # Warp's: one row a line
+            r, c = self._shape_
+            return "[" + ",\n ".join("[" + ", ".join(str(self._data[i * c + j]) for j in range(c)) + "]" for i in range(r)) + "]"
+        return self.__repr__()
+
     def _binop(self, o, f):
         if isinstance(o, _Scalar):
             o = o.value
