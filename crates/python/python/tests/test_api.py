@@ -225,6 +225,261 @@ def test_non_contiguous_is_refused():
         wp.launch(saxpy, dim=4, inputs=[nc, y, 1.0])
 
 
+def test_views_share_memory():
+    a = wp.array(np.arange(12, dtype=np.float32).reshape(3, 4), dtype=float)
+    row, col, sub = a[1], a[:, 2], a[0:2, 1::2]
+    assert row.shape == (4,) and row.is_contiguous and row.is_view
+    assert col.shape == (3,) and not col.is_contiguous and col.strides == (16,)
+    assert sub.shape == (2, 2) and sub.numpy().tolist() == [[1.0, 3.0], [5.0, 7.0]]
+    col.fill_(-1.0)  # a view's writes land in its base
+    assert a.numpy()[:, 2].tolist() == [-1.0, -1.0, -1.0]
+    assert a[-1][1:3].numpy().tolist() == [9.0, -1.0]
+    with pytest.raises(RuntimeError, match="Item indexing"):
+        a[1, 2]
+    with pytest.raises(RuntimeError, match="Invalid indexing"):
+        a[5]
+    with pytest.raises(RuntimeError, match="Invalid indexing in slice"):
+        a[3:1]
+    v = wp.array([wp.vec3(1, 2, 3), wp.vec3(4, 5, 6)], dtype=wp.vec3)
+    assert v[1:].list() == [wp.vec3(4, 5, 6)]
+
+
+def test_view_to_kernel_names_param():
+    x = wp.array(np.arange(8, dtype=np.float32), dtype=float)
+    y = wp.zeros(4, dtype=float)
+    with pytest.raises(RuntimeError, match="argument 'x': the array is a view"):
+        wp.launch(saxpy, dim=4, inputs=[x[::2], y, 1.0])
+    wp.launch(saxpy, dim=4, inputs=[x[::2].contiguous(), y, 1.0])
+    assert y.list() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_copy_offsets_views_and_adjoint():
+    src = wp.array([1, 5, 2, 6, 3, 7, 4, 8], dtype=wp.int32)[::2]
+    dst = wp.array([9, 9, 9, 9], dtype=wp.int32)
+    wp.copy(dst, src, dest_offset=1, src_offset=1, count=2)
+    assert dst.list() == [9, 2, 3, 9]
+    strided = wp.zeros(8, dtype=wp.int32)[::2]
+    wp.copy(strided, dst)
+    assert strided.list() == [9, 2, 3, 9]
+    with pytest.raises(RuntimeError, match="Source offset must be non-negative"):
+        wp.copy(dst, src, src_offset=-1)
+    with pytest.raises(RuntimeError, match="must be integers"):
+        wp.copy(dst, src, count=2.0)
+    with pytest.raises(RuntimeError, match="exceeds the source size"):
+        wp.copy(dst, src, count=5)
+    with pytest.raises(RuntimeError, match="only supported for 1-D"):
+        m = wp.zeros((4, 4), dtype=float)[::2, ::2]
+        wp.copy(wp.zeros((2, 2), dtype=float), m, count=1)
+    with pytest.raises(RuntimeError, match="parameter 'dest'"):
+        wp.copy(np.zeros(4), src)
+    a = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    b = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(b, a, dest_offset=1, count=2)
+    tape.backward(grads={b: wp.array([5.0, 6.0, 7.0], dtype=float)})
+    assert a.grad.list() == [6.0, 7.0, 0.0]
+
+
+def test_recorded_launch():
+    @wp.kernel
+    def fill(out: wp.array(dtype=int), v: wp.vec3, c: int):
+        i = wp.tid()
+        out[i] = c + int(v[0])
+
+    out = wp.zeros(6, dtype=int)
+    cmd = wp.launch(fill, dim=6, inputs=[out, wp.vec3(1.0, 0.0, 0.0), 2], record_cmd=True)
+    assert out.list() == [0] * 6  # recorded, not run
+    cmd.set_dim(3)
+    cmd.launch()
+    assert out.list() == [3, 3, 3, 0, 0, 0]
+    empty = wp.Launch(fill, wp.get_device())
+    empty.set_param_by_name("out", out)
+    empty.set_dim(6)
+    empty.launch()  # unset value parameters are zero
+    assert out.list() == [0] * 6
+    with pytest.raises(RuntimeError, match="argument 'v' expects vec3f but got a single value"):
+        empty.set_param_at_index(1, 5)
+    with pytest.raises(RuntimeError, match="has no parameter 'w'"):
+        empty.set_param_by_name("w", 1)
+    unset = wp.Launch(fill, wp.get_device())
+    unset.set_dim(1)
+    with pytest.raises(RuntimeError, match="argument `out`: array axis 0 has length 0"):
+        unset.launch()  # an unset array is Warp's null array: empty
+    with pytest.raises(ValueError, match="param v to vec3f"):
+        wp.launch(fill, dim=1, inputs=[out, None, 1])
+
+
+def test_struct_python_side():
+    @wp.struct
+    class Empty:
+        pass
+
+    @wp.struct
+    class Scalars:
+        u8: wp.uint8
+        f: float
+
+    @wp.kernel
+    def takes_empty(e: Empty, out: wp.array(dtype=int)):
+        out[0] = 7
+
+    out = wp.zeros(1, dtype=int)
+    wp.launch(takes_empty, dim=1, inputs=[Empty(), out])
+    assert out.list() == [7]
+    s = Scalars()
+    assert isinstance(s, Scalars.cls)
+    assert isinstance(s.u8, wp.uint8) and type(s.f) is float
+    with pytest.raises(RuntimeError, match="must be defined as base classes"):
+
+        @wp.struct
+        class Child(Scalars._weft_source_cls):
+            y: int
+
+
+def test_generic_kernel_and_overload():
+    from typing import Any
+
+    @wp.kernel
+    def scale(a: wp.array(dtype=Any), s: Any):
+        i = wp.tid()
+        a[i] = a[i] * s
+
+    x = wp.array([1.0, 2.0], dtype=float)
+    wp.launch(scale, dim=2, inputs=[x, 3.0])
+    y = wp.array([1, 2], dtype=int)
+    wp.launch(scale, dim=2, inputs=[y, 4])
+    assert x.list() == [3.0, 6.0] and y.list() == [4, 8]
+    wp.overload(scale, [wp.array(dtype=wp.float64), wp.float64])
+    assert len(scale._instances) == 3  # float32, int32 and the overload
+    z = wp.array([1.0, 2.0], dtype=wp.float64)
+    wp.launch(scale, dim=2, inputs=[z, wp.float64(2.0)])
+    assert z.list() == [2.0, 4.0] and len(scale._instances) == 3
+    with pytest.raises(RuntimeError, match="argument 'a' expects an array"):
+        wp.launch(scale, dim=2, inputs=[1.0, 2.0])
+    with pytest.raises(RuntimeError, match="argument 's': cannot infer a type"):
+        wp.launch(scale, dim=2, inputs=[x, "2"])
+    with pytest.raises(RuntimeError, match="is not generic"):
+        wp.overload(saxpy, [float])
+    with pytest.raises(TypeError, match="parameter 'arg_types' has 1 types"):
+        wp.overload(scale, [float])
+
+    @wp.kernel
+    def first(v: wp.types.vector(Any, float), out: wp.array(dtype=float)):
+        out[0] = v[0] + float(len(v))
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(first, dim=1, inputs=[wp.vec4(1.0, 0.0, 0.0, 0.0), out])
+    assert out.list() == [5.0]
+    with pytest.raises(RuntimeError, match="argument 'v' expects a vector"):
+        wp.launch(first, dim=1, inputs=[1.0, out])
+
+
+def test_func_called_from_python():
+    @wp.func
+    def add(a: float, b: float):
+        return a + b
+
+    @wp.func
+    def add(a: wp.vec3, b: wp.vec3):  # noqa: F811 (an overload)
+        return a + b
+
+    @wp.func
+    def one(x: int):
+        return x + 1
+
+    assert one(2) == 3
+    assert add(1.0, 2.5) == 3.5
+    assert add(wp.vec3(1.0, 2.0, 3.0), wp.vec3(1.0, 1.0, 1.0)) == wp.vec3(2.0, 3.0, 4.0)
+    with pytest.raises(RuntimeError, match="no overload found"):
+        add("a", "b")
+
+    @wp.func
+    def rotate_half(e: wp.vec3):
+        h = e / 2.0
+        return wp.quat(wp.sin(h[0]), 0.0, 0.0, wp.cos(h[0]))
+
+    q = rotate_half(wp.vec3(np.pi, 0.0, 0.0))
+    assert abs(q[0] - 1.0) < 1e-6 and abs(q[3]) < 1e-6
+    assert wp.quat_identity(dtype=wp.float64) == wp.quatd(0.0, 0.0, 0.0, 1.0)
+    assert type(wp.sqrt(wp.float32(4.0))) is float and wp.sqrt(4) == 2.0
+    # NVIDIA Warp 1.19: [float(x) for x in wp.quat_rpy(0.1, 0.2, 0.3)]
+    warp_rpy = [0.03427080065011978, 0.10602051019668579, 0.14357218146324158, 0.983347475528717]
+    assert np.allclose(list(wp.quat_rpy(0.1, 0.2, 0.3)), warp_rpy, rtol=1e-6)
+    assert wp.vec2(1.0, 2.0) * wp.float32(2.0) == wp.vec2(2.0, 4.0)
+    with pytest.raises(RuntimeError, match="Couldn't find a function 'cos' compatible with the arguments 'str'"):
+        wp.cos("x")
+
+
+def test_transform_python_constructors():
+    c = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    assert list(wp.transformf()) == [0.0] * 6 + [1.0]
+    assert list(wp.transformd(1.5)) == [1.5] * 7 and list(wp.transformh(True)) == [1.0] * 7
+    assert list(wp.transformf(*c)) == c and list(wp.transformd(wp.transformf(*c))) == c
+    assert list(wp.transformf((1.0, 2.0, 3.0))) == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0]
+    assert list(wp.transformf(p=(1.0, 2.0, 3.0), q=(4.0, 5.0, 6.0, 7.0))) == c
+    with pytest.raises(TypeError, match="Invalid argument 'q' in transformation constructor: expected a sequence, got float"):
+        wp.transformf((1.0, 2.0, 3.0), 1.0)
+    with pytest.raises(TypeError, match="expected a scalar value, got object"):
+        wp.transformf(object())
+    with pytest.raises(TypeError, match="^multiple values for argument 'q'$"):
+        wp.transformf(*c, q=(0.0, 0.0, 0.0, 1.0))
+    with pytest.raises(TypeError, match="^got an unexpected keyword argument 'pos'$"):
+        wp.transformf(*c, pos=(0.0, 0.0, 0.0))
+    t = wp.transform_identity()
+    wp.transform_set_translation(t, wp.vec3(1.0, 2.0, 3.0))
+    wp.transform_set_rotation(t, wp.quat(0.0, 1.0, 0.0, 0.0))
+    assert list(t) == [1.0, 2.0, 3.0, 0.0, 1.0, 0.0, 0.0]
+
+
+def test_matrix_from_numpy_argument():
+    @wp.kernel
+    def trace(m: wp.mat22, out: wp.array(dtype=float)):
+        out[0] = m[0, 0] + m[1, 1] + m[0, 1] * 10.0
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(trace, dim=1, inputs=[np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), out])
+    assert out.list() == [25.0]
+    wp.launch(trace, dim=1, inputs=[[np.array([1.0, 2.0]), np.array([3.0, 4.0])], out])
+    assert out.list() == [25.0]
+    with pytest.raises(ValueError, match="argument 'm' expects mat22f of 4 components"):
+        wp.launch(trace, dim=1, inputs=[np.zeros(3), out])
+
+
+def test_composite_host_arithmetic_matches_warp():
+    # expected values printed by NVIDIA Warp 1.19 for the same expressions
+    u16 = wp.types.vector(3, wp.uint16)
+    assert list(u16(1, -2, 3)) == [1, 65534, 3]
+    assert list(u16(1, -2, 3) % u16(2, 2, 2)) == [1, 0, 1]
+    assert list(wp.vec3(-7.0, 7.0, 5.5) % wp.vec3(2.0, 2.0, 2.0)) == [-1.0, 1.0, 1.5]
+    i32 = wp.types.vector(3, wp.int32)
+    assert list(i32(-7, 7, 5) % i32(2, 2, 2)) == [-1, 1, 1]
+    assert wp.int8._type_(300).value == 44
+
+
+def test_vector_attributes_as_warp():
+    v = wp.vec2(1.0, 2.0)
+    v.y = 5.0
+    assert list(v) == [1.0, 5.0]
+    with pytest.raises(AttributeError, match="^'vec2f' object has no attribute 'z'$"):
+        v.z
+    with pytest.raises(AttributeError, match="no attribute 'xy'$"):
+        v.xy = 1.0
+    v.foo = 3
+    assert v.foo == 3 and list(v) == [1.0, 5.0]
+
+
+def test_host_vector_builtins_as_warp():
+    # the values and texts NVIDIA Warp 1.19 gives for the same calls
+    assert str(wp.mat22(1.0, 2.0, 3.0, 4.0)) == "[[1.0, 2.0],\n [3.0, 4.0]]"
+    assert wp.dot(wp.vec3(1.0, 2.0, 3.0), wp.vec3(1.0, 2.0, 3.0)) == 14.0
+    assert wp.length(wp.vec2(3.0, 4.0)) == 5.0
+    assert str(wp.matrix_from_cols(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0))) == "[[1.0, 3.0],\n [2.0, 4.0]]"
+    assert type(wp.matrix_from_rows(wp.vec3(1.0, 2.0, 3.0), wp.vec3(3.0, 4.0, 5.0))).__name__ == "mat23f"
+    with pytest.raises(RuntimeError, match="Couldn't find a function 'dot'"):
+        wp.dot(wp.vec2(1.0, 2.0), 1.0)
+
+
 def test_freed_array_names_param():
     x = wp.zeros(4, dtype=float)
     y = wp.zeros(4, dtype=float)

@@ -113,6 +113,8 @@ class array:
         self._native = None
         self._freed = False
         self._grad = None
+        self._npv = None  # a view's NumPy view of its base's memory
+        self._parent = self._key = None  # a view's parent array and index
         dtype = _resolve_dtype(dtype)
         if ptr is not None:
             raise NotImplementedError("wp.array(ptr=...) (external memory) is not supported by Weft yet")
@@ -206,15 +208,28 @@ class array:
 
     @property
     def strides(self):
+        if self._npv is not None:
+            self._live()
+            return tuple(self._npv.strides[: self.ndim])
         return tuple(self._live().strides())
 
     @property
     def ptr(self):
+        if self._npv is not None:
+            self._live()
+            return self._npv.__array_interface__["data"][0]
         return self._live().ptr()
 
     @property
     def is_contiguous(self):
+        if self._npv is not None:
+            return builtins.bool(self._npv.flags.c_contiguous)
         return True
+
+    @property
+    def is_view(self):
+        """Weft: whether the array is a view of another one (``a[1:3]``)."""
+        return self._npv is not None
 
     @property
     def vars(self):
@@ -229,11 +244,16 @@ class array:
 
     @property
     def grad(self):
+        if self._npv is not None:
+            if self._grad is None:
+                pg = self._parent.grad
+                self._grad = pg[self._key] if pg is not None else None
+            return self._grad
         if self._grad is None and self._native is not None and self._native.has_grad():
             g = array.__new__(array)
             g._native = self._native.grad()
             g._freed = False
-            g._grad = None
+            g._grad = g._npv = g._parent = g._key = None
             g.dtype, g.shape, g.ndim, g.device = self.dtype, self.shape, self.ndim, self.device
             g.requires_grad = False
             self._grad = g
@@ -251,12 +271,15 @@ class array:
         self._freed = True
         self._native = None
         self._grad = None
+        self._npv = None
 
     # ---------------------------------------------------------------- numpy
 
     @property
     def __array_interface__(self):
         a = self._live()
+        if self._npv is not None:
+            return self._npv.__array_interface__
         if a.is_struct():
             npd = _struct_np_dtype(a.dtype())
             return {"data": (a.ptr(), False), "shape": self.shape, "descr": npd.descr, "typestr": npd.str, "version": 3}
@@ -266,6 +289,9 @@ class array:
 
     def numpy(self):
         """A NumPy view of the array's memory (no copy)."""
+        if self._npv is not None:
+            self._live()
+            return self._npv
         iface = self.__array_interface__
         if iface["typestr"].startswith("|V"):
             view = np.asarray(_View(self._native, {**iface, "typestr": f"|V{self._native.dtype().size}", "descr": [("", f"|V{self._native.dtype().size}")]}))
@@ -310,6 +336,11 @@ class array:
         dst[...] = srcn.reshape(dst.shape)
         return self
 
+    def __ctype__(self):
+        """Weft: the array itself, what a launch takes (Warp's ctypes
+        descriptor, for ``wp.Launch.set_param_*_from_ctype``)."""
+        return self
+
     def zero_grad(self):
         if self._native is not None:
             self._native.zero_grad()
@@ -326,18 +357,62 @@ class array:
         return str(self.numpy()) if self._native is not None else self.__repr__()
 
     def __getitem__(self, key):
-        raise NotImplementedError("host-side indexing of wp.array is not supported by Weft yet; use .numpy()")
+        """A view sharing this array's memory, as Warp's: ``a[i]`` (of an
+        array of 2+ dimensions), ``a[i:j]``, ``a[::2]``, ``a[:, k]``. Full
+        item indexing (``a[i]`` of a 1-d array) raises, as in Warp."""
+        self._live()
+        keys = key if isinstance(key, tuple) else (key,)
+        if len(keys) > self.ndim:
+            raise RuntimeError(f"Invalid index: {key} has {len(keys)} indices, the array {self.ndim} dimension(s)")
+        norm = []
+        for axis, k in enumerate(keys):
+            n = self.shape[axis]
+            if isinstance(k, slice):
+                start = 0 if k.start is None else int(k.start)
+                stop = n if k.stop is None else int(k.stop)
+                step = 1 if k.step is None else int(k.step)
+                if step == 0:
+                    raise ValueError("slice step cannot be zero")
+                start += n if start < 0 else 0
+                stop += n if stop < 0 else 0
+                if step < 0 or not (0 <= start < n or (start == n == stop)) or not 0 <= stop <= n or stop < start:
+                    raise RuntimeError(f"Invalid indexing in slice: {start}:{stop}:{step}")
+                norm.append(slice(start, stop, step))
+            elif isinstance(k, (builtins.int, np.integer)) and not isinstance(k, builtins.bool):
+                i = int(k) + (n if k < 0 else 0)
+                if not 0 <= i < n:
+                    raise RuntimeError(f"Invalid indexing: index {k} is out of bounds for axis {axis} of size {n}")
+                norm.append(i)
+            elif isinstance(k, array):
+                raise NotImplementedError("indexing a wp.array with an index array (indexedarray) is not supported by Weft yet")
+            else:
+                raise RuntimeError(f"Invalid index: {key}")
+        if all(not isinstance(k, slice) for k in norm) and len(norm) == self.ndim:
+            raise RuntimeError("Item indexing is not supported on wp.array objects")
+        v = array.__new__(type(self))
+        v._native, v._freed, v._grad = self._native, False, None
+        v._npv = self.numpy()[tuple(norm)]
+        v._parent, v._key = self, tuple(norm)
+        v.dtype, v.device, v.requires_grad = self.dtype, self.device, self.requires_grad
+        v.ndim = self.ndim - sum(1 for k in norm if not isinstance(k, slice))
+        v.shape = tuple(v._npv.shape[: v.ndim])
+        return v
 
     def to(self, device):
         return clone(self, device=device)
 
     def contiguous(self):
-        return self
+        """The array itself if it is not a view, else a contiguous copy."""
+        return self if self._npv is None else clone(self)
 
     def flatten(self):
+        if not self.is_contiguous:
+            raise RuntimeError("Flattening non-contiguous arrays is unsupported.")
         return array(self.numpy().reshape(-1, *_t.dtype_shape(self.dtype)), dtype=self.dtype, device=self.device)
 
     def reshape(self, shape):
+        if not self.is_contiguous:
+            raise RuntimeError("Reshaping non-contiguous arrays is unsupported.")
         return array(
             self.numpy().reshape(*_shape_tuple(shape), *_t.dtype_shape(self.dtype)), dtype=self.dtype, device=self.device
         )
@@ -436,25 +511,92 @@ def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):
     return array(data=arr, dtype=dtype, shape=shape, device=device, requires_grad=requires_grad)
 
 
+def _flat1(a):
+    """A 1-d view of the outer axes of a contiguous array's NumPy view
+    (trailing vector/matrix axes kept)."""
+    n = a.numpy()
+    inner = len(_t.dtype_shape(a.dtype))
+    return n.reshape((-1,) + n.shape[n.ndim - inner :])
+
+
 def copy(dest, src, dest_offset=0, src_offset=0, count=0, stream=None):
-    """Copies ``count`` elements (all of ``src`` if 0) between arrays."""
+    """Copies ``count`` elements (all of ``src`` if 0) between arrays, with
+    Warp's checks; views may be non-contiguous (offsets and counts then
+    need 1-d arrays). On a tape, the gradients are copied too and the
+    adjoint (Warp's ``adj_copy``) is recorded."""
+    import operator
+
     for name, a in (("dest", dest), ("src", src)):
         if not isinstance(a, array):
-            raise TypeError(f"copy: parameter '{name}' must be a wp.array, got {type(a).__name__}")
-    d, s = dest.numpy(), src.numpy()
-    if d.dtype != s.dtype or _t.dtype_shape(dest.dtype) != _t.dtype_shape(src.dtype):
-        raise RuntimeError(f"copy: parameter 'src' has dtype {_t.type_repr(src.dtype)}, 'dest' has {_t.type_repr(dest.dtype)}")
-    inner_d = len(_t.dtype_shape(dest.dtype))
-    df = d.reshape((-1,) + d.shape[d.ndim - inner_d :]) if inner_d else d.reshape(-1)
-    sf = s.reshape((-1,) + s.shape[s.ndim - inner_d :]) if inner_d else s.reshape(-1)
+            raise RuntimeError(f"Copy source and destination must be arrays (parameter '{name}' is {type(a).__name__})")
+    try:
+        src_offset, dest_offset, count = (operator.index(x) for x in (src_offset, dest_offset, count))
+    except TypeError as e:
+        raise RuntimeError("Copy src_offset, dest_offset, and count must be integers") from e
+    if src_offset < 0:
+        raise RuntimeError(f"Source offset must be non-negative, got {src_offset}")
+    if dest_offset < 0:
+        raise RuntimeError(f"Destination offset must be non-negative, got {dest_offset}")
+    if count < 0:
+        raise RuntimeError(f"Copy count must be non-negative, got {count}")
     if count == 0:
-        count = len(sf) - src_offset if (dest_offset or src_offset) else len(sf)
-        if count > len(df) - dest_offset:
-            if dest_offset == 0 and src_offset == 0:
-                raise RuntimeError(f"copy: 'src' has {len(sf)} elements, 'dest' only {len(df)}")
-            count = len(df) - dest_offset
-    if src_offset + count > len(sf):
-        raise RuntimeError(f"copy: parameter 'src' has {len(sf)} elements, too few for offset {src_offset} and count {count}")
-    if dest_offset + count > len(df):
-        raise RuntimeError(f"copy: parameter 'dest' has {len(df)} elements, too few for offset {dest_offset} and count {count}")
-    df[dest_offset : dest_offset + count] = sf[src_offset : src_offset + count]
+        count = src.size
+    if count == 0:
+        return
+    d, s = dest.numpy(), src.numpy()
+    if d.dtype.itemsize * math.prod(_t.dtype_shape(dest.dtype)) != s.dtype.itemsize * math.prod(_t.dtype_shape(src.dtype)):
+        raise RuntimeError(
+            f"Incompatible array data types: destination dtype={_t.type_repr(dest.dtype)}, source dtype={_t.type_repr(src.dtype)}"
+        )
+    if src.is_contiguous and dest.is_contiguous:
+        esize = d.dtype.itemsize * math.prod(_t.dtype_shape(dest.dtype))
+        nbytes, soff, doff = count * esize, src_offset * esize, dest_offset * esize
+        if soff + nbytes > src.size * esize:
+            raise RuntimeError(
+                f"Trying to copy source buffer with size ({nbytes}) from offset ({soff}) is larger than source size ({src.size * esize})"
+            )
+        if doff + nbytes > dest.size * esize:
+            raise RuntimeError(
+                f"Trying to copy source buffer with size ({nbytes}) to offset ({doff}) is larger than destination size ({dest.size * esize})"
+            )
+        db = d.reshape(-1).view(np.uint8)
+        db[doff : doff + nbytes] = s.reshape(-1).view(np.uint8)[soff : soff + nbytes]
+    else:
+        sv, dv = s, d
+        if src_offset or dest_offset or count != src.size or count != dest.size:
+            if src.ndim != 1 or dest.ndim != 1:
+                raise RuntimeError(
+                    "Copy offsets and count are only supported for 1-D arrays when either array is non-contiguous"
+                )
+            if src_offset + count > src.size:
+                raise RuntimeError(
+                    f"Trying to copy a range of {count} element(s) from source offset ({src_offset}) exceeds the source size ({src.size})"
+                )
+            if dest_offset + count > dest.size:
+                raise RuntimeError(
+                    f"Trying to copy a range of {count} element(s) to destination offset ({dest_offset}) exceeds the destination size ({dest.size})"
+                )
+            sv, dv = s[src_offset : src_offset + count], d[dest_offset : dest_offset + count]
+        if sv.shape[: src.ndim if sv is s else 1] != dv.shape[: dest.ndim if dv is d else 1]:
+            raise RuntimeError(f"Incompatible array shapes: destination shape={dest.shape}, source shape={src.shape}")
+        dv[...] = sv.view(dv.dtype).reshape(dv.shape) if sv.dtype != dv.dtype else sv
+    if src.grad is not None and dest.grad is not None and src._native is not None:
+        from .tape import _Tape_current
+
+        copy(dest.grad, src.grad, dest_offset=dest_offset, src_offset=src_offset, count=count)
+        tape = _Tape_current()
+        if tape is not None:
+            contiguous = src.is_contiguous and dest.is_contiguous and d.dtype == s.dtype and d.dtype.kind == "f"
+            tape.record_func(lambda: _adj_copy(dest, src, dest_offset, src_offset, count, contiguous), [dest, src])
+
+
+def _adj_copy(dest, src, dest_offset, src_offset, count, accumulate):
+    """The adjoint of ``copy``: accumulates the destination region's
+    gradient into the source region's and zeroes it (Warp's ``adj_copy``;
+    non-contiguous copies overwrite instead)."""
+    if accumulate:
+        dg, sg = _flat1(dest.grad), _flat1(src.grad)
+        sg[src_offset : src_offset + count] += dg[dest_offset : dest_offset + count]
+        dg[dest_offset : dest_offset + count] = 0
+    else:
+        copy(src.grad, dest.grad, dest_offset=src_offset, src_offset=dest_offset, count=count)

@@ -111,9 +111,10 @@ class _Builder:
         self.names[f"{name}__{i}"] = key
         return f"{name}__{i}"
 
-    def resolve(self, fn, extra_scope=None):
+    def resolve(self, fn, extra_scope=None, annotations=None):
         """The source of ``fn`` with its free names resolved (emitting what
-        they refer to)."""
+        they refer to); ``annotations`` override some of its parameters'
+        (a generic kernel's instance)."""
         src, _, _ = function_source(fn)
         scope = dict(fn.__globals__)
         if fn.__closure__:
@@ -124,7 +125,10 @@ class _Builder:
                     pass
         if extra_scope:
             scope.update(extra_scope)
-        return self.rewrite(src, scope, getattr(fn, "__annotations__", None))
+        ann = getattr(fn, "__annotations__", None)
+        if annotations:
+            ann = {**(ann or {}), **annotations}
+        return self.rewrite(src, scope, ann)
 
     def annotation(self, a, name="T"):
         """Source text of an evaluated annotation, or None."""
@@ -356,7 +360,7 @@ def _rename_def(src, name):
 def kernel_module(kernel, warp_module):
     """The module text of ``kernel`` (a ``Kernel``) and its file name."""
     b = _Builder(warp_module)
-    body = b.resolve(kernel.func)
+    body = b.resolve(kernel.func, annotations=kernel._arg_types)
     body = _rename_def(body, kernel.key_name)
     options = ""
     if not kernel.enable_backward:

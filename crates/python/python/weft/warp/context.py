@@ -3,6 +3,8 @@ API over the native core)."""
 
 from __future__ import annotations
 
+import builtins
+
 import hashlib
 import threading
 import warnings as _warnings
@@ -234,7 +236,23 @@ class Function:
         return self._overloads
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"wp.func `{self.key}` can only be called from a kernel in Weft (no Python fallback yet)")
+        """Called from Python, a user function runs as the Python function
+        it is (as in Warp); of several overloads, the first whose annotated
+        parameter types the arguments match. The ``wp.*`` builtins its body
+        calls must exist on the host (few do in Weft yet)."""
+        import inspect
+
+        if len(self._overloads) == 1:
+            return self.func(*args, **kwargs)
+        for f in self._overloads:
+            try:
+                bound = inspect.signature(f.func).bind(*args, **kwargs)
+            except TypeError:
+                continue
+            anns = _param_annotations(f.func)
+            if all(_matches(anns.get(n), v) for n, v in bound.arguments.items()):
+                return f.func(*args, **kwargs)
+        raise RuntimeError(f"Error calling function '{self.key}', no overload found for arguments {args}")
 
 
 _funcs_by_name = {}
@@ -285,8 +303,11 @@ class Kernel:
     """A ``@wp.kernel``: its module text is made (``codegen``) and
     compiled on first launch, then loaded once per device."""
 
-    def __init__(self, func, key=None, module=None, options=None, enable_backward=None):
+    def __init__(self, func, key=None, module=None, options=None, enable_backward=None, _arg_types=None):
         self.func = func
+        # An instance of a generic kernel: concrete types of its `Any` parameters.
+        self._arg_types = _arg_types
+        self._instances = {}
         self.key = key or func.__name__
         self.key_name = func.__name__
         self.__name__ = func.__name__
@@ -300,6 +321,39 @@ class Kernel:
         self._loaded = {}
         self._opts = None
         self._epoch = -1
+
+    @property
+    def is_generic(self):
+        """Whether a parameter's annotation is (or holds) ``typing.Any``;
+        such a kernel is instantiated per argument types at launch (or
+        with ``wp.overload``), as in Warp."""
+        if self._arg_types is not None:
+            return False
+        return any(_t_is_generic(a) for a in _param_annotations(self.func).values())
+
+    def _instance(self, arg_types):
+        """The instance for ``arg_types`` (a parameter name → type dict for
+        the generic parameters)."""
+        key = tuple(sorted((n, _type_key(t)) for n, t in arg_types.items()))
+        k = self._instances.get(key)
+        if k is None:
+            k = Kernel(self.func, key=self.key, options=self.options, enable_backward=self.enable_backward, _arg_types=dict(arg_types))
+            self._instances[key] = k
+        return k
+
+    def _instance_for_args(self, args):
+        """The instance for the launch arguments ``args``."""
+        anns = _param_annotations(self.func)
+        names = list(anns)
+        if len(args) != len(names):
+            raise RuntimeError(f"Error launching kernel '{self.key}': it takes {len(names)} arguments, {len(args)} were passed")
+        types = {}
+        for name, a in zip(names, args):
+            ann = anns[name]
+            if not _t_is_generic(ann):
+                continue
+            types[name] = _arg_type(self.key, name, ann, a)
+        return self._instance(types)
 
     @property
     def source(self):
@@ -336,7 +390,7 @@ class Kernel:
             for name, nd, ndim in params:
                 if ndim is not None:
                     kinds.append((name, nd, ndim, 0))
-                elif nd.fields():
+                elif nd.fields() or not nd.leaves():  # a struct (maybe empty)
                     kinds.append((name, nd, None, 2))
                 else:
                     kinds.append((name, nd, None, 1))
@@ -346,6 +400,76 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"kernel `{self.key}` must be launched with wp.launch()")
+
+
+def _param_annotations(fn):
+    """Parameter name → evaluated annotation, in parameter order."""
+    import inspect
+
+    ann = getattr(fn, "__annotations__", {})
+    return {p: ann.get(p) for p in inspect.signature(fn).parameters}
+
+
+def _t_is_generic(a):
+    import typing
+
+    if a is typing.Any or isinstance(a, _t._GenericType):
+        return True
+    return isinstance(a, array) and a._native is None and getattr(a, "dtype", None) is typing.Any
+
+
+def _matches(ann, v):
+    """Whether Python value ``v`` fits parameter annotation ``ann`` (for
+    choosing a user function's overload from Python)."""
+    import typing
+
+    if ann is None or ann is typing.Any or isinstance(ann, _t._GenericType):
+        return True
+    if isinstance(ann, array):
+        return isinstance(v, array) and v.ndim == ann.ndim and (ann.dtype is typing.Any or v.dtype is ann.dtype)
+    t = _t._PY.get(ann, ann)
+    if isinstance(v, _t._Scalar) or isinstance(v, (_t._Composite, _StructInstance)):
+        return type(v) is t
+    if isinstance(t, type) and issubclass(t, _t._Scalar):
+        if isinstance(v, builtins.bool):
+            return t is _t.bool
+        return isinstance(v, builtins.float) if t._is_float else isinstance(v, builtins.int)
+    return False
+
+
+def _type_key(t):
+    return ("array", _type_key(t.dtype), t.ndim) if isinstance(t, array) else t
+
+
+def _arg_type(kernel_key, name, ann, a):
+    """The concrete type argument ``a`` gives generic parameter ``name``."""
+    import typing
+
+    if isinstance(ann, _t._GenericType):  # vector(Any, float), ...
+        if not isinstance(a, _t._Composite):
+            raise RuntimeError(
+                f"Error launching kernel '{kernel_key}', argument '{name}' expects a {ann.kind}, but passed value has type {type(a).__name__}."
+            )
+        return type(a)
+    if ann is not typing.Any:  # wp.array(dtype=Any)
+        if not isinstance(a, array):
+            raise RuntimeError(
+                f"Error launching kernel '{kernel_key}', argument '{name}' expects an array, but passed value has type {type(a).__name__}."
+            )
+        return array(dtype=a.dtype, ndim=ann.ndim)
+    if isinstance(a, array):
+        return array(dtype=a.dtype, ndim=a.ndim)
+    if isinstance(a, (_StructInstance, _t._Composite, _t._Scalar)):
+        return type(a)
+    if isinstance(a, builtins.bool):
+        return _t.bool
+    if isinstance(a, builtins.int):
+        return _t.int32
+    if isinstance(a, builtins.float):
+        return _t.float32
+    raise RuntimeError(
+        f"Error launching kernel '{kernel_key}', argument '{name}': cannot infer a type for the generic parameter from a {type(a).__name__}"
+    )
 
 
 def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None):
@@ -381,6 +505,9 @@ def _convert(kernel, device, kinds, args):
     out = []
     for (name, nd, ndim, kind), a in zip(kinds, args):
         if kind == 0:
+            if a is None:  # Warp's NULL array: Weft passes an empty one (shape 0 on each axis)
+                out.append(_native.Array.zeros(nd, [0] * ndim))
+                continue
             if not isinstance(a, array):
                 raise RuntimeError(
                     f"Error launching kernel '{kernel.key}', argument '{name}' expects an array, but passed value has type {type(a).__name__}."
@@ -392,6 +519,12 @@ def _convert(kernel, device, kinds, args):
                     f"Error launching kernel '{kernel.key}', argument '{name}': the array is on device {a.device}, the launch on {device}"
                 )
             na = a._native
+            if a._npv is not None:
+                raise RuntimeError(
+                    f"Error launching kernel '{kernel.key}', argument '{name}': the array is a view of another array "
+                    f"({'non-' if not a.is_contiguous else ''}contiguous, strides {a.strides}); Weft passes only whole arrays "
+                    f"to kernels, pass a copy (`.contiguous()`, `wp.clone`)"
+                )
             if na is None:
                 raise RuntimeError(f"Error launching kernel '{kernel.key}', argument '{name}': the array has no storage")
             if a.ndim != ndim:
@@ -408,6 +541,11 @@ def _convert(kernel, device, kinds, args):
                 v = _broadcast_scalar(a, tname, f"kernel parameter '{name}'")
             if v is not None:
                 out.append([v] * n)
+            elif n > 1 and a is None:
+                tn = _t.type_from_native(nd)
+                raise ValueError(
+                    f"Failed to convert argument for param {name} to {tn.__name__ if tn is not None else nd}"
+                )
             elif n > 1 and not hasattr(a, "__len__"):
                 tn = _t.type_from_native(nd)
                 tname = tn.__name__ if tn is not None else str(nd)
@@ -424,6 +562,14 @@ def _convert(kernel, device, kinds, args):
                 raise RuntimeError(
                     f"Error launching kernel '{kernel.key}', argument '{name}' expects a value of type {nd}, but passed value is an array."
                 )
+            elif isinstance(a, _np.ndarray):
+                if a.size != n:
+                    tn = _t.type_from_native(nd)
+                    raise ValueError(
+                        f"Error launching kernel '{kernel.key}', argument '{name}' expects {tn.__name__ if tn is not None else nd} "
+                        f"of {n} components, but passed a NumPy array of shape {a.shape}"
+                    )
+                out.append(a.reshape(-1).tolist())
             elif isinstance(a, (list, tuple)) and a and hasattr(a[0], "__len__"):
                 out.append(_t._flatten(a))
             else:
@@ -452,15 +598,22 @@ def launch(
     max_blocks=0,
     block_dim=256,
 ):
-    """Runs ``kernel`` over ``dim`` threads (an int or 1-4 ints)."""
+    """Runs ``kernel`` over ``dim`` threads (an int or 1-4 ints); with
+    ``record_cmd=True`` returns the launch as a ``wp.Launch`` instead."""
     device = get_device(device)
+    args = list(inputs) + list(outputs) if outputs else list(inputs)
+    if isinstance(kernel, Kernel) and kernel.is_generic:
+        kernel = kernel._instance_for_args(args)
     k, kinds = kernel._load(device) if isinstance(kernel, Kernel) else _not_kernel(kernel)
     dims = [dim] if type(dim) is int else _dims(dim)
-    args = list(inputs) + list(outputs) if outputs else list(inputs)
     if len(args) != len(kinds):
         raise RuntimeError(
             f"Error launching kernel '{kernel.key}': it takes {len(kinds)} arguments, {len(args)} were passed"
         )
+    if record_cmd:
+        cmd = Launch(kernel, device, params=args, adjoint=adjoint)
+        cmd.dims = dims
+        return cmd
     if 0 in dims:
         return
     conv = _convert(kernel, device, kinds, args)
@@ -476,6 +629,88 @@ def launch(
         tape._record(kernel, device, dims, args)
 
 
+class _ZeroStruct:
+    """The zero value of a struct parameter a ``wp.Launch`` leaves unset."""
+
+    def _pack(self, nd):
+        return bytes(nd.size)
+
+
+class Launch:
+    """A recorded launch (``wp.launch(..., record_cmd=True)`` or
+    ``wp.Launch(kernel, device)``): its parameters and dimensions can be
+    changed and it runs with ``launch()``. Parameters are converted when
+    it runs, so a struct changed after being set is seen (as in Warp).
+    Unset parameters are zero (arrays: None, Warp's null array).
+    An adjoint launch uses each array's own ``.grad``; separate adjoint
+    arrays (``adjoint=True`` setters) are not supported by Weft yet."""
+
+    def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
+                 max_blocks=0, block_dim=None, adjoint=False, fwd_args=None, adj_args=None):
+        if not isinstance(kernel, Kernel):
+            _not_kernel(kernel)
+        if kernel.is_generic:
+            if params is None:
+                raise RuntimeError(f"wp.Launch: kernel '{kernel.key}' is generic; pass 'params' to choose its instance")
+            kernel = kernel._instance_for_args(list(params))
+        self.kernel, self.device, self.adjoint = kernel, get_device(device), builtins.bool(adjoint)
+        _, self._kinds = kernel._load(self.device)
+        self._names = [kind[0] for kind in self._kinds]
+        if params is not None:
+            if len(params) != len(self._kinds):
+                raise RuntimeError(f"wp.Launch: parameter 'params' has {len(params)} values, kernel '{kernel.key}' takes {len(self._kinds)}")
+            self.params = list(params)
+        else:
+            self.params = [self._zero(kind) for kind in self._kinds]
+        self.dims = [0] if bounds is None else ([bounds] if type(bounds) is int else _dims(bounds))
+
+    @staticmethod
+    def _zero(kind):
+        _, nd, _, k = kind
+        if k == 0:
+            return None
+        if k == 2:
+            return _ZeroStruct()
+        n = len(nd.leaves())
+        return [0] * n if n > 1 else 0
+
+    def set_dim(self, dim):
+        self.dims = [dim] if type(dim) is int else _dims(dim)
+
+    def _index(self, name):
+        try:
+            return self._names.index(name)
+        except ValueError:
+            raise RuntimeError(f"wp.Launch: kernel '{self.kernel.key}' has no parameter '{name}'") from None
+
+    def set_param_at_index(self, index, value, adjoint=False):
+        if adjoint:
+            raise NotImplementedError("wp.Launch: separate adjoint arrays are not supported by Weft yet")
+        if not 0 <= index < len(self._kinds):
+            raise RuntimeError(f"wp.Launch: parameter index {index} is out of range for kernel '{self.kernel.key}'")
+        if value is not None or self._kinds[index][3] != 0:
+            _convert(self.kernel, self.device, [self._kinds[index]], [value])  # checks, naming the parameter
+        self.params[index] = value
+
+    def set_param_by_name(self, name, value, adjoint=False):
+        self.set_param_at_index(self._index(name), value, adjoint)
+
+    def set_param_at_index_from_ctype(self, index, value, adjoint=False):
+        self.set_param_at_index(index, value, adjoint)
+
+    def set_param_by_name_from_ctype(self, name, value):
+        self.set_param_by_name(name, value)
+
+    def set_params(self, values):
+        for i, v in enumerate(values):
+            self.set_param_at_index(i, v)
+
+    set_params_from_ctypes = set_params
+
+    def launch(self, stream=None):
+        launch(self.kernel, self.dims, self.params, device=self.device, adjoint=self.adjoint, record_tape=False)
+
+
 def _not_kernel(k):
     raise TypeError(f"parameter 'kernel' must be a wp.kernel, got {type(k).__name__}")
 
@@ -483,7 +718,31 @@ def _not_kernel(k):
 def overload(fn, arg_types=None):
     """``wp.overload``: concrete signatures of generic funcs and kernels.
     Weft instantiates generic funcs per call from the source, so a func
-    overload stub is dropped; a kernel overload is not supported yet."""
+    overload stub is dropped. A generic kernel's overload (``arg_types`` a
+    list or a name → type dict, or a decorated stub with concrete
+    annotations naming the kernel) makes that instance now; launches
+    instantiate per argument types anyway."""
+    import inspect
+
+    if isinstance(fn, Kernel):
+        if not fn.is_generic:
+            raise RuntimeError(f"wp.overload: kernel '{fn.key}' is not generic")
+        names = list(_param_annotations(fn.func))
+        if isinstance(arg_types, dict):
+            types = dict(arg_types)
+        elif isinstance(arg_types, (list, tuple)):
+            if len(arg_types) != len(names):
+                raise TypeError(f"wp.overload: parameter 'arg_types' has {len(arg_types)} types, kernel '{fn.key}' takes {len(names)}")
+            types = dict(zip(names, arg_types))
+        else:
+            raise TypeError("wp.overload: parameter 'arg_types' must be a list or dict of types")
+        anns = _param_annotations(fn.func)
+        return fn._instance({n: t for n, t in types.items() if _t_is_generic(anns.get(n))})
+    if inspect.isfunction(fn):
+        generic = fn.__globals__.get(fn.__name__)
+        if isinstance(generic, Kernel) and generic.is_generic:
+            overload(generic, {n: a for n, a in _param_annotations(fn).items()})
+            return generic
     return fn
 
 

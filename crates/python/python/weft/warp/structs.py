@@ -4,6 +4,8 @@ a one-kernel probe module compiles), and their field conversions."""
 
 from __future__ import annotations
 
+import builtins
+
 import warnings as _warnings
 
 import numpy as _np
@@ -13,13 +15,18 @@ from . import types as _t
 from .array import array
 
 class _StructInstance:
-    pass
+    def __ctype__(self):
+        """Weft: the instance itself, what a launch takes (Warp's ctypes
+        value, for ``wp.Launch.set_param_*_from_ctype``)."""
+        return self
 
 
 def struct(cls):
     """``@wp.struct``: a class whose instances hold the annotated fields."""
     import sys
 
+    if cls.__bases__ != (object,):
+        raise RuntimeError("Warp structs must be defined as base classes")
     ann = dict(cls.__dict__.get("__annotations__", {}))
     fields = list(ann)
     mod_name = cls.__module__
@@ -115,7 +122,7 @@ def struct(cls):
     S.__module__ = mod_name
     S.__doc__ = cls.__doc__
     S.key = cls.__name__
-    S.cls = cls
+    S.cls = S  # instances are of the decorated class, as Warp's `Struct.cls`
     S.vars = ann
     S._weft_source_cls = cls
     sys.modules.get(mod_name)
@@ -174,11 +181,14 @@ _FMT = {
 
 
 def _default(t):
+    declared = t
     t = _t._PY.get(t, t)
     if getattr(t, "_weft_struct", False):
         return t()
     if isinstance(t, type) and issubclass(t, _t._Composite):
         return t()
     if isinstance(t, type) and issubclass(t, _t._Scalar):
+        if declared is not None and declared is not builtins.float and declared is not builtins.int:
+            return t(0)  # a field declared with a Warp scalar type holds one (Warp)
         return 0.0 if t._is_float else 0
     return None

@@ -33,6 +33,14 @@ class Tape:
     def _record(self, kernel, device, dims, args):
         self.launches.append((kernel, device, dims, args))
 
+    def record_func(self, backward, arrays):
+        """Records ``backward`` (a callable) to run in the backward pass;
+        ``arrays`` are the arrays it uses (``zero`` zeroes their gradients)."""
+        self.launches.append((None, backward, None, list(arrays)))
+        for a in arrays:
+            if isinstance(a, array) and a.grad is not None:
+                self.gradients[a] = a.grad
+
     def backward(self, loss=None, grads=None):
         if loss is not None:
             if loss.grad is None:
@@ -42,6 +50,9 @@ class Tape:
             for a, g in grads.items():
                 a.grad.assign(g)
         for kernel, device, dims, args in reversed(self.launches):
+            if kernel is None:  # a recorded function (`record_func`)
+                device()
+                continue
             for a in args:
                 if isinstance(a, array) and a.requires_grad:
                     self.gradients[a] = a.grad

@@ -9,6 +9,7 @@ objects holding their components in memory order.
 from __future__ import annotations
 
 import builtins
+import ctypes
 import math
 
 import numpy as np
@@ -54,8 +55,26 @@ class _Scalar:
         return f"{type(self).__name__}({self.value})"
 
 
+_CTYPES = {
+    np.float16: ctypes.c_uint16,  # the bits, as Warp's
+    np.float32: ctypes.c_float,
+    np.float64: ctypes.c_double,
+    np.uint16: ctypes.c_uint16,
+    np.int8: ctypes.c_int8,
+    np.int16: ctypes.c_int16,
+    np.int32: ctypes.c_int32,
+    np.int64: ctypes.c_int64,
+    np.uint8: ctypes.c_uint8,
+    np.uint32: ctypes.c_uint32,
+    np.uint64: ctypes.c_uint64,
+    np.bool_: ctypes.c_bool,
+}
+
+
 def _scalar(name, ir, npt, is_float):
-    return type(name, (_Scalar,), {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name})
+    # `_type_`: the ctypes type of the value (Warp's; its tests wrap numbers with it)
+    attrs = {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name, "_type_": _CTYPES[npt]}
+    return type(name, (_Scalar,), attrs)
 
 
 float16 = _scalar("float16", "f16", np.float16, True)
@@ -110,11 +129,8 @@ class _Composite:
         n = self._length_
         st = self._wp_scalar_type_
         conv = builtins.float if st._is_float else builtins.int
-        if self._kind == "transform" and (kwargs or len(args) == 2 or not args):
-            # transform(p, q) / transform(p=..., q=...); default the identity
-            p = kwargs.get("p", args[0] if args else (0.0, 0.0, 0.0))
-            q = kwargs.get("q", args[1] if len(args) > 1 else (0.0, 0.0, 0.0, 1.0))
-            args = (*_flatten([p]), *_flatten([q]))
+        if self._kind == "transform":
+            args = _transform_args(args, kwargs)
         elif kwargs:
             raise TypeError(f"{type(self).__name__}() takes no keyword arguments {sorted(kwargs)}")
         if len(args) == 0:
@@ -137,6 +153,8 @@ class _Composite:
             if len(flat) != n:
                 raise ValueError(f"{type(self).__name__} takes {n} components, got {len(flat)}")
             data = [conv(x) for x in flat]
+        if not st._is_float and st is not bool:  # integers wrap, as Warp's (ctypes) storage
+            data = [st._type_(x).value for x in data]
         if st._np is np.float32:
             data = [builtins.float(np.float32(x)) for x in data]
         object.__setattr__(self, "_data", data)
@@ -145,8 +163,24 @@ class _Composite:
         return self._data
 
     # the components of a transform
-    p = property(lambda self: vector(3, self._wp_scalar_type_)(self._data[:3]) if self._kind == "transform" else None)
-    q = property(lambda self: quaternion(self._wp_scalar_type_)(self._data[3:]) if self._kind == "transform" else None)
+    def _set_part(self, lo, hi, value):
+        if self._kind != "transform":
+            raise AttributeError("only a transform has 'p' and 'q'")
+        part = type(self)._part(hi - lo)(value)._data
+        self._data[lo:hi] = part
+
+    @classmethod
+    def _part(cls, n):
+        return vector(3, cls._wp_scalar_type_) if n == 3 else quaternion(cls._wp_scalar_type_)
+
+    p = property(
+        lambda self: vector(3, self._wp_scalar_type_)(self._data[:3]) if self._kind == "transform" else None,
+        lambda self, v: self._set_part(0, 3, v),
+    )
+    q = property(
+        lambda self: quaternion(self._wp_scalar_type_)(self._data[3:]) if self._kind == "transform" else None,
+        lambda self, v: self._set_part(3, 7, v),
+    )
 
     def __len__(self):
         return self._shape_[0]
@@ -191,7 +225,15 @@ class _Composite:
             return f"[{rows}]"
         return "[" + ", ".join(repr(x) for x in self._data) + "]"
 
+    def __str__(self):
+        if len(self._shape_) == 2:  # Warp's: one row a line
+            r, c = self._shape_
+            return "[" + ",\n ".join("[" + ", ".join(str(self._data[i * c + j]) for j in range(c)) + "]" for i in range(r)) + "]"
+        return self.__repr__()
+
     def _binop(self, o, f):
+        if isinstance(o, _Scalar):
+            o = o.value
         od = _flatten(o) if hasattr(o, "__len__") else [o] * len(self._data)
         return type(self)([f(a, b) for a, b in zip(self._data, od)])
 
@@ -211,8 +253,20 @@ class _Composite:
     def __truediv__(self, o):
         return self._binop(o, lambda a, b: a / b)
 
+    def __rtruediv__(self, o):
+        return self._binop(o, lambda a, b: b / a)
+
+    def __mod__(self, o):
+        return self._binop(o, _c_mod)
+
+    def __rmod__(self, o):
+        return self._binop(o, lambda a, b: _c_mod(b, a))
+
     def __neg__(self):
         return type(self)([-a for a in self._data])
+
+    def __pos__(self):
+        return type(self)(list(self._data))
 
     def __array__(self, dtype=None, copy=None):
         return np.array(self._data, dtype=dtype or self._wp_scalar_type_._np).reshape(self._shape_)
@@ -221,12 +275,16 @@ class _Composite:
         idx = "xyzw".find(name)
         if len(name) == 1 and idx >= 0 and len(self._shape_) == 1 and idx < self._length_:
             return self._data[idx]
-        raise AttributeError(name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, v):
+        """``v.x = ...`` sets a component; swizzles (``v.xy``) and components
+        past the length raise, as in Warp; other names are plain attributes."""
         idx = "xyzw".find(name)
-        if len(name) == 1 and idx >= 0 and len(self._shape_) == 1:
+        if len(name) == 1 and idx >= 0 and len(self._shape_) == 1 and idx < self._length_:
             self._data[idx] = v
+        elif name and all(c in "xyzw" for c in name) and len(self._shape_) == 1:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         else:
             object.__setattr__(self, name, v)
 
@@ -303,6 +361,58 @@ def quaternion(dtype=float32):
     if _generic(dtype):
         return _GenericType("quaternion", (dtype,))
     return _make("quat", (4,), dtype)
+
+
+def _c_mod(a, b):
+    """``wp.mod``: C's remainder (the sign of ``a``), of floats or integers."""
+    if isinstance(a, builtins.float) or isinstance(b, builtins.float):
+        return math.fmod(a, b)
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def _is_scalar_value(x):
+    return isinstance(x, (builtins.int, builtins.float, builtins.bool, np.number, np.bool_, _Scalar))
+
+
+def _transform_args(args, kwargs):
+    """The positional components of a transform built from Warp's
+    Python-scope forms: ``()`` (the identity), a scalar (filled), 7
+    components, a transform (copied), ``(p)``, ``(p, q)``, ``p=``/``q=``,
+    with Warp's errors."""
+    for k in kwargs:
+        if k not in ("p", "q"):
+            raise TypeError(f"got an unexpected keyword argument '{k}'")
+    if len(args) == 7:
+        for k in ("p", "q"):
+            if k in kwargs:
+                raise TypeError(f"multiple values for argument '{k}'")
+        return args
+    if len(args) == 1 and not kwargs:
+        a = args[0]
+        if isinstance(a, _Composite) and a._kind == "transform":
+            return tuple(a._data)
+        if _is_scalar_value(a):
+            return args
+        if not hasattr(a, "__len__"):
+            raise TypeError(f"Invalid argument in transformation constructor: expected a scalar value, got {type(a).__name__}")
+        if len(a) == 7:
+            return tuple(a)
+    if len(args) > 2:
+        raise TypeError(
+            f"incompatible number of values given ({len(args)}) when constructing a transform; expected 0, 1, or 7"
+        )
+    named = dict(zip(("p", "q"), args))
+    for k, v in kwargs.items():
+        if k in named:
+            raise TypeError(f"multiple values for argument '{k}'")
+        named[k] = v
+    for k, v in named.items():
+        if not hasattr(v, "__len__"):
+            raise TypeError(f"Invalid argument '{k}' in transformation constructor: expected a sequence, got {type(v).__name__}")
+    p = named.get("p", (0.0, 0.0, 0.0))
+    q = named.get("q", (0.0, 0.0, 0.0, 1.0))
+    return (*_flatten([p]), *_flatten([q]))
 
 
 def transformation(dtype=float32):
