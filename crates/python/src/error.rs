@@ -2,6 +2,7 @@
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
 use pyo3::PyErr;
 
 create_exception!(
@@ -14,7 +15,7 @@ create_exception!(
     _native,
     CompileError,
     WeftError,
-    "The kernel source does not compile (the message has rustc-style diagnostics)."
+    "The kernel source does not compile: `FILE:LINE:COL: message` (the rustc-style rendering is the exception's note)."
 );
 create_exception!(
     _native,
@@ -29,21 +30,44 @@ create_exception!(
     "A device cannot be opened or cannot run the kernel."
 );
 
-/// The Python exception of a Weft error, with its rendered message.
+/// The Python exception of a Weft error. A compile error's message is
+/// `FILE:LINE:COL: MESSAGE` for each diagnostic (as Warp's messages end with
+/// the error's text, which its tests match), and the rustc-style rendering
+/// with the source line and caret is attached as the exception's note, so
+/// a traceback shows it.
 pub fn to_py(e: weft::Error) -> PyErr {
-    let msg = match &e {
-        weft::Error::Frontend(d) => d.render(false),
-        e => e.to_string(),
-    };
     match e {
-        weft::Error::Frontend(_) | weft::Error::Pass(_) | weft::Error::Adjoint(_) => {
-            CompileError::new_err(msg)
+        weft::Error::Frontend(d) => {
+            let err = CompileError::new_err(short(&d));
+            Python::attach(|py| {
+                // A note that cannot be attached loses only the rendering.
+                let _ = err.value(py).call_method1("add_note", (d.render(false),));
+            });
+            err
         }
-        weft::Error::Launch(_) | weft::Error::Array(_) | weft::Error::Gradient(_) => {
-            LaunchError::new_err(msg)
+        e @ (weft::Error::Pass(_) | weft::Error::Adjoint(_)) => {
+            CompileError::new_err(e.to_string())
         }
-        _ => DeviceError::new_err(msg),
+        e @ (weft::Error::Launch(_) | weft::Error::Array(_) | weft::Error::Gradient(_)) => {
+            LaunchError::new_err(e.to_string())
+        }
+        e => DeviceError::new_err(e.to_string()),
     }
+}
+
+/// `FILE:LINE:COL: MESSAGE` of each diagnostic, one per line.
+fn short(d: &weft::Diagnostics) -> String {
+    d.items
+        .iter()
+        .map(|item| {
+            let at = usize::from(item.span.start()).min(d.source.len());
+            let before = d.source.get(..at).unwrap_or("");
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("{}:{line}:{col}: {}", d.file_name, item.message)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// [`to_py`] of anything that converts to a Weft error.

@@ -2,6 +2,9 @@
 closures, devices, and bad inputs (each error names the parameter)."""
 
 import numpy as np
+import inspect
+import re
+
 import pytest
 
 import weft
@@ -522,8 +525,13 @@ def test_bad_device_and_compile_error():
         i = wp.tid()
         x[i] = undefined_name + 1.0  # noqa: F821
 
-    with pytest.raises(weft.CompileError, match="undefined_name"):
+    with pytest.raises(weft.CompileError, match="undefined_name") as e:
         wp.launch(broken, dim=1, inputs=[wp.zeros(1, dtype=float)])
+    # `FILE:LINE:COL: message` (Warp's tests match messages to their end),
+    # and the rustc-style rendering with a caret as the exception's note.
+    line = inspect.getsourcelines(broken.func)[1] + 3
+    assert re.fullmatch(rf".*test_api\.py:{line}:\d+: [^\n]*undefined_name[^\n]*", str(e.value))
+    assert any("^" in n and "undefined_name + 1.0" in n for n in e.value.__notes__)
 
 
 def test_prints_nothing(capfd):

@@ -332,10 +332,19 @@ class _Builder:
             out = out[:start] + rep + out[end:]
         return out
 
-    def text(self, kernel_src):
-        return "".join(self.header) + "\n" + "".join(self.consts) + "\n" + "\n".join(
-            self.structs + self.funcs
-        ) + "\n" + kernel_src
+    def text(self, kernel_src, first_line=1):
+        """The module: imports, the kernel, then the constants, structs and
+        funcs it uses (the frontend resolves names module-wide). The kernel
+        is moved down with blank lines so that its lines have the numbers
+        they have in its file (``first_line`` is its decorator's), and the
+        diagnostics point at the user's own lines; when the imports are
+        longer than that, it follows them."""
+        head = "".join(self.header)
+        if not head.endswith("\n"):
+            head += "\n"
+        pad = "\n" * max(0, first_line - 2 - head.count("\n"))
+        deps = "".join(self.consts) + "\n" + "\n".join(self.structs + self.funcs)
+        return head + pad + kernel_src + "\n\n" + deps
 
 
 def _is_warp_like(v):
@@ -365,6 +374,6 @@ def kernel_module(kernel, warp_module):
     options = ""
     if not kernel.enable_backward:
         options = "(enable_backward=False)"
-    text = b.text(f"@wp.kernel{options}\n" + body)
-    _, _, file = function_source(kernel.func)
+    _, first, file = function_source(kernel.func)
+    text = b.text(f"@wp.kernel{options}\n" + body, first)
     return text, file

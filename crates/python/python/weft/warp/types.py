@@ -526,8 +526,29 @@ def native_dtype(t):
     return d
 
 
+# Warp's one- or two-letter scalar suffixes of composite type names.
+_SHORT = {"float16": "h", "bfloat16": "bf", "float32": "f", "float64": "d", "int8": "b", "int16": "s",
+          "int32": "i", "int64": "l", "uint8": "ub", "uint16": "us", "uint32": "ui", "uint64": "ul"}
+
+
 def type_repr(t):
+    """A type as Warp's messages write it: ``vec3s``, ``mat22f``, ``quatd``,
+    ``transformh``; longer composites as ``vector(length=5, dtype=int16)``."""
     t = _PY.get(t, t)
+    if isinstance(t, type) and issubclass(t, _Composite):
+        st = t._wp_scalar_type_
+        sn = _SHORT.get(getattr(st, "__name__", ""))
+        kind, shape = t._kind, t._shape_
+        if kind in ("quat", "transform"):
+            return f"{kind}{sn}" if sn else f"{kind}(dtype={type_repr(st)})"
+        if kind == "vec":
+            if sn and shape[0] <= 4:
+                return f"vec{shape[0]}{sn}"
+            return f"vector(length={shape[0]}, dtype={type_repr(st)})"
+        if kind == "mat":
+            if sn and shape[0] <= 4 and shape[1] <= 4:
+                return f"mat{shape[0]}{shape[1]}{sn}"
+            return f"matrix(shape=({shape[0]}, {shape[1]}), dtype={type_repr(st)})"
     return getattr(t, "__name__", repr(t))
 
 
