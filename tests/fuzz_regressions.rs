@@ -9,7 +9,9 @@
 //!   failed the `soa` pass (the frontend carried the array through the
 //!   loop).
 //! * `fuzz_1047`: `normalize` of a `quatd`, one ulp off on Vulkan (float64
-//!   `sqrt` was only faithfully rounded).
+//!   `sqrt` was only faithfully rounded). Its reduction array `r13` was
+//!   `uint16`, whose atomics Warp rejects (and so does Weft now): it is
+//!   `uint32`, its values unchanged.
 //! * `fuzz_1623`: a float64 matrix product with entries near the largest
 //!   double, NaN on Vulkan where the others give inf (the float64 `fma`
 //!   emulation's fallback added inf and -inf).

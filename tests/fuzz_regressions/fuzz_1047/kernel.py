@@ -27,14 +27,14 @@ def kern(
     a10: wp.array3d(dtype=wp.quat),
     o11: wp.array(dtype=wp.quatd, ndim=2),
     o12: wp.array(dtype=wp.bool, ndim=2),
-    r13: wp.array(dtype=wp.uint16, ndim=2),
+    r13: wp.array(dtype=wp.uint32, ndim=2),
     r14: wp.array(dtype=wp.uint32, ndim=2),
     n: wp.int32,
     s0: wp.float32,
     s1: wp.int32,
 ):
     t0, t1 = wp.tid()
-    wp.atomic_add(r13, t0, 1, wp.uint16(0))
+    wp.atomic_add(r13, t0, 1, wp.uint32(0))
     if o12[t0, t1]:
         w15 = int(0)
         while w15 < 4:
@@ -43,11 +43,11 @@ def kern(
                 v16 = (-wp.vec3i(wp.int32(w15), w15, t0))
                 v17 = wp.log2(((s0 * s0) * s0))
             else:
-                wp.atomic_add(r13, t0, ((int(False) % r13.shape[1]) + r13.shape[1]) % r13.shape[1], wp.uint16(0))
+                wp.atomic_add(r13, t0, ((int(False) % r13.shape[1]) + r13.shape[1]) % r13.shape[1], wp.uint32(0))
                 v18 = wp.clamp(wp.int8(8), (wp.int8(127) + wp.abs(wp.int8(-1))), wp.int8(68))
                 v19 = (wp.int16(2) ^ (wp.int16(-207) + (wp.int16(146) >> wp.int16(1))))
             continue
-        wp.atomic_add(r13, ((wp.vec3i(n, t1, s1)[0] % r13.shape[0]) + r13.shape[0]) % r13.shape[0], ((wp.min(t1, 186) % 2) + 2) % 2, (wp.dot(wp.vec4us(wp.uint16(274), wp.uint16(0), wp.uint16(7), wp.uint16(0)), wp.vec4us(wp.uint16(1), wp.uint16(s0), wp.uint16(227), wp.uint16(0))) << wp.max(wp.uint16(0), wp.clamp(wp.uint16(0), wp.uint16(s1), wp.uint16(t1)))))
+        wp.atomic_add(r13, ((wp.vec3i(n, t1, s1)[0] % r13.shape[0]) + r13.shape[0]) % r13.shape[0], ((wp.min(t1, 186) % 2) + 2) % 2, wp.uint32((wp.dot(wp.vec4us(wp.uint16(274), wp.uint16(0), wp.uint16(7), wp.uint16(0)), wp.vec4us(wp.uint16(1), wp.uint16(s0), wp.uint16(227), wp.uint16(0))) << wp.max(wp.uint16(0), wp.clamp(wp.uint16(0), wp.uint16(s1), wp.uint16(t1))))))
         o12[t0, t1] = ((wp.max(s0, s0) // s0) > s0)
     if wp.bool(wp.vec2i(t1, t0).y):
         v20 = s1
