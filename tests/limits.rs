@@ -120,6 +120,15 @@ def spin(x: wp.array(dtype=int), n: int):
 
 @wp.kernel
 def count(c: wp.array(dtype=int)):
+    # Work no compiler folds away (a loop-free chain of transcendentals
+    # whose result is used), so that 2^31 threads take far longer than the
+    # limit on any machine; c[0] counts the threads that ran.
+    x = float(wp.tid())
+    x = wp.sin(x) + wp.cos(x * 1.5)
+    x = wp.sin(x * 2.5) + wp.cos(x * 3.5)
+    x = wp.sin(x * 4.5) + wp.cos(x * 5.5)
+    if x > 100.0:
+        c[1] = 1
     wp.atomic_add(c, 0, 1)
 "#;
 
@@ -168,7 +177,7 @@ fn a_launch_past_its_time_limit_is_stopped() {
         assert!(took < Duration::from_secs(60), "{}: {took:?}", dev.name());
         // Threads that do not loop, too many to finish in the limit.
         let count = dev.load(&m, "count").unwrap();
-        let c = Array::from_slice(&[0i32], &[1]).unwrap();
+        let c = Array::from_slice(&[0i32, 0], &[2]).unwrap();
         let total = i32::MAX as usize;
         let err = dev.launch(&count, &[total], &[Arg::array(&c)]).unwrap_err();
         assert!(
