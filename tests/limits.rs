@@ -117,12 +117,17 @@ def spin(x: wp.array(dtype=int), n: int):
         v = v * 1664525 + 1013904223
         k = k + 1
     x[i] = v
+"#;
+
+/// Threads that do not loop, each with work no compiler folds away (a
+/// loop-free chain of transcendentals whose result is used), so that 2^31
+/// of them take far longer than the limit on any machine; c[0] counts the
+/// threads that ran.
+const COUNT: &str = r#"
+import warp as wp
 
 @wp.kernel
 def count(c: wp.array(dtype=int)):
-    # Work no compiler folds away (a loop-free chain of transcendentals
-    # whose result is used), so that 2^31 threads take far longer than the
-    # limit on any machine; c[0] counts the threads that ran.
     x = float(wp.tid())
     x = wp.sin(x) + wp.cos(x * 1.5)
     x = wp.sin(x * 2.5) + wp.cos(x * 3.5)
@@ -155,6 +160,7 @@ fn limited(limit: Duration) -> Vec<Device> {
 #[test]
 fn a_launch_past_its_time_limit_is_stopped() {
     let m = Compiler::new().compile("spin.py", SPIN).unwrap();
+    let counting = Compiler::new().compile("count.py", COUNT).unwrap();
     let limit = Duration::from_millis(200);
     for dev in limited(limit) {
         let spin = dev.load(&m, "spin").unwrap();
@@ -176,7 +182,7 @@ fn a_launch_past_its_time_limit_is_stopped() {
         // It stopped (not a speed assertion: unstopped, this takes minutes).
         assert!(took < Duration::from_secs(60), "{}: {took:?}", dev.name());
         // Threads that do not loop, too many to finish in the limit.
-        let count = dev.load(&m, "count").unwrap();
+        let count = dev.load(&counting, "count").unwrap();
         let c = Array::from_slice(&[0i32, 0], &[2]).unwrap();
         let total = i32::MAX as usize;
         let err = dev.launch(&count, &[total], &[Arg::array(&c)]).unwrap_err();
