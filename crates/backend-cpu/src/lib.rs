@@ -143,7 +143,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _};
-use lower::{FnTx, ModCtx};
+use lower::{FnTx, ModCtx, ModDecls};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use weft_ir::{FuncId, FuncKind, Loc, ModuleInfo, SourcePos};
@@ -408,12 +408,29 @@ struct DebugInfo {
     unwind: HashMap<cranelift_module::FuncId, cranelift_codegen::isa::unwind::systemv::UnwindInfo>,
 }
 
+/// One function translated to Cranelift IR ([`build`]), with what its
+/// translation added beside the code.
+struct Translated {
+    fid: FuncId,
+    id: cranelift_module::FuncId,
+    ctx: cranelift_codegen::Context,
+    /// Its Cranelift IR text (with `want_text`).
+    text: String,
+    data: Vec<Box<[u8]>>,
+    srclocs: Vec<Loc>,
+    labels: Vec<(usize, String, weft_ir::Type, u32, u32)>,
+}
+
 fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, Error> {
     let mut module = new_module(opts)?;
-    let mut cx = ModCtx::new(m);
-    cx.debug = opts.debug;
-    cx.debug_info = opts.debug_info;
-    cx.cancel_checks = opts.cancel_checks;
+    let mut decls = ModDecls {
+        m,
+        shim_ids: HashMap::new(),
+        func_ids: HashMap::new(),
+        debug: opts.debug,
+        debug_info: opts.debug_info,
+        cancel_checks: opts.cancel_checks,
+    };
     let mut dbg = DebugInfo::default();
     let cg = |e: cranelift_module::ModuleError| Error::Codegen(e.to_string());
 
@@ -422,7 +439,7 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
         let id = module
             .declare_function(&s.name, Linkage::Import, &sig)
             .map_err(cg)?;
-        cx.shim_ids.insert(s.shim, id);
+        decls.shim_ids.insert(s.shim, id);
     }
 
     let funcs = m.reachable_funcs();
@@ -431,87 +448,97 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
         let f = &m.funcs[fid];
         let (sig, linkage) = match f.kind {
             FuncKind::Kernel => (lower::kernel_signature(&module), Linkage::Export),
-            FuncKind::Func => (lower::func_signature(&mut cx, &module, f), Linkage::Local),
+            FuncKind::Func => (lower::func_signature(m, &module, f), Linkage::Local),
         };
         let name = format!("weft_{}_{}", fid.as_u32(), f.name);
         let id = module.declare_function(&name, linkage, &sig).map_err(cg)?;
-        cx.func_ids.insert(fid, id);
+        decls.func_ids.insert(fid, id);
         sigs.push(sig);
     }
 
-    // Translate each function (serial: it declares into the module), then
-    // compile them all in parallel (rayon), then define them in order.
-    let mut text = String::new();
-    let mut fctx = FunctionBuilderContext::new();
-    let mut ctxs = Vec::with_capacity(funcs.len());
-    for (&fid, sig) in funcs.iter().zip(sigs) {
-        let f = &m.funcs[fid];
-        let id = cx.func_ids[&fid];
-        let mut ctx = module.make_context();
-        ctx.func.signature = sig;
-        ctx.func.name = cranelift_codegen::ir::UserFuncName::user(0, id.as_u32());
-        let cfg = module.target_config();
-        if opts.debug_info {
-            ctx.func.collect_debug_info();
-        }
-        let b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mut tx = FnTx::new(&mut cx, &mut module, f, b);
-        match f.kind {
-            FuncKind::Kernel => tx.kernel_into()?,
-            FuncKind::Func => tx.func_into()?,
-        }
-        tx.finish(cfg);
-        if want_text {
-            text.push_str(&format!(
-                "; {} {}\n",
-                match f.kind {
+    // Translate and compile the functions in parallel (rayon; each reads
+    // only the declarations), then define them in order.
+    let (isa, cfg) = (module.isa(), module.target_config());
+    let shared = (module.declarations(), isa);
+    let mut done = funcs
+        .par_iter()
+        .zip(sigs)
+        .map_init(FunctionBuilderContext::new, |fctx, (&fid, sig)| {
+            let f = &m.funcs[fid];
+            let id = decls.func_ids[&fid];
+            let mut cx = ModCtx::new(&decls);
+            let mut ctx = cranelift_codegen::Context::new();
+            ctx.func.signature = sig;
+            ctx.func.name = cranelift_codegen::ir::UserFuncName::user(0, id.as_u32());
+            if opts.debug_info {
+                ctx.func.collect_debug_info();
+            }
+            let b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, fctx);
+            let mut tx = FnTx::new(&mut cx, shared, f, b);
+            match f.kind {
+                FuncKind::Kernel => tx.kernel_into()?,
+                FuncKind::Func => tx.func_into()?,
+            }
+            tx.finish(cfg);
+            let text = if want_text {
+                let kind = match f.kind {
                     FuncKind::Kernel => "kernel",
                     FuncKind::Func => "func",
-                },
-                f.name
-            ));
-            text.push_str(&ctx.func.display().to_string());
-            text.push('\n');
-            continue;
-        }
-        ctxs.push((fid, id, ctx));
+                };
+                format!("; {kind} {}\n{}\n", f.name, ctx.func.display())
+            } else {
+                String::new()
+            };
+            Ok(Translated {
+                fid,
+                id,
+                ctx,
+                text,
+                data: cx.data,
+                srclocs: cx.srclocs,
+                labels: cx.labels,
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    if want_text {
+        let text = done.iter().map(|t| t.text.as_str()).collect();
+        return Ok((module, decls.func_ids, vec![], text, dbg));
     }
-    let isa = module.isa();
     let above = opts.single_pass_regalloc_above;
-    let large = ctxs
-        .iter()
-        .any(|(_, _, ctx)| ctx.func.dfg.num_insts() > above);
+    let large = done.iter().any(|t| t.ctx.func.dfg.num_insts() > above);
     let single_pass = if large {
         Some(host_isa(opts, true)?)
     } else {
         None
     };
-    ctxs.par_iter_mut()
-        .map(|(fid, _, ctx)| {
+    done.par_iter_mut()
+        .map(|t| {
             let isa = match &single_pass {
-                Some(sp) if ctx.func.dfg.num_insts() > above => &**sp,
+                Some(sp) if t.ctx.func.dfg.num_insts() > above => &**sp,
                 _ => isa,
             };
-            ctx.compile(isa, &mut Default::default())
+            t.ctx
+                .compile(isa, &mut Default::default())
                 .map(drop)
-                .map_err(|e| Error::Codegen(format!("{}: {:?}", m.funcs[*fid].name, e.inner)))
+                .map_err(|e| Error::Codegen(format!("{}: {:?}", m.funcs[t.fid].name, e.inner)))
         })
         .collect::<Result<(), Error>>()?;
-    for (fid, id, ctx) in &ctxs {
-        let (fid, id) = (*fid, *id);
-        let f = &m.funcs[fid];
-        let Some(cc) = ctx.compiled_code() else {
+    let mut data = Vec::new();
+    for t in done {
+        let f = &m.funcs[t.fid];
+        let Some(cc) = t.ctx.compiled_code() else {
             return Err(Error::Codegen(format!("{}: not compiled", f.name)));
         };
         let relocs: Vec<_> = cc
             .buffer
             .relocs()
             .iter()
-            .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+            .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &t.ctx.func, t.id))
             .collect();
         module
-            .define_function_bytes(id, cc.buffer.alignment as u64, cc.code_buffer(), &relocs)
+            .define_function_bytes(t.id, cc.buffer.alignment as u64, cc.code_buffer(), &relocs)
             .map_err(|e| Error::Codegen(format!("{}: {e:?}", f.name)))?;
+        data.extend(t.data);
         if opts.debug_info {
             let rows = cc
                 .buffer
@@ -519,7 +546,7 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
                 .iter()
                 .map(|s| {
                     let loc = (!s.loc.is_default())
-                        .then(|| cx.srclocs.get(s.loc.bits() as usize).copied())
+                        .then(|| t.srclocs.get(s.loc.bits() as usize).copied())
                         .flatten()
                         .unwrap_or(Loc::NONE);
                     (s.start, s.end, loc)
@@ -528,12 +555,12 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
             if let Ok(Some(cranelift_codegen::isa::unwind::UnwindInfo::SystemV(u))) =
                 cc.create_unwind_info(module.isa())
             {
-                dbg.unwind.insert(id, u);
+                dbg.unwind.insert(t.id, u);
             }
-            let vars = variables(&cx.labels, f, cc, module.isa());
+            let vars = variables(&t.labels, f, cc, module.isa());
             let info = gdbjit::FuncInfo {
                 name: f.name.clone(),
-                symbol: format!("weft_{}_{}", fid.as_u32(), f.name),
+                symbol: format!("weft_{}_{}", t.fid.as_u32(), f.name),
                 loc: f.loc,
                 addr: 0,
                 size: cc.code_info().total_size as u64,
@@ -541,10 +568,10 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
                 vars,
                 fde: None,
             };
-            dbg.funcs.push((info, id));
+            dbg.funcs.push((info, t.id));
         }
     }
-    Ok((module, cx.func_ids, cx.data, text, dbg))
+    Ok((module, decls.func_ids, data, String::new(), dbg))
 }
 
 /// The variables of `f` (labelled by the lowering, `lower/debug.rs`; [`gdbjit::VarInfo`])

@@ -6,7 +6,6 @@ use crate::shims::Shim;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F64, I16, I32, I8};
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData};
-use cranelift_module::Module as _;
 use weft_ir::ir::{BinaryOp, InstKind, UnaryOp};
 use weft_ir::{Inst, MathFn, Scalar};
 
@@ -63,7 +62,7 @@ pub(super) fn contraction(
 
 impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     pub(super) fn with_host_fma(mut self) -> Self {
-        self.host_fma = isa_has_fma(self.module.isa());
+        self.host_fma = isa_has_fma(self.isa);
         self
     }
 

@@ -14,7 +14,7 @@ use weft_ir::{layout, FuncId, Inst, Type};
 
 use super::memory::arg_flags;
 use super::simd::{unrollable, UNROLL};
-use super::{FnTx, ModCtx, Result, Ret, UNSET};
+use super::{slot_cty, FnTx, Result, Ret, UNSET};
 
 /// Decides where each kernel parameter is loaded: `at_entry[k]` (before
 /// the thread loop) or, keyed by the index of the top-level body
@@ -89,22 +89,23 @@ pub(crate) fn kernel_signature(module: &JITModule) -> cl::Signature {
 /// The signature of a func: hidden `(args, thread index)`, then the flattened
 /// params; the flattened returns.
 pub(crate) fn func_signature(
-    cx: &mut ModCtx,
+    m: &weft_ir::Module,
     module: &JITModule,
     f: &weft_ir::Function,
 ) -> cl::Signature {
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(I64));
     sig.params.push(AbiParam::new(I64));
+    let leaves = |ty| {
+        layout::slots(ty, &m.structs)
+            .into_iter()
+            .map(|s| AbiParam::new(slot_cty(s)))
+    };
     for p in &f.params {
-        for t in cx.ctypes(p.ty) {
-            sig.params.push(AbiParam::new(t));
-        }
+        sig.params.extend(leaves(p.ty));
     }
     for &r in &f.returns {
-        for t in cx.ctypes(r) {
-            sig.returns.push(AbiParam::new(t));
-        }
+        sig.returns.extend(leaves(r));
     }
     sig
 }
@@ -423,7 +424,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 let Some(&id) = self.cx.func_ids.get(&callee) else {
                     return self.unsupported(format!("call to {callee}, which was not compiled"));
                 };
-                let r = self.module.declare_func_in_func(id, self.b.func);
+                let r = self.import_func(id);
                 self.func_refs.insert(callee, r);
                 r
             }

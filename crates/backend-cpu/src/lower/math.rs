@@ -7,7 +7,6 @@ use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32, I32};
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData};
-use cranelift_module::Module as _;
 use weft_ir::ir::UnaryOp;
 use weft_ir::{Inst, MathFn, Scalar};
 
@@ -25,7 +24,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 let Some(&id) = self.cx.shim_ids.get(&shim) else {
                     return Err(Error::Codegen(format!("shim {shim:?} not declared")));
                 };
-                let r = self.module.declare_func_in_func(id, self.b.func);
+                let r = self.import_func(id);
                 self.shim_refs.insert(shim, r);
                 r
             }

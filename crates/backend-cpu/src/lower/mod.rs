@@ -28,8 +28,9 @@ use crate::shims::Shim;
 use crate::Error;
 use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
 use cranelift_codegen::ir::{self as cl, Block, BlockArg, InstBuilder};
+use cranelift_codegen::isa::TargetIsa;
 use cranelift_frontend::FunctionBuilder;
-use cranelift_jit::JITModule;
+use cranelift_module::ModuleDeclarations;
 use std::collections::HashMap;
 use std::rc::Rc;
 use weft_ir::{layout, FuncId, Loc, Scalar, Type};
@@ -71,25 +72,43 @@ pub(crate) fn slot_cty(s: Slot) -> cl::Type {
     }
 }
 
-/// Module-wide state shared by the translation of every function.
+/// What the translation of every function reads and none writes: the
+/// module, the Cranelift ids of the shims and functions declared for it,
+/// the options. Shared by the functions translated in parallel.
+pub(crate) struct ModDecls<'m> {
+    pub m: &'m weft_ir::Module,
+    pub shim_ids: HashMap<Shim, cranelift_module::FuncId>,
+    pub func_ids: HashMap<FuncId, cranelift_module::FuncId>,
+    /// Debug build: statement hooks ([`weft_abi::debug`]), no SIMD stage or
+    /// thread-loop unrolling.
+    pub debug: bool,
+    /// Debug info for gdb ([`crate::gdbjit`]): every emitted instruction
+    /// carries a `SourceLoc` indexing the function's `srclocs`; one thread
+    /// loop only.
+    pub debug_info: bool,
+    /// Cancel checks at loop back-edges ([`crate::Options::cancel_checks`]).
+    pub cancel_checks: bool,
+}
+
+/// The state of one function's translation: the shared declarations
+/// ([`ModDecls`]) and what the function adds (data, source locations and
+/// value labels, indexed per function).
 pub(crate) struct ModCtx<'m> {
     pub m: &'m weft_ir::Module,
     flat_cache: HashMap<Type, Rc<[Slot]>>,
-    pub shim_ids: HashMap<Shim, cranelift_module::FuncId>,
-    pub func_ids: HashMap<FuncId, cranelift_module::FuncId>,
+    pub shim_ids: &'m HashMap<Shim, cranelift_module::FuncId>,
+    pub func_ids: &'m HashMap<FuncId, cranelift_module::FuncId>,
     /// Bytes the generated code points at (print formats), kept alive by the
     /// artifact.
     pub data: Vec<Box<[u8]>>,
-    /// Debug build: statement hooks ([`weft_abi::debug`]), no SIMD stage or
-    /// thread-loop unrolling.
+    /// [`ModDecls::debug`].
     pub debug: bool,
     /// Debug build: the source line of the last statement hook emitted in
     /// the current region walk (0: none).
     pub debug_line: u32,
-    /// Debug info for gdb ([`crate::gdbjit`]): every emitted instruction
-    /// carries a `SourceLoc` indexing `srclocs`; one thread loop only.
+    /// [`ModDecls::debug_info`].
     pub debug_info: bool,
-    /// Cancel checks at loop back-edges ([`crate::Options::cancel_checks`]).
+    /// [`ModDecls::cancel_checks`].
     pub cancel_checks: bool,
     pub srclocs: Vec<Loc>,
     srcloc_ids: HashMap<Loc, u32>,
@@ -97,22 +116,22 @@ pub(crate) struct ModCtx<'m> {
     /// (its address), variable name, type, leaf index, value key)`.
     pub labels: Vec<(usize, String, Type, u32, u32)>,
     label_ids: HashMap<(usize, u32, u32), u32>,
-    /// Debug info: the Cranelift values labelled so far, per function.
+    /// Debug info: the Cranelift values labelled so far.
     labelled: std::collections::HashSet<(usize, cl::Value)>,
 }
 
 impl<'m> ModCtx<'m> {
-    pub fn new(m: &'m weft_ir::Module) -> Self {
+    pub fn new(d: &'m ModDecls<'_>) -> Self {
         ModCtx {
-            m,
+            m: d.m,
             flat_cache: HashMap::new(),
-            shim_ids: HashMap::new(),
-            func_ids: HashMap::new(),
+            shim_ids: &d.shim_ids,
+            func_ids: &d.func_ids,
             data: Vec::new(),
-            debug: false,
+            debug: d.debug,
             debug_line: 0,
-            debug_info: false,
-            cancel_checks: false,
+            debug_info: d.debug_info,
+            cancel_checks: d.cancel_checks,
             srclocs: Vec::new(),
             srcloc_ids: HashMap::new(),
             labels: Vec::new(),
@@ -179,7 +198,9 @@ enum Ret {
 /// Translates one IR function into the builder's function.
 pub(crate) struct FnTx<'a, 'b, 'm> {
     cx: &'a mut ModCtx<'m>,
-    module: &'a mut JITModule,
+    /// The module's declarations (functions and shims to import).
+    decls: &'a ModuleDeclarations,
+    isa: &'a dyn TargetIsa,
     f: &'m weft_ir::Function,
     b: FunctionBuilder<'b>,
     map: Vec<(u32, u32)>,
@@ -212,13 +233,14 @@ const UNSET: (u32, u32) = (u32::MAX, 0);
 impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     pub fn new(
         cx: &'a mut ModCtx<'m>,
-        module: &'a mut JITModule,
+        (decls, isa): (&'a ModuleDeclarations, &'a dyn TargetIsa),
         f: &'m weft_ir::Function,
         b: FunctionBuilder<'b>,
     ) -> Self {
         FnTx {
             cx,
-            module,
+            decls,
+            isa,
             f,
             b,
             map: vec![UNSET; f.values.len()],
@@ -251,6 +273,25 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         Err(Error::Invalid {
             what: what.into(),
             pos: self.cx.m.source_pos(self.loc),
+        })
+    }
+
+    /// A reference from the function being built to the declared function
+    /// `id` (what `Module::declare_func_in_func` does, from the
+    /// declarations alone, so that functions can be built in parallel).
+    fn import_func(&mut self, id: cranelift_module::FuncId) -> cl::FuncRef {
+        let decl = self.decls.get_function_decl(id);
+        let func = &mut *self.b.func;
+        let signature = func.import_signature(decl.signature.clone());
+        let name = func.declare_imported_user_function(cl::UserExternalName {
+            namespace: 0,
+            index: id.as_u32(),
+        });
+        func.import_function(cl::ExtFuncData {
+            name: cl::ExternalName::user(name),
+            signature,
+            colocated: decl.linkage.is_final(),
+            patchable: false,
         })
     }
 
