@@ -5,16 +5,18 @@
 //! invariant is broken:
 //!
 //! * `frontend`: source text → IR. Never panics; what compiles verifies.
-//! * `pipeline`: source text → IR → every pass pipeline (O0, O1, O2 with
+//! * `pipeline`: source text → IR → pass pipelines (O0, O1, O2 with
 //!   the opt-in passes, SoA layout, bounds checks), the verifier after
 //!   every pass → the CPU backend (CLIF) and the HLSL backend; and the
-//!   backward module (the adjoint pass, Warp's loop rule and exact loops)
-//!   through the same pipelines. A verifier failure after a pass, or a
-//!   backend's code generator failing on verified IR, is a bug.
+//!   backward module (the adjoint pass, Warp's loop rule or exact loops)
+//!   through pipelines. A verifier failure after a pass, or a backend's
+//!   code generator failing on verified IR, is a bug. Each input takes
+//!   two of the five pipelines and one loop rule ([`Pick`]).
 //! * `ir_text`: IR text → parser → verifier (and `ModuleInfo`); a module
 //!   that parses prints back to text that parses to the same text.
 //! * `ir_passes`: IR text that verifies → each pass alone, the adjoint
-//!   pass and the pipelines, the verifier after each; then the backends.
+//!   pass and two of the pipelines ([`Pick`]), the verifier after each;
+//!   then the backends.
 //! * `case_loader`: a conformance case (case.json, kernel.py, npy files)
 //!   → case parser, npy parser, arrays, scalar arguments, the comparison
 //!   rule. Every failure is a typed error; what loads round-trips.
@@ -76,26 +78,64 @@ pub fn pipeline(data: &[u8]) {
     if let Err(e) = verify_module(&m) {
         panic!("the frontend's IR does not verify: {e}");
     }
-    passes_and_backends(&m);
-    adjoints(&m, true);
+    let pick = Pick::of(data);
+    passes_and_backends(&m, pick);
+    adjoints(&m, Some(pick.next()));
 }
 
-/// The backward modules of verified `m` (Warp's rule for dynamic loops,
-/// and exact loops keeping 2 states), each through the pipelines and
-/// backends when `pipelines`. A typed error (a construct without an
-/// adjoint, a kernel without backward) is fine; a backward module that
-/// does not verify is a bug.
-fn adjoints(m: &Module, pipelines: bool) {
+/// Which configurations one input goes through: a hash of its bytes
+/// picks two of the five pipelines of [`passes_and_backends`] and one of
+/// the adjoint's two loop rules, so that an input costs a fraction of the
+/// whole set (under ASan and coverage instrumentation a 30-line kernel
+/// through all of them took over libFuzzer's 10 s limit on a loaded
+/// machine), while the corpus, whose inputs hash differently, covers
+/// them all.
+#[derive(Copy, Clone)]
+struct Pick(u64);
+
+impl Pick {
+    fn of(data: &[u8]) -> Pick {
+        // FNV-1a.
+        Pick(data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        }))
+    }
+    /// Another pick for a derived module (the backward one).
+    fn next(self) -> Pick {
+        Pick(self.0.rotate_right(17).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    }
+    /// Whether pipeline `i` of `n` runs: two consecutive ones (mod `n`).
+    fn pipeline(self, i: usize, n: usize) -> bool {
+        (i + n - (self.0 % n as u64) as usize) % n < 2
+    }
+    fn exact_loops(self) -> Option<u32> {
+        (self.0 >> 32 & 1 == 1).then_some(2)
+    }
+}
+
+/// The backward module of verified `m` (Warp's rule for dynamic loops,
+/// or exact loops keeping 2 states, as `pick` says; both without a pick),
+/// through the pipelines and backends `pick` picks when there is one. A
+/// typed error (a construct without an adjoint, a kernel without
+/// backward) is fine; a backward module that does not verify is a bug.
+fn adjoints(m: &Module, pick: Option<Pick>) {
     use weft_passes::adjoint::{adjoint_module, AdjointError, AdjointOptions};
-    for exact_loops in [None, Some(2)] {
+    let rules = match pick {
+        Some(p) => vec![p.exact_loops()],
+        None => vec![None, Some(2)],
+    };
+    for exact_loops in rules {
         let opts = AdjointOptions {
             exact_loops,
             ..Default::default()
         };
         match adjoint_module(m, &opts) {
             Ok(b) => match verify_module(&b) {
-                Ok(_) if pipelines => passes_and_backends(&b),
-                Ok(_) => {}
+                Ok(_) => {
+                    if let Some(p) = pick {
+                        passes_and_backends(&b, p.next());
+                    }
+                }
                 Err(e) => panic!("the backward module does not verify: {e}"),
             },
             Err(e @ AdjointError::Verify(_)) => panic!("adjoint pass on verified IR: {e}"),
@@ -128,7 +168,7 @@ pub fn ir_text(data: &[u8]) {
     }
 }
 
-/// Verified IR text → each pass alone, the pipelines, the backends.
+/// Verified IR text → each pass alone, the adjoint pass, two pipelines, the backends.
 pub fn ir_passes(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -150,8 +190,8 @@ pub fn ir_passes(data: &[u8]) {
             Err(e) => allowed(&e, name),
         }
     }
-    adjoints(&m, false);
-    passes_and_backends(&m);
+    adjoints(&m, None);
+    passes_and_backends(&m, Pick::of(data));
 }
 
 /// The passes one by one, each from verified input.
@@ -197,7 +237,7 @@ fn allowed(e: &PassError, what: &str) {
 /// Runs every pipeline configuration on verified `m` with the verifier
 /// after every pass; each result that succeeds goes through the CPU and
 /// HLSL backends.
-fn passes_and_backends(m: &Module) {
+fn passes_and_backends(m: &Module, pick: Pick) {
     let soa = LayoutOptions {
         default: ArrayLayout::Soa,
         params: Vec::new(),
@@ -218,7 +258,12 @@ fn passes_and_backends(m: &Module) {
         ),
         ("O2", pipeline_opts(OptLevel::O2, |_| {})),
     ];
-    for (name, opts) in &configs {
+    let n = configs.len();
+    for (_, (name, opts)) in configs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| pick.pipeline(*i, n))
+    {
         let mut t = m.clone();
         match weft_passes::run_pipeline(&mut t, opts) {
             Ok(_) => {
@@ -424,5 +469,27 @@ pub fn cache_entry(data: &[u8]) {
             }
             Err(e) => panic!("compiling through a damaged cache failed: {e}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pick;
+
+    #[test]
+    fn each_input_takes_two_pipelines_and_the_inputs_take_all() {
+        let mut seen = [0usize; 5];
+        let mut rules = [0usize; 2];
+        for k in 0..64u32 {
+            let p = Pick::of(format!("input {k}").as_bytes());
+            let on: Vec<usize> = (0..5).filter(|&i| p.pipeline(i, 5)).collect();
+            assert_eq!(on.len(), 2, "input {k}: {on:?}");
+            for i in on {
+                seen[i] += 1;
+            }
+            rules[usize::from(p.next().exact_loops().is_some())] += 1;
+        }
+        assert!(seen.iter().all(|&c| c > 0), "{seen:?}");
+        assert!(rules.iter().all(|&c| c > 0), "{rules:?}");
     }
 }
