@@ -150,11 +150,15 @@ fn show_locals(out: &mut impl Write, dbg: &Debugger) -> std::io::Result<()> {
 fn show_stop(
     out: &mut impl Write,
     s: Option<&Stop>,
+    failure: Option<&weft::RuntimeError>,
     tid: usize,
     sources: &Sources,
 ) -> std::io::Result<()> {
     match s {
-        None => writeln!(out, "thread {tid} finished"),
+        None => match failure {
+            Some(e) => writeln!(out, "thread {tid} finished: the launch failed: {e}"),
+            None => writeln!(out, "thread {tid} finished"),
+        },
         Some(s) => {
             writeln!(
                 out,
@@ -337,13 +341,25 @@ pub fn run_session_with(
                 _ => writeln!(out, "error: `info` takes `locals` or `breakpoints`").map_err(io)?,
             },
             "help" | "h" => writeln!(out, "{HELP}").map_err(io)?,
-            "step" | "s" => show_stop(out, dbg.step(), tid, &sources).map_err(io)?,
-            "next" | "n" => show_stop(out, dbg.next(), tid, &sources).map_err(io)?,
+            "step" | "s" => {
+                dbg.step();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
+            "next" | "n" => {
+                dbg.next();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
             "finish" if dbg.current().is_none_or(|s| s.depth == 0) => {
                 writeln!(out, "error: `finish` needs a func frame (use `continue`)").map_err(io)?
             }
-            "finish" => show_stop(out, dbg.finish(), tid, &sources).map_err(io)?,
-            "continue" | "c" => show_stop(out, dbg.cont(), tid, &sources).map_err(io)?,
+            "finish" => {
+                dbg.finish();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
+            "continue" | "c" => {
+                dbg.cont();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
             "print" | "p" => match dbg.print(arg) {
                 Ok(v) => writeln!(out, "{arg} = {v}").map_err(io)?,
                 Err(e) => writeln!(out, "error: {e}").map_err(io)?,
@@ -381,6 +397,8 @@ pub fn run_session_with(
                 Ok(t) => {
                     let bps = dbg.breakpoints().to_vec();
                     tid = t;
+                    // The old launch ends (and its worker is joined) first.
+                    drop(dbg);
                     dbg = launch(case, &module, tid)?;
                     for b in bps {
                         dbg.add_breakpoint_with(b.at, b.condition, b.temporary);

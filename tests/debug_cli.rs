@@ -64,7 +64,7 @@ fn gdb_commands_match_the_snapshot() {
 
 /// `weft debug --layout soa`: the kernel's vec3 arrays are SoA (planes),
 /// and the same script prints the same transcript as in AoS, value for
-/// value (the debugger compiles at O0: `p = pos[i]`, a `make` of three
+/// value, array elements read from the live launch too (the debugger compiles at O0: `p = pos[i]`, a `make` of three
 /// plane loads, keeps its name).
 #[test]
 fn scripted_nbody_session_is_the_same_in_soa() {
@@ -77,20 +77,23 @@ fn scripted_nbody_session_is_the_same_in_soa() {
     let ir = m.ir();
     let k = ir.func_by_name("nbody_step").expect("the kernel");
     assert!(!ir.funcs[k].soa_params.is_empty(), "no SoA param");
-    let script = root.join("tests/debug/nbody.script");
-    let session = |layout: &str| {
-        let r = Command::new(env!("CARGO_BIN_EXE_weft"))
-            .args(["debug", "--tid", "3,5", "--layout", layout, "--script"])
-            .arg(&script)
-            .arg(&case)
-            .output()
-            .expect("runs weft");
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-        String::from_utf8(r.stdout).expect("utf-8")
-    };
-    let (aos, soa) = (session("aos"), session("soa"));
-    assert_eq!(aos, soa);
-    assert!(aos.contains("p = vec3"), "a transcript with values:\n{aos}");
+    // `commands.script` prints elements of SoA arrays from the live launch.
+    for (script, tids) in [("nbody.script", "3,5"), ("commands.script", "3")] {
+        let script = root.join("tests/debug").join(script);
+        let session = |layout: &str| {
+            let r = Command::new(env!("CARGO_BIN_EXE_weft"))
+                .args(["debug", "--tid", tids, "--layout", layout, "--script"])
+                .arg(&script)
+                .arg(&case)
+                .output()
+                .expect("runs weft");
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            String::from_utf8(r.stdout).expect("utf-8")
+        };
+        let (aos, soa) = (session("aos"), session("soa"));
+        assert_eq!(aos, soa);
+        assert!(aos.contains("p = vec3"), "a transcript with values:\n{aos}");
+    }
 }
 
 #[test]
