@@ -442,7 +442,7 @@ fn quitting_mid_kernel_ends_the_launch_and_joins_its_worker() {
         assert_eq!(dbg.step().map(|s| s.line), Some(7));
         drop(dbg);
     });
-    // Never stopped: thread 0 spins while thread 2 is stepped.
+    // Dropped before its first command (the launch has not started).
     returns_in_time(|m| {
         let flag = Array::from_slice(&[1i32], &[1]).unwrap();
         let out = Array::from_slice(&[0i32; 4], &[4]).unwrap();

@@ -62,6 +62,43 @@ fn gdb_commands_match_the_snapshot() {
     }
 }
 
+/// `frame N`, `up` and `down` select a frame of the stack for `locals` and
+/// `print` (`tests/debug/frames.script` on the `func_basic` case); moving
+/// the thread selects the innermost frame again.
+#[test]
+fn frame_selection_matches_the_snapshot() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Some(case) = weft_testkit::corpus::case("func_basic") else {
+        return;
+    };
+    let r = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["debug", "--tid", "2", "--script"])
+        .arg(root.join("tests/debug/frames.script"))
+        .arg(&case)
+        .output()
+        .expect("runs weft");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let got = String::from_utf8(r.stdout).expect("utf-8");
+    // The caller's frame has the kernel's `v`, the callee's its `x`.
+    let after = |cmd: &str| {
+        got.split(&format!("(weft) {cmd}\n"))
+            .nth(1)
+            .and_then(|t| t.lines().next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        after("up").starts_with("#1 func_basic at kernel.py:18"),
+        "{got}"
+    );
+    assert!(after("print v").starts_with("v = "), "{got}");
+    assert!(after("frame 5").starts_with("error: no frame 5"), "{got}");
+    let snap = root.join("tests/debug/frames.txt");
+    if let Err(e) = weft_testkit::snapshot::check(&snap, &got) {
+        panic!("the transcript: {e}");
+    }
+}
+
 /// `weft debug --layout soa`: the kernel's vec3 arrays are SoA (planes),
 /// and the same script prints the same transcript as in AoS, value for
 /// value, array elements read from the live launch too (the debugger compiles at O0: `p = pos[i]`, a `make` of three

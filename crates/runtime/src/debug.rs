@@ -4,14 +4,18 @@
 //! ([`trace_launch`]).
 //!
 //! A [`LiveLaunch`] runs the launch on a worker OS thread of its own,
-//! threads in index order, one after another. The stepped thread's hook
+//! threads in index order, one after another: those before the stepped
+//! thread once (a restart starts from a copy of the memory they left),
+//! then the stepped thread; the ones after it never run. The stepped thread's hook
 //! sends each event to the debugger and waits there until the debugger
 //! resumes it, so while the debugger looks at an event the launch is
 //! paused at that point: the threads before the stepped one have run to
 //! completion, the ones after it have not started, and the arrays hold
 //! exactly what the run has written so far ([`LiveLaunch::read_element`]
 //! reads them, on the worker, while it waits). Other threads' hooks never
-//! wait. Ending a run early (a restart, the session dropped, a timeout)
+//! wait. Each pull says where the launch may next pause ([`PauseAt`]):
+//! the hooks before that are streamed to the debugger without waiting, so
+//! a search for a breakpoint costs no round trip per statement. Ending a run early (a restart, the session dropped, a timeout)
 //! sets the worker's cancel flag ([`weft_abi::cancel`]): the remaining
 //! threads end at their next loop back-edge, and the worker is joined.
 
@@ -25,8 +29,8 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-use weft_abi::debug::{with_sink, DebugEvent, Sink};
-use weft_abi::trap::{clear_trap, take_trap};
+use weft_abi::debug::{with_sink, DebugEvent, EventKind, Sink};
+use weft_abi::trap::{clear_trap, take_trap, TrapRecord};
 use weft_ir::interp::{trace_thread, ArgValue, InterpOptions, TraceEvent};
 use weft_ir::{KernelInfo, Module};
 
@@ -57,8 +61,9 @@ impl OwnedArg {
 enum Msg {
     /// Compiled and checked (or not): sent once.
     Ready(Result<(), RuntimeError>),
-    /// The stepped thread's hook; the worker waits for a [`Cmd`].
-    Event(DebugEvent),
+    /// The stepped thread's hook; if the flag is set the worker waits for
+    /// a [`Cmd`], else it ran on.
+    Event(DebugEvent, bool),
     /// The answer to [`Cmd::Read`].
     Element(Option<Vec<u8>>),
     /// A run ended.
@@ -67,22 +72,48 @@ enum Msg {
 
 /// What the debugger tells the worker.
 enum Cmd {
-    /// Start a run (when none runs).
-    Start,
-    /// Go on from the event the worker waits at.
-    Resume,
+    /// Start a run (when none runs), pausing where it says.
+    Start(PauseAt),
+    /// Go on from the event the worker waits at, pausing next where it
+    /// says.
+    Resume(PauseAt),
     /// Element `1` (C order) of argument `0`, read while waiting.
     Read(usize, usize),
     /// End the run: the hook stops waiting (with the cancel flag set).
     Abort,
 }
 
+/// Which of the stepped thread's hooks the launch pauses at (the others
+/// are passed on without waiting). The default pauses at none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PauseAt {
+    /// At every hook.
+    pub every: bool,
+    /// At statement hooks on these lines.
+    pub lines: Vec<u32>,
+    /// At the first statement hook of the thread and the first after each
+    /// func entry.
+    pub entries: bool,
+}
+
+impl PauseAt {
+    /// Pause at every hook.
+    pub fn every() -> PauseAt {
+        PauseAt {
+            every: true,
+            ..PauseAt::default()
+        }
+    }
+}
+
 /// Where the worker is, as the debugger knows it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum State {
-    /// No run (before the first, after the end of one).
+    /// No run (after the end of one).
     Idle,
-    /// Running: the debugger has not seen the next event yet.
+    /// A run is to start at the next pull.
+    Armed,
+    /// Running: the worker does not wait for the debugger.
     Running,
     /// Waiting at the last event the debugger received.
     Paused,
@@ -91,7 +122,8 @@ enum State {
 /// What [`LiveLaunch::pull`] got.
 #[derive(Debug)]
 pub enum Pull {
-    /// The stepped thread's next hook; the launch is paused there.
+    /// The stepped thread's next hook; the launch is paused there if
+    /// [`LiveLaunch::paused`] (it was one the pull's [`PauseAt`] named).
     Event(DebugEvent),
     /// The run ended (the launch's result: a trap in checked mode, a
     /// timeout); later pulls say `End(Ok(()))` until a restart.
@@ -120,10 +152,10 @@ impl std::fmt::Debug for LiveLaunch {
 
 impl LiveLaunch {
     /// Compiles `module` with [`weft_backend_cpu::Options::debug`] (and
-    /// cancel checks) on a new worker OS thread, checks `args` against
-    /// kernel `kernel` over `dim`, and starts the first run, stepping
-    /// thread `tid` (a linear thread index). Compile and argument errors
-    /// are returned here.
+    /// cancel checks) on a new worker OS thread and checks `args` against
+    /// kernel `kernel` over `dim`; the first run, stepping thread `tid` (a
+    /// linear thread index), starts at the first [`LiveLaunch::pull`].
+    /// Compile and argument errors are returned here.
     pub fn start(
         module: Arc<Module>,
         kernel: &str,
@@ -181,17 +213,20 @@ impl LiveLaunch {
         self.cmds.as_ref().is_some_and(|t| t.send(c).is_ok())
     }
 
-    /// The stepped thread's next event, resuming the launch from the one it
-    /// is paused at; waits at most `timeout` for it (when given), and on
+    /// The stepped thread's next event, starting the run or resuming it
+    /// from the event it is paused at; it will next pause where `pause`
+    /// says. Waits at most `timeout` for the event (when given), and on
     /// expiry ends the run and returns [`LaunchError::Timeout`].
-    pub fn pull(&mut self, timeout: Option<Duration>) -> Pull {
-        match self.state.get() {
+    pub fn pull(&mut self, timeout: Option<Duration>, pause: &PauseAt) -> Pull {
+        let sent = match self.state.get() {
             State::Idle => return Pull::End(Ok(())),
-            State::Paused if !self.send(Cmd::Resume) => {
-                self.state.set(State::Idle);
-                return Pull::End(Err(self.lost()));
-            }
-            _ => {}
+            State::Armed => self.send(Cmd::Start(pause.clone())),
+            State::Paused => self.send(Cmd::Resume(pause.clone())),
+            State::Running => true,
+        };
+        if !sent {
+            self.state.set(State::Idle);
+            return Pull::End(Err(self.lost()));
         }
         self.state.set(State::Running);
         loop {
@@ -200,8 +235,10 @@ impl LiveLaunch {
                 None => self.msgs.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
             match m {
-                Ok(Msg::Event(ev)) => {
-                    self.state.set(State::Paused);
+                Ok(Msg::Event(ev, paused)) => {
+                    if paused {
+                        self.state.set(State::Paused);
+                    }
                     return Pull::Event(ev);
                 }
                 Ok(Msg::End(r)) => {
@@ -253,8 +290,14 @@ impl LiveLaunch {
     /// Ends the current run, if any: sets the cancel flag, answers the
     /// hook with [`Cmd::Abort`] and waits for the run's end.
     fn abort(&mut self) {
-        if self.state.get() == State::Idle {
-            return;
+        match self.state.get() {
+            State::Idle => return,
+            // The worker waits for a start: nothing runs.
+            State::Armed => {
+                self.state.set(State::Idle);
+                return;
+            }
+            _ => {}
         }
         self.cancel.store(true, Ordering::SeqCst);
         if self.state.get() == State::Paused {
@@ -263,7 +306,7 @@ impl LiveLaunch {
         loop {
             match self.msgs.recv() {
                 // A hook that had not seen the flag yet.
-                Ok(Msg::Event(_)) => {
+                Ok(Msg::Event(_, true)) => {
                     self.send(Cmd::Abort);
                 }
                 Ok(Msg::End(_)) | Err(_) => break,
@@ -273,14 +316,12 @@ impl LiveLaunch {
         self.state.set(State::Idle);
     }
 
-    /// Ends the current run (if any) and starts a new one from the
-    /// original arguments.
+    /// Ends the current run (if any); the next [`LiveLaunch::pull`]
+    /// starts a new one from the original arguments.
     pub fn restart(&mut self) {
         self.abort();
         self.cancel.store(false, Ordering::SeqCst);
-        if self.send(Cmd::Start) {
-            self.state.set(State::Running);
-        }
+        self.state.set(State::Armed);
     }
 }
 
@@ -306,9 +347,12 @@ struct Job {
 
 impl Job {
     /// The worker: compiles, then runs the launch once per [`Cmd::Start`]
-    /// until the command channel closes.
+    /// until the command channel closes. The threads before the stepped
+    /// one run once, at the first start; their result (the arrays, a trap)
+    /// is kept, and every run starts from a copy of it with the stepped
+    /// thread. The threads after it never run: no stop can see them.
     fn serve(self, tx: &Sender<Msg>, rx: Receiver<Cmd>, cancel: Arc<AtomicBool>) {
-        let art = match self.compile() {
+        let (art, sig) = match self.compile() {
             Ok(a) => a,
             Err(e) => {
                 let _ = tx.send(Msg::Ready(Err(e)));
@@ -320,13 +364,37 @@ impl Job {
         }
         weft_abi::cancel::set_cancel_flag(Some(cancel.clone()));
         let rx = Rc::new(rx);
+        // The memory after threads `0..tid`, and their first trap.
+        let mut before: Option<(Vec<OwnedArg>, Option<TrapRecord>)> = None;
         while let Ok(cmd) = rx.recv() {
-            if !matches!(cmd, Cmd::Start) {
+            let Cmd::Start(pause) = cmd else {
                 continue;
-            }
-            let args = Rc::new(self.args.clone());
-            let sink = hook_sink(tx.clone(), rx.clone(), args.clone(), cancel.clone());
-            let r = self.run(&art, &args, sink);
+            };
+            let (args, early) = match &before {
+                Some((a, t)) => (a.clone(), *t),
+                None => {
+                    let args = self.args.clone();
+                    let (trap, cancelled) = self.run(&art, &sig, &args, self.tid, None);
+                    if cancelled {
+                        if tx.send(Msg::End(Err(self.timeout()))).is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                    before = Some((args.clone(), trap));
+                    (args, trap)
+                }
+            };
+            let args = Rc::new(args);
+            let sink = hook_sink(tx.clone(), rx.clone(), args.clone(), cancel.clone(), pause);
+            let (trap, cancelled) = self.run(&art, &sig, &args, self.tid, Some(sink));
+            let r = match early.or(trap) {
+                Some(t) => {
+                    Err(LaunchError::from_trap(&self.kernel, "cpu", &self.module.files, &t).into())
+                }
+                None if cancelled => Err(self.timeout()),
+                None => Ok(()),
+            };
             if tx.send(Msg::End(r)).is_err() {
                 break;
             }
@@ -334,7 +402,18 @@ impl Job {
         weft_abi::cancel::set_cancel_flag(None);
     }
 
-    fn compile(&self) -> Result<weft_backend_cpu::Artifact, RuntimeError> {
+    fn timeout(&self) -> RuntimeError {
+        LaunchError::Timeout {
+            kernel: self.kernel.clone(),
+            device: "cpu",
+            limit: Duration::ZERO,
+        }
+        .into()
+    }
+
+    /// The debug build of the module and the kernel's signature, with the
+    /// arguments checked against it.
+    fn compile(&self) -> Result<(weft_backend_cpu::Artifact, KernelSig), RuntimeError> {
         let (info, kinfo) = kernel_info(&self.module, &self.kernel)?;
         let opts = weft_backend_cpu::Options {
             debug: true,
@@ -354,71 +433,83 @@ impl Job {
         let (dims, _) = check_dim(&self.dim)?;
         let args: Vec<Arg<'_>> = self.args.iter().map(OwnedArg::as_arg).collect();
         check_args(&sig, &args, &dims.map(|d| d as usize))?;
-        Ok(art)
+        Ok((art, sig))
     }
 
-    /// One run over fresh copies `args`, `sink` receiving the stepped
-    /// thread's hooks. A bounds-checked-mode failure is returned as
-    /// [`LaunchError::Trap`], a cancelled run as [`LaunchError::Timeout`].
+    /// Runs threads `0..tid` over `args` (without `sink`), or the stepped
+    /// thread `tid` alone with `sink` receiving its hooks; returns the
+    /// first bounds-checked-mode failure and whether the run was
+    /// cancelled.
     fn run(
         &self,
         art: &weft_backend_cpu::Artifact,
+        sig: &KernelSig,
         args: &[OwnedArg],
-        sink: Sink,
-    ) -> Result<(), RuntimeError> {
-        let (_, kinfo) = kernel_info(&self.module, &self.kernel)?;
-        let Some(k) = art.kernel(&self.kernel) else {
-            return Err(RuntimeError::NoKernel {
-                name: self.kernel.clone(),
-                available: String::new(),
-            });
+        tid: usize,
+        sink: Option<Sink>,
+    ) -> (Option<TrapRecord>, bool) {
+        let (Some(k), Ok((dims, total))) = (art.kernel(&self.kernel), check_dim(&self.dim)) else {
+            return (None, false);
         };
-        let sig = KernelSig::new(kinfo, Arc::new(self.module.structs.clone()));
-        let (dims, total) = check_dim(&self.dim)?;
+        let (start, end) = match sink {
+            Some(_) => (tid.min(total), (tid + 1).min(total)),
+            None => (0, tid.min(total)),
+        };
         let args: Vec<Arg<'_>> = args.iter().map(OwnedArg::as_arg).collect();
         let views: Vec<ArgView<'_>> = args.iter().map(ArgView::of).collect();
-        let block = pack_views(&sig, &dims, &views);
+        let block = pack_views(sig, &dims, &views);
         let ptr = block.as_ptr().cast::<u8>();
         clear_trap();
         weft_abi::cancel::set_deadline(None);
-        with_sink(self.tid as i64, sink, || {
+        let launch = || {
             // SAFETY: the kernel was compiled for this signature; the block
             // was packed from arguments checked against it (in `compile`,
             // the same shapes), and the arrays it points to live in `args`
-            // for the whole call.
-            unsafe { (k.entry)(ptr, 0, total as i64) }
-        });
-        if let Some(t) = take_trap() {
-            return Err(LaunchError::from_trap(&self.kernel, "cpu", &self.module.files, &t).into());
+            // for the whole call; `start..end` is within the launch.
+            unsafe { (k.entry)(ptr, start as i64, end as i64) }
+        };
+        match sink {
+            Some(sink) => with_sink(tid as i64, sink, launch),
+            None => launch(),
         }
-        if weft_abi::cancel::take_cancelled() {
-            return Err(LaunchError::Timeout {
-                kernel: self.kernel.clone(),
-                device: "cpu",
-                limit: Duration::ZERO,
-            }
-            .into());
-        }
-        Ok(())
+        (take_trap(), weft_abi::cancel::take_cancelled())
     }
 }
 
-/// The stepped thread's hook on the worker: sends the event, then serves
-/// reads of `args` until told to resume (true) or to end the run (false;
-/// also when the debugger is gone or the cancel flag is set).
+/// The stepped thread's hook on the worker: sends the event; if `pause`
+/// names it, serves reads of `args` until told to resume (true, with the
+/// next [`PauseAt`]) or to end the run (false; also when the debugger is
+/// gone or the cancel flag is set).
 fn hook_sink(
     tx: Sender<Msg>,
     rx: Rc<Receiver<Cmd>>,
     args: Rc<Vec<OwnedArg>>,
     cancel: Arc<AtomicBool>,
+    mut pause: PauseAt,
 ) -> Sink {
+    // No statement yet, or none since a func entry.
+    let mut entry = true;
     Box::new(move |ev| {
-        if cancel.load(Ordering::SeqCst) || tx.send(Msg::Event(ev)).is_err() {
+        let stmt = ev.kind == EventKind::Stmt;
+        let wait = pause.every
+            || (stmt && (pause.lines.contains(&ev.loc.line) || (pause.entries && entry)));
+        if stmt {
+            entry = false;
+        } else if ev.kind == EventKind::Enter {
+            entry = true;
+        }
+        if cancel.load(Ordering::SeqCst) || tx.send(Msg::Event(ev, wait)).is_err() {
             return false;
+        }
+        if !wait {
+            return true;
         }
         loop {
             match rx.recv() {
-                Ok(Cmd::Resume) => return true,
+                Ok(Cmd::Resume(p)) => {
+                    pause = p;
+                    return true;
+                }
                 Ok(Cmd::Read(k, i)) => {
                     let e = match args.get(k) {
                         Some(OwnedArg::Array(a)) => a.element_bytes(i),
@@ -428,7 +519,7 @@ fn hook_sink(
                         return false;
                     }
                 }
-                Ok(Cmd::Start | Cmd::Abort) | Err(_) => return false,
+                Ok(Cmd::Start(_) | Cmd::Abort) | Err(_) => return false,
             }
         }
     })

@@ -10,7 +10,8 @@
 //! waits until the debugger resumes it, and the debugger pulls the next
 //! hook only when a command needs it. So at a stop the launch really is
 //! paused there: every thread with a lower index has run to completion,
-//! no thread with a higher index has started, and the stepped thread has
+//! no thread with a higher index has started (those never run in a
+//! session: nothing could see them), and the stepped thread has
 //! run up to (not including) the statement it stopped at; arrays
 //! ([`Debugger::eval`] of `a[i]`) are read from the run's memory as it is
 //! at that moment, so what other threads wrote, atomics and random numbers
@@ -33,7 +34,7 @@ use std::time::Duration;
 use weft_abi::debug::{DebugEvent, EventKind};
 use weft_ir::layout::component_offset;
 use weft_ir::{Scalar, StructTable, Type};
-use weft_runtime::debug::{LiveLaunch, OwnedArg, Pull};
+use weft_runtime::debug::{LiveLaunch, OwnedArg, PauseAt, Pull};
 use weft_runtime::RuntimeError;
 
 mod expr;
@@ -290,11 +291,12 @@ pub struct BreakpointInfo {
     pub hits: u32,
 }
 
-/// A scope for [`expr::eval`]: a stop's variables and the arrays, read
+/// A scope for [`expr::eval`]: a frame's variables and the arrays, read
 /// from the paused launch (`live`; `None` when the launch is not paused at
 /// this stop).
 struct At<'a> {
-    stop: &'a Stop,
+    /// The variables in scope (of the selected frame).
+    locals: &'a [(String, DebugValue)],
     arrays: &'a [ArrayParam],
     live: Option<&'a LiveLaunch>,
     structs: &'a StructTable,
@@ -302,7 +304,10 @@ struct At<'a> {
 
 impl expr::Scope for At<'_> {
     fn var(&self, name: &str) -> Option<DebugValue> {
-        self.stop.local(name).cloned()
+        self.locals
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
     }
     fn element(&self, name: &str, index: &[i64]) -> Option<Result<DebugValue, String>> {
         let a = self.arrays.iter().find(|a| a.name == name)?;
@@ -531,7 +536,7 @@ impl Debugger {
     /// Every stop of the thread, in order: runs the launch to its end
     /// (the current stop stays; arrays can no longer be read at it).
     pub fn stops_to_end(&mut self) -> &[Stop] {
-        while self.pull_stop() {}
+        while self.pull_stop(&PauseAt::default()) {}
         &self.stops
     }
     /// How the run failed, once it has ended: a trap in bounds-checked
@@ -558,10 +563,11 @@ impl Debugger {
             })
         })
     }
-    /// Pulls the thread's next stop from the launch; false at its end.
-    fn pull_stop(&mut self) -> bool {
+    /// Pulls the thread's next stop from the launch, letting it pause
+    /// next where `pause` says; false at its end.
+    fn pull_stop(&mut self, pause: &PauseAt) -> bool {
         while !self.ended {
-            match self.live.pull(self.timeout) {
+            match self.live.pull(self.timeout, pause) {
                 Pull::Event(ev) => {
                     if let Some(s) = self.builder.push(&self.ir, &ev) {
                         self.stops.push(s);
@@ -648,11 +654,21 @@ impl Debugger {
         let Some(stop) = self.stops.get(i) else {
             return Err("the thread has finished".into());
         };
+        self.eval_with(i, &stop.locals, expr)
+    }
+    /// Evaluates `expr` over `locals` and the arrays as they are at stop
+    /// `i` (readable only while the launch is paused there).
+    fn eval_with(
+        &self,
+        i: usize,
+        locals: &[(String, DebugValue)],
+        expr: &str,
+    ) -> Result<DebugValue, String> {
         let live = (i + 1 == self.stops.len() && self.live.paused()).then_some(&self.live);
         expr::eval(
             expr,
             &At {
-                stop,
+                locals,
                 arrays: &self.arrays,
                 live,
                 structs: &self.ir.structs,
@@ -665,9 +681,14 @@ impl Debugger {
     /// so far), arithmetic and comparisons (`d * 2.0`, `j == 5`); see the
     /// `expr` module.
     pub fn eval(&self, expr: &str) -> Result<DebugValue, DebugError> {
-        self.here()?;
+        self.eval_in_frame(0, expr)
+    }
+    /// [`Debugger::eval`] over the variables of frame `frame` of the
+    /// current stop's stack ([`Debugger::frame_locals`]; 0 the innermost).
+    pub fn eval_in_frame(&self, frame: usize, expr: &str) -> Result<DebugValue, DebugError> {
+        let locals = self.frame_locals(frame)?;
         let i = self.pos.unwrap_or(0);
-        self.eval_at(i, expr).map_err(|what| {
+        self.eval_with(i, locals, expr).map_err(|what| {
             if let Some(n) = what
                 .strip_prefix("no variable `")
                 .and_then(|w| w.strip_suffix("` here"))
@@ -690,7 +711,7 @@ impl Debugger {
     fn go(&mut self, pred: impl Fn(&Stop) -> bool) -> Option<&Stop> {
         let mut i = self.next_index();
         loop {
-            if i >= self.stops.len() && !self.pull_stop() {
+            if i >= self.stops.len() && !self.pull_stop(&PauseAt::every()) {
                 self.pos = Some(self.stops.len());
                 return None;
             }
@@ -734,9 +755,30 @@ impl Debugger {
             .iter()
             .map(|w| self.pos.and_then(|i| value(self, i, w)))
             .collect();
+        // The launch pauses only where a breakpoint may hit (and at every
+        // stop with a watch): the stops between are streamed.
+        let pause = if self.watches.is_empty() {
+            PauseAt {
+                every: false,
+                lines: self
+                    .breakpoints
+                    .iter()
+                    .filter_map(|b| match b.at {
+                        Breakpoint::Line { line, .. } => Some(line),
+                        Breakpoint::Func(_) => None,
+                    })
+                    .collect(),
+                entries: self
+                    .breakpoints
+                    .iter()
+                    .any(|b| matches!(b.at, Breakpoint::Func(_))),
+            }
+        } else {
+            PauseAt::every()
+        };
         let mut i = start;
         loop {
-            if i >= self.stops.len() && !self.pull_stop() {
+            if i >= self.stops.len() && !self.pull_stop(&pause) {
                 break;
             }
             let s = &self.stops[i];
