@@ -416,13 +416,17 @@ def spin(flag: wp.array(dtype=int), out: wp.array(dtype=int)):
     out[t] = n
 "#;
 
-/// Runs `f` (which makes and drops a debugger of the spinning kernel) on
-/// another thread; fails unless it returns within a minute.
-fn returns_in_time(f: impl FnOnce(&weft::Module) + Send + 'static) {
+/// Runs `f` on a debugger of the spinning kernel over 4 threads stepping
+/// thread `tid`, on another thread; fails unless `f` and the debugger's
+/// drop return within a minute.
+fn returns_in_time(tid: usize, f: impl FnOnce(Debugger) + Send + 'static) {
     let (tx, rx) = std::sync::mpsc::channel();
     let h = std::thread::spawn(move || {
         let module = Debugger::compile("spin.py", SPIN).unwrap();
-        f(&module);
+        let flag = Array::from_slice(&[1i32], &[1]).unwrap();
+        let out = Array::from_slice(&[0i32; 4], &[4]).unwrap();
+        let args = [Arg::array(&flag), Arg::array(&out)];
+        f(Debugger::launch(&module, "spin", &[4], &args, tid).unwrap());
         let _ = tx.send(());
     });
     let r = rx.recv_timeout(std::time::Duration::from_secs(60));
@@ -432,33 +436,20 @@ fn returns_in_time(f: impl FnOnce(&weft::Module) + Send + 'static) {
 
 #[test]
 fn quitting_mid_kernel_ends_the_launch_and_joins_its_worker() {
-    // Paused in thread 0's hook, with threads 0..4 still to spin.
-    returns_in_time(|m| {
-        let flag = Array::from_slice(&[1i32], &[1]).unwrap();
-        let out = Array::from_slice(&[0i32; 4], &[4]).unwrap();
-        let args = [Arg::array(&flag), Arg::array(&out)];
-        let mut dbg = Debugger::launch(m, "spin", &[4], &args, 0).unwrap();
+    // Paused in thread 0's hook, before its loop that never ends: the
+    // drop cancels the launch (the loop ends at its back-edge).
+    returns_in_time(0, |mut dbg| {
         assert_eq!(dbg.step().map(|s| s.line), Some(6));
         assert_eq!(dbg.step().map(|s| s.line), Some(7));
         drop(dbg);
     });
     // Dropped before its first command (the launch has not started).
-    returns_in_time(|m| {
-        let flag = Array::from_slice(&[1i32], &[1]).unwrap();
-        let out = Array::from_slice(&[0i32; 4], &[4]).unwrap();
-        let args = [Arg::array(&flag), Arg::array(&out)];
-        let dbg = Debugger::launch(m, "spin", &[4], &args, 2).unwrap();
-        drop(dbg);
-    });
+    returns_in_time(2, drop);
 }
 
 #[test]
 fn a_timeout_ends_a_launch_that_never_reaches_the_thread() {
-    returns_in_time(|m| {
-        let flag = Array::from_slice(&[1i32], &[1]).unwrap();
-        let out = Array::from_slice(&[0i32; 4], &[4]).unwrap();
-        let args = [Arg::array(&flag), Arg::array(&out)];
-        let mut dbg = Debugger::launch(m, "spin", &[4], &args, 2).unwrap();
+    returns_in_time(2, |mut dbg| {
         dbg.set_timeout(Some(std::time::Duration::from_millis(300)));
         // Thread 0 spins: thread 2 never gets to a statement.
         assert!(dbg.step().is_none());

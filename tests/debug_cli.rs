@@ -36,6 +36,19 @@ fn scripted_nbody_session_matches_the_snapshot() {
     }
 }
 
+/// The transcript of `weft debug --tid TIDS --script tests/debug/SCRIPT CASE`.
+fn run_script(case: &Path, tids: &str, script: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let r = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["debug", "--tid", tids, "--script"])
+        .arg(root.join("tests/debug").join(script))
+        .arg(case)
+        .output()
+        .expect("runs weft");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    String::from_utf8(r.stdout).expect("utf-8")
+}
+
 /// gdb's commands (`tests/debug/commands.script`): breakpoints with
 /// conditions, `tbreak`, `delete`, `info breakpoints`, `bt`, `print` of
 /// expressions over locals and array elements, `watch` of a component.
@@ -43,14 +56,7 @@ fn scripted_nbody_session_matches_the_snapshot() {
 fn gdb_commands_match_the_snapshot() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let Some(case) = nbody_case() else { return };
-    let r = Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["debug", "--tid", "3", "--script"])
-        .arg(root.join("tests/debug/commands.script"))
-        .arg(&case)
-        .output()
-        .expect("runs weft");
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let got = String::from_utf8(r.stdout).expect("utf-8");
+    let got = run_script(&case, "3", "commands.script");
     // What the snapshot pins, checked here too: the temporary breakpoint's
     // condition, the array element equal to the kernel's own `d`.
     assert!(got.contains("(weft) print j\nj = 5\n"), "{got}");
@@ -71,14 +77,7 @@ fn frame_selection_matches_the_snapshot() {
     let Some(case) = weft_testkit::corpus::case("func_basic") else {
         return;
     };
-    let r = Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["debug", "--tid", "2", "--script"])
-        .arg(root.join("tests/debug/frames.script"))
-        .arg(&case)
-        .output()
-        .expect("runs weft");
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let got = String::from_utf8(r.stdout).expect("utf-8");
+    let got = run_script(&case, "2", "frames.script");
     // The caller's frame has the kernel's `v`, the callee's its `x`.
     let after = |cmd: &str| {
         got.split(&format!("(weft) {cmd}\n"))
