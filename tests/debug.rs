@@ -462,3 +462,37 @@ fn a_timeout_ends_a_launch_that_never_reaches_the_thread() {
         assert!(dbg.failure().is_some());
     });
 }
+
+const NOISE: &str = r#"import warp as wp
+
+
+@wp.kernel
+def noise(seed: int, out: wp.array(dtype=float)):
+    t = wp.tid()
+    state = wp.rand_init(seed, t)
+    x = wp.randf(state)
+    out[t] = x
+"#;
+
+/// Random numbers at a stop are the real run's: thread 5's `x` is what a
+/// normal CPU launch writes to `out[5]`, and thread 4's element, live, is
+/// the one the normal launch wrote.
+#[test]
+fn random_numbers_at_a_stop_are_those_of_a_normal_launch() {
+    let module = Debugger::compile("noise.py", NOISE).unwrap();
+    let real = Array::from_slice(&[0.0f32; 8], &[8]).unwrap();
+    let dev = weft::Device::cpu();
+    let k = dev.load(&module, "noise").unwrap();
+    dev.launch(&k, &[8], &[Arg::i32(42), Arg::array(&real)])
+        .unwrap();
+    let real = real.to_vec::<f32>().unwrap();
+    assert!(real.iter().all(|&x| x > 0.0 && x < 1.0), "{real:?}");
+    let out = Array::from_slice(&[0.0f32; 8], &[8]).unwrap();
+    let args = [Arg::i32(42), Arg::array(&out)];
+    let mut dbg = Debugger::launch(&module, "noise", &[8], &args, 5).unwrap();
+    dbg.add_breakpoint(Breakpoint::parse("noise.py:9"));
+    assert_eq!(dbg.cont().map(|s| s.line), Some(9));
+    assert_eq!(f(&dbg, "x"), real[5] as f64);
+    assert_eq!(f(&dbg, "out[4]"), real[4] as f64);
+    assert_eq!(f(&dbg, "out[5]"), 0.0);
+}
