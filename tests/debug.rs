@@ -496,3 +496,49 @@ fn random_numbers_at_a_stop_are_those_of_a_normal_launch() {
     assert_eq!(f(&dbg, "out[4]"), real[4] as f64);
     assert_eq!(f(&dbg, "out[5]"), 0.0);
 }
+
+const OOB: &str = r#"import warp as wp
+
+
+@wp.kernel
+def oob(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    t = wp.tid()
+    v = x[t + 2]
+    out[t] = v
+"#;
+
+/// A bounds-check failure in checked mode ends the stepped thread (no
+/// hang) and is the session's failure; in a thread below the stepped one
+/// too. A thread that reads in bounds finishes normally.
+#[test]
+fn a_trap_in_checked_mode_ends_the_thread_with_its_report() {
+    let module = weft::Compiler::with_options(weft::CompileOptions {
+        checked: true,
+        opt: false,
+        opt_level: weft_ir::OptLevel::O0,
+        ..weft::CompileOptions::default()
+    })
+    .compile("oob.py", OOB)
+    .unwrap();
+    let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let out = Array::from_slice(&[0.0f32; 4], &[4]).unwrap();
+    let args = [Arg::array(&x), Arg::array(&out)];
+    let mut dbg = Debugger::launch(&module, "oob", &[4], &args, 1).unwrap();
+    assert_eq!(dbg.next().map(|s| s.line), Some(6));
+    assert_eq!(dbg.next().map(|s| s.line), Some(7));
+    assert_eq!(dbg.next().map(|s| s.line), Some(8));
+    assert_eq!(f(&dbg, "v"), 4.0);
+    assert!(dbg.next().is_none());
+    assert!(dbg.failure().is_none(), "{:?}", dbg.failure());
+    for tid in [2, 3] {
+        let mut dbg = Debugger::launch(&module, "oob", &[4], &args, tid).unwrap();
+        dbg.add_breakpoint(Breakpoint::parse("oob.py:7"));
+        assert_eq!(dbg.cont().map(|s| s.line), Some(7));
+        assert!(dbg.cont().is_none());
+        let e = dbg.failure().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("oob.py") && e.contains(":7"),
+            "thread {tid}: {e}"
+        );
+    }
+}
