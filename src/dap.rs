@@ -193,11 +193,10 @@ impl<W: Write> Session<W> {
                     let line = b["line"].as_u64().unwrap_or(0) as u32;
                     let cond = b["condition"].as_str().map(str::to_string);
                     let file = path.rsplit(['/', '\\']).next().unwrap_or(&path);
-                    let verified = self.dbg.as_ref().is_none_or(|d| {
-                        d.stops()
-                            .iter()
-                            .any(|s| s.line == line && s.file.ends_with(file))
-                    });
+                    let verified = self
+                        .dbg
+                        .as_ref()
+                        .is_none_or(|d| d.has_statement(file, line));
                     out.push(json!({"verified": verified, "line": line}));
                     ls.push((line, cond));
                 }

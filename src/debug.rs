@@ -4,7 +4,8 @@
 //!
 //! Commands (gdb's): `break LOC [if COND]` (`b`), `tbreak`, `delete`,
 //! `info breakpoints|locals`, `step` (`s`), `next` (`n`), `finish`,
-//! `continue` (`c`), `print EXPR` (`p`), `locals`, `backtrace` (`bt`,
+//! `continue` (`c`), `print EXPR` (`p`), `locals`, `frame N` (`f`), `up`,
+//! `down`, `backtrace` (`bt`,
 //! `where`), `list` (`l`), `watch EXPR`, `thread TID`, `help`, `quit`
 //! (`q`); [`HELP`] lists them.
 //! Each command is echoed after the prompt so a scripted transcript reads
@@ -128,6 +129,7 @@ const HELP: &str =
   next (n) | step (s)       to the next statement, over / into func calls
   finish                    out of the current func
   backtrace (bt, where)     the call stack
+  frame N (f) | up | down   select a frame of it for `locals` and `print`
   print EXPR (p)            e.g. `p d`, `p pos[j].x`, `p d * 2.0`, `p j == 5`
   locals                    the variables here
   watch EXPR                `continue` also stops when EXPR's value changes
@@ -135,8 +137,8 @@ const HELP: &str =
   list (l)                  the source around the current line
   quit (q)";
 
-fn show_locals(out: &mut impl Write, dbg: &Debugger) -> std::io::Result<()> {
-    match dbg.locals() {
+fn show_locals(out: &mut impl Write, dbg: &Debugger, frame: usize) -> std::io::Result<()> {
+    match dbg.frame_locals(frame) {
         Ok(ls) => {
             for (n, v) in ls {
                 writeln!(out, "  {n} = {v}")?;
@@ -150,11 +152,15 @@ fn show_locals(out: &mut impl Write, dbg: &Debugger) -> std::io::Result<()> {
 fn show_stop(
     out: &mut impl Write,
     s: Option<&Stop>,
+    failure: Option<&weft::RuntimeError>,
     tid: usize,
     sources: &Sources,
 ) -> std::io::Result<()> {
     match s {
-        None => writeln!(out, "thread {tid} finished"),
+        None => match failure {
+            Some(e) => writeln!(out, "thread {tid} finished: the launch failed: {e}"),
+            None => writeln!(out, "thread {tid} finished"),
+        },
         Some(s) => {
             writeln!(
                 out,
@@ -252,6 +258,9 @@ pub fn run_session_with(
     let io = |e: std::io::Error| Error::io("<output>", e);
     let mut tid = tids.first().copied().unwrap_or(0);
     let mut dbg = launch(case, &module, tid)?;
+    // The frame `locals` and `print` look at (0: the innermost); a command
+    // that moves the thread selects the innermost again.
+    let mut frame = 0usize;
     writeln!(
         out,
         "debugging {} (kernel `{}`), thread {tid}; threads {:?} may be selected",
@@ -272,6 +281,12 @@ pub fn run_session_with(
         let (cmd, arg) = line
             .split_once(' ')
             .map_or((line, ""), |(c, a)| (c, a.trim()));
+        if matches!(
+            cmd,
+            "step" | "s" | "next" | "n" | "finish" | "continue" | "c" | "thread"
+        ) {
+            frame = 0;
+        }
         match cmd {
             "break" | "b" | "tbreak" => {
                 let (at, cond) = match arg.split_once(" if ") {
@@ -314,7 +329,7 @@ pub fn run_session_with(
                 }
             }
             "info" | "i" => match arg {
-                "locals" | "l" => show_locals(out, &dbg).map_err(io)?,
+                "locals" | "l" => show_locals(out, &dbg, frame).map_err(io)?,
                 "breakpoints" | "b" | "break" => {
                     if dbg.breakpoints().is_empty() {
                         writeln!(out, "no breakpoints").map_err(io)?;
@@ -337,18 +352,30 @@ pub fn run_session_with(
                 _ => writeln!(out, "error: `info` takes `locals` or `breakpoints`").map_err(io)?,
             },
             "help" | "h" => writeln!(out, "{HELP}").map_err(io)?,
-            "step" | "s" => show_stop(out, dbg.step(), tid, &sources).map_err(io)?,
-            "next" | "n" => show_stop(out, dbg.next(), tid, &sources).map_err(io)?,
+            "step" | "s" => {
+                dbg.step();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
+            "next" | "n" => {
+                dbg.next();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
             "finish" if dbg.current().is_none_or(|s| s.depth == 0) => {
                 writeln!(out, "error: `finish` needs a func frame (use `continue`)").map_err(io)?
             }
-            "finish" => show_stop(out, dbg.finish(), tid, &sources).map_err(io)?,
-            "continue" | "c" => show_stop(out, dbg.cont(), tid, &sources).map_err(io)?,
-            "print" | "p" => match dbg.print(arg) {
+            "finish" => {
+                dbg.finish();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
+            "continue" | "c" => {
+                dbg.cont();
+                show_stop(out, dbg.current(), dbg.failure(), tid, &sources).map_err(io)?
+            }
+            "print" | "p" => match dbg.eval_in_frame(frame, arg) {
                 Ok(v) => writeln!(out, "{arg} = {v}").map_err(io)?,
                 Err(e) => writeln!(out, "error: {e}").map_err(io)?,
             },
-            "locals" => show_locals(out, &dbg).map_err(io)?,
+            "locals" => show_locals(out, &dbg, frame).map_err(io)?,
             "where" | "bt" | "backtrace" => match dbg.backtrace() {
                 Ok(frames) => {
                     for (i, f) in frames.iter().enumerate() {
@@ -358,6 +385,38 @@ pub fn run_session_with(
                 }
                 Err(e) => writeln!(out, "error: {e}").map_err(io)?,
             },
+            "frame" | "f" | "up" | "down" => {
+                let want = match (cmd, arg.parse::<usize>()) {
+                    ("up", _) => Some(frame + 1),
+                    ("down", _) => frame.checked_sub(1),
+                    (_, Ok(n)) => Some(n),
+                    (_, Err(_)) if arg.is_empty() => Some(frame),
+                    _ => None,
+                };
+                match (dbg.backtrace(), want) {
+                    (Err(e), _) => writeln!(out, "error: {e}").map_err(io)?,
+                    (Ok(_), None) if cmd == "down" => {
+                        writeln!(out, "error: the innermost frame is selected").map_err(io)?
+                    }
+                    (Ok(_), None) => {
+                        writeln!(out, "error: `frame` takes a frame number").map_err(io)?
+                    }
+                    (Ok(frames), Some(n)) => match frames.get(n) {
+                        Some(f) => {
+                            frame = n;
+                            writeln!(out, "#{n} {} at {}:{}", f.func, short(&f.file), f.line)
+                                .map_err(io)?;
+                            if let Some(text) = sources.line(&f.file, f.line) {
+                                writeln!(out, "{:>5} | {text}", f.line).map_err(io)?;
+                            }
+                        }
+                        None => {
+                            writeln!(out, "error: no frame {n} (the stack has {})", frames.len())
+                                .map_err(io)?
+                        }
+                    },
+                }
+            }
             "list" | "l" => match dbg.current() {
                 Some(s) => {
                     let (file, at) = (s.file.clone(), s.line);
@@ -381,6 +440,8 @@ pub fn run_session_with(
                 Ok(t) => {
                     let bps = dbg.breakpoints().to_vec();
                     tid = t;
+                    // The old launch ends (and its worker is joined) first.
+                    drop(dbg);
                     dbg = launch(case, &module, tid)?;
                     for b in bps {
                         dbg.add_breakpoint_with(b.at, b.condition, b.temporary);

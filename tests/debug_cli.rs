@@ -36,6 +36,19 @@ fn scripted_nbody_session_matches_the_snapshot() {
     }
 }
 
+/// The transcript of `weft debug --tid TIDS --script tests/debug/SCRIPT CASE`.
+fn run_script(case: &Path, tids: &str, script: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let r = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["debug", "--tid", tids, "--script"])
+        .arg(root.join("tests/debug").join(script))
+        .arg(case)
+        .output()
+        .expect("runs weft");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    String::from_utf8(r.stdout).expect("utf-8")
+}
+
 /// gdb's commands (`tests/debug/commands.script`): breakpoints with
 /// conditions, `tbreak`, `delete`, `info breakpoints`, `bt`, `print` of
 /// expressions over locals and array elements, `watch` of a component.
@@ -43,14 +56,7 @@ fn scripted_nbody_session_matches_the_snapshot() {
 fn gdb_commands_match_the_snapshot() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let Some(case) = nbody_case() else { return };
-    let r = Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["debug", "--tid", "3", "--script"])
-        .arg(root.join("tests/debug/commands.script"))
-        .arg(&case)
-        .output()
-        .expect("runs weft");
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let got = String::from_utf8(r.stdout).expect("utf-8");
+    let got = run_script(&case, "3", "commands.script");
     // What the snapshot pins, checked here too: the temporary breakpoint's
     // condition, the array element equal to the kernel's own `d`.
     assert!(got.contains("(weft) print j\nj = 5\n"), "{got}");
@@ -62,9 +68,39 @@ fn gdb_commands_match_the_snapshot() {
     }
 }
 
+/// `frame N`, `up` and `down` select a frame of the stack for `locals` and
+/// `print` (`tests/debug/frames.script` on the `func_basic` case); moving
+/// the thread selects the innermost frame again.
+#[test]
+fn frame_selection_matches_the_snapshot() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Some(case) = weft_testkit::corpus::case("func_basic") else {
+        return;
+    };
+    let got = run_script(&case, "2", "frames.script");
+    // The caller's frame has the kernel's `v`, the callee's its `x`.
+    let after = |cmd: &str| {
+        got.split(&format!("(weft) {cmd}\n"))
+            .nth(1)
+            .and_then(|t| t.lines().next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        after("up").starts_with("#1 func_basic at kernel.py:18"),
+        "{got}"
+    );
+    assert!(after("print v").starts_with("v = "), "{got}");
+    assert!(after("frame 5").starts_with("error: no frame 5"), "{got}");
+    let snap = root.join("tests/debug/frames.txt");
+    if let Err(e) = weft_testkit::snapshot::check(&snap, &got) {
+        panic!("the transcript: {e}");
+    }
+}
+
 /// `weft debug --layout soa`: the kernel's vec3 arrays are SoA (planes),
 /// and the same script prints the same transcript as in AoS, value for
-/// value (the debugger compiles at O0: `p = pos[i]`, a `make` of three
+/// value, array elements read from the live launch too (the debugger compiles at O0: `p = pos[i]`, a `make` of three
 /// plane loads, keeps its name).
 #[test]
 fn scripted_nbody_session_is_the_same_in_soa() {
@@ -77,20 +113,23 @@ fn scripted_nbody_session_is_the_same_in_soa() {
     let ir = m.ir();
     let k = ir.func_by_name("nbody_step").expect("the kernel");
     assert!(!ir.funcs[k].soa_params.is_empty(), "no SoA param");
-    let script = root.join("tests/debug/nbody.script");
-    let session = |layout: &str| {
-        let r = Command::new(env!("CARGO_BIN_EXE_weft"))
-            .args(["debug", "--tid", "3,5", "--layout", layout, "--script"])
-            .arg(&script)
-            .arg(&case)
-            .output()
-            .expect("runs weft");
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-        String::from_utf8(r.stdout).expect("utf-8")
-    };
-    let (aos, soa) = (session("aos"), session("soa"));
-    assert_eq!(aos, soa);
-    assert!(aos.contains("p = vec3"), "a transcript with values:\n{aos}");
+    // `commands.script` prints elements of SoA arrays from the live launch.
+    for (script, tids) in [("nbody.script", "3,5"), ("commands.script", "3")] {
+        let script = root.join("tests/debug").join(script);
+        let session = |layout: &str| {
+            let r = Command::new(env!("CARGO_BIN_EXE_weft"))
+                .args(["debug", "--tid", tids, "--layout", layout, "--script"])
+                .arg(&script)
+                .arg(&case)
+                .output()
+                .expect("runs weft");
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            String::from_utf8(r.stdout).expect("utf-8")
+        };
+        let (aos, soa) = (session("aos"), session("soa"));
+        assert_eq!(aos, soa);
+        assert!(aos.contains("p = vec3"), "a transcript with values:\n{aos}");
+    }
 }
 
 #[test]

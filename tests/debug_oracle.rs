@@ -112,7 +112,7 @@ fn threads(case: &Case, m: &weft::Module, total: usize) -> Vec<usize> {
         with_case_args(case, m, |k, dim, args| Debugger::launch(m, k, dim, args, t))
             .map_err(|e| e.to_string())
             .and_then(|d| d.map_err(|e| e.to_string()))
-            .map(|d| d.stops().iter().map(|s| s.line).collect::<Vec<_>>())
+            .map(|mut d| d.stops_to_end().iter().map(|s| s.line).collect::<Vec<_>>())
     };
     if let Ok(first) = lines(0) {
         for k in 1..8 {
@@ -138,7 +138,7 @@ fn check_thread(case: &Case, m: &weft::Module, tid: usize, n: &mut Counts) -> Re
     })
     .map_err(|e| e.to_string())?
     .map_err(|e| e.to_string())?;
-    let got = dbg.stops();
+    let got = dbg.stops_to_end();
     n.threads += 1;
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         if let Some(why) = differs(g, w) {

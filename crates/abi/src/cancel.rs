@@ -10,10 +10,16 @@
 //! runtime learns that a chunk was cut short with [`take_cancelled`], on
 //! the same OS thread, like [`crate::trap::take_trap`].
 //!
+//! A run may also be cancelled from another OS thread: a flag set with
+//! [`set_cancel_flag`] is read with the clock, and once it is true polls
+//! return 1 as after the deadline (the debugger ends a launch this way).
+//!
 //! Code compiled without cancel checks (the default) never calls the shim:
 //! a launch without a timeout runs exactly the code it always did.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Polls between two reads of the clock.
@@ -23,6 +29,13 @@ thread_local! {
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
     static COUNT: Cell<u32> = const { Cell::new(0) };
     static CANCELLED: Cell<bool> = const { Cell::new(false) };
+    static FLAG: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Sets (or clears) this OS thread's cancel flag: once another thread
+/// stores `true` in it, polls return 1 (module docs).
+pub fn set_cancel_flag(flag: Option<Arc<AtomicBool>>) {
+    FLAG.with(|f| *f.borrow_mut() = flag);
 }
 
 /// Sets (or clears, with `None`) this OS thread's deadline and forgets an
@@ -35,9 +48,15 @@ pub fn set_deadline(deadline: Option<Instant>) {
 
 /// Whether this OS thread's deadline has passed (reads the clock).
 pub fn past_deadline() -> bool {
-    let past = DEADLINE
-        .with(|d| d.get())
-        .is_some_and(|d| Instant::now() >= d);
+    let flagged = FLAG.with(|f| {
+        f.borrow()
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    });
+    let past = flagged
+        || DEADLINE
+            .with(|d| d.get())
+            .is_some_and(|d| Instant::now() >= d);
     if past {
         CANCELLED.with(|c| c.set(true));
     }
@@ -83,6 +102,24 @@ mod tests {
         assert!(first.is_some_and(|i| i < POLL_EVERY as usize), "{first:?}");
         assert_eq!(weft_cancel_poll(), 1);
         assert!(take_cancelled());
+        set_deadline(None);
+        assert_eq!(weft_cancel_poll(), 0);
+    }
+
+    #[test]
+    fn a_flag_set_elsewhere_stops_polls() {
+        set_deadline(None);
+        let flag = Arc::new(AtomicBool::new(false));
+        set_cancel_flag(Some(flag.clone()));
+        assert!((0..10 * POLL_EVERY).all(|_| weft_cancel_poll() == 0));
+        let other = flag.clone();
+        std::thread::spawn(move || other.store(true, Ordering::Relaxed))
+            .join()
+            .unwrap();
+        let first = (0..2 * POLL_EVERY).position(|_| weft_cancel_poll() == 1);
+        assert!(first.is_some_and(|i| i < POLL_EVERY as usize), "{first:?}");
+        assert!(take_cancelled());
+        set_cancel_flag(None);
         set_deadline(None);
         assert_eq!(weft_cancel_poll(), 0);
     }

@@ -16,11 +16,12 @@
 //! * the thread index.
 //!
 //! Nothing is emitted when the option is off. The shim is cheap for threads
-//! nobody records: it compares the thread index with the recorded one
-//! ([`record_thread`]) and returns.
+//! nobody steps: it compares the thread index with the one a sink was
+//! installed for on this OS thread ([`with_sink`]) and returns. The sink of
+//! the stepped thread may block (the debugger's live stops: the launch's
+//! OS thread waits in the hook until the debugger resumes it).
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Mutex;
+use std::cell::{Cell, RefCell};
 use weft_ir::{FuncId, Loc, Value};
 
 /// What a hook reports.
@@ -48,12 +49,16 @@ pub struct DebugEvent {
     pub vars: Vec<(Value, Vec<u64>)>,
 }
 
-/// The thread index being recorded (−1: none).
-static TARGET: AtomicI64 = AtomicI64::new(-1);
-/// The recorded events; also serialises recording sessions.
-static EVENTS: Mutex<Vec<DebugEvent>> = Mutex::new(Vec::new());
-/// One recording session at a time in a process.
-static SESSION: Mutex<()> = Mutex::new(());
+/// Receives the stepped thread's events; returns false to be removed (the
+/// rest of the launch then runs without calling it).
+pub type Sink = Box<dyn FnMut(DebugEvent) -> bool>;
+
+thread_local! {
+    /// The thread index whose hooks go to [`SINK`] on this OS thread (−1:
+    /// none).
+    static TARGET: Cell<i64> = const { Cell::new(-1) };
+    static SINK: RefCell<Option<Sink>> = const { RefCell::new(None) };
+}
 
 /// The hook shim.
 ///
@@ -61,7 +66,7 @@ static SESSION: Mutex<()> = Mutex::new(());
 /// `desc` points to a descriptor (module docs) and `vals` to as many `u64`s
 /// as its leaf counts add up to, both written by the generated code.
 pub unsafe extern "C" fn weft_debug_hook(desc: *const u32, vals: *const u64, tid: i64) {
-    if tid != TARGET.load(Ordering::Relaxed) {
+    if tid != TARGET.with(Cell::get) {
         return;
     }
     // SAFETY: the header is 6 words long (contract above).
@@ -91,28 +96,28 @@ pub unsafe extern "C" fn weft_debug_hook(desc: *const u32, vals: *const u64, tid
         loc: Loc::new(head[2], head[3], head[4]),
         vars,
     };
-    if let Ok(mut e) = EVENTS.lock() {
-        e.push(ev);
+    // Taken out while it runs, so that it may block or re-enter freely.
+    let Some(mut sink) = SINK.with(|s| s.borrow_mut().take()) else {
+        return;
+    };
+    if sink(ev) {
+        SINK.with(|s| *s.borrow_mut() = Some(sink));
+    } else {
+        TARGET.with(|t| t.set(-1));
     }
 }
 
-/// Runs `run` (which launches code compiled with the CPU backend's
-/// `debug` option) while recording every hook of thread index
-/// `tid`; returns its result and the events in order. Sessions in one
-/// process run one at a time.
-pub fn record_thread<R>(tid: i64, run: impl FnOnce() -> R) -> (R, Vec<DebugEvent>) {
-    let _session = SESSION.lock().unwrap_or_else(|p| p.into_inner());
-    if let Ok(mut e) = EVENTS.lock() {
-        e.clear();
-    }
-    TARGET.store(tid, Ordering::SeqCst);
+/// Runs `run` (which launches code compiled with the CPU backend's `debug`
+/// option on this OS thread) with `sink` receiving every hook of thread
+/// index `tid`, in order, on this OS thread; other threads' hooks return at
+/// once. Sessions on different OS threads are independent.
+pub fn with_sink<R>(tid: i64, sink: Sink, run: impl FnOnce() -> R) -> R {
+    let old_sink = SINK.with(|s| s.borrow_mut().replace(sink));
+    let old_target = TARGET.with(|t| t.replace(tid));
     let r = run();
-    TARGET.store(-1, Ordering::SeqCst);
-    let events = match EVENTS.lock() {
-        Ok(mut e) => std::mem::take(&mut *e),
-        Err(p) => std::mem::take(&mut *p.into_inner()),
-    };
-    (r, events)
+    TARGET.with(|t| t.set(old_target));
+    SINK.with(|s| *s.borrow_mut() = old_sink);
+    r
 }
 
 /// Encodes an event kind for the descriptor.

@@ -760,16 +760,40 @@ impl Array {
 
     /// Byte offsets of the elements in C order.
     fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
-        let n = self.len();
-        (0..n).map(move |mut i| {
-            let mut off = 0i64;
-            for k in (0..self.meta.shape.len()).rev() {
-                let idx = i % self.meta.shape[k];
-                i /= self.meta.shape[k];
-                off += idx as i64 * self.meta.strides[k];
+        (0..self.len()).map(|i| self.offset_of(i))
+    }
+
+    /// The byte offset of element `i` (C order) of an AoS array.
+    fn offset_of(&self, mut i: usize) -> usize {
+        let mut off = 0i64;
+        for k in (0..self.meta.shape.len()).rev() {
+            let idx = i % self.meta.shape[k];
+            i /= self.meta.shape[k];
+            off += idx as i64 * self.meta.strides[k];
+        }
+        off as usize
+    }
+
+    /// Element `i` (in C order) as C-layout bytes, in either layout;
+    /// `None` past the end.
+    pub fn element_bytes(&self, i: usize) -> Option<Vec<u8>> {
+        if i >= self.len() {
+            return None;
+        }
+        let esize = self.meta.dtype.size();
+        let raw = self.raw();
+        if self.meta.layout == ArrayLayout::Soa {
+            let p = planes_of(&self.meta.dtype, &self.meta.shape).ok()?;
+            let mut out = vec![0u8; esize];
+            for (j, &off) in p.offsets.iter().enumerate() {
+                let at = j * p.stride + i * p.scalar;
+                out.get_mut(off..off + p.scalar)?
+                    .copy_from_slice(raw.get(at..at + p.scalar)?);
             }
-            off as usize
-        })
+            return Some(out);
+        }
+        let off = self.offset_of(i);
+        raw.get(off..off + esize).map(<[u8]>::to_vec)
     }
 
     /// The elements' bytes, in C order and C layout (in either layout).

@@ -1,16 +1,23 @@
 //! Stepping through a kernel on the CPU JIT, at the kernel's own source
 //! lines.
 //!
-//! A [`Debugger`] launches the kernel once in the CPU backend's debug build
+//! A [`Debugger`] runs the kernel in the CPU backend's debug build
 //! (`weft_abi::debug`): the JIT code calls back at every source
 //! statement, at each func entry and before each func return, with the
 //! source location and the current values of the named variables. The
-//! stepped thread's calls are recorded; the other threads run too, in index
-//! order on one OS thread — those before the stepped thread run to
-//! completion before it starts, those after it once it has finished — so
-//! the arrays end as a normal launch leaves them.
+//! launch runs on a worker OS thread, threads one after another in index
+//! order ([`weft_runtime::debug::LiveLaunch`]); the stepped thread's hook
+//! waits until the debugger resumes it, and the debugger pulls the next
+//! hook only when a command needs it. So at a stop the launch really is
+//! paused there: every thread with a lower index has run to completion,
+//! no thread with a higher index has started (those never run in a
+//! session: nothing could see them), and the stepped thread has
+//! run up to (not including) the statement it stopped at; arrays
+//! ([`Debugger::eval`] of `a[i]`) are read from the run's memory as it is
+//! at that moment, so what other threads wrote, atomics and random numbers
+//! show as the real run has them.
 //!
-//! Stepping then walks the stepped thread's record: [`Debugger::step`]
+//! Stepping moves the live thread on: [`Debugger::step`]
 //! (next statement, into funcs), [`Debugger::next`] (over calls),
 //! [`Debugger::finish`] (out of the current func), [`Debugger::cont`] (to
 //! the next breakpoint or watched change). Every stop has the location, the
@@ -22,9 +29,13 @@
 
 use crate::{Arg, ArrayLayout, CompileOptions, Compiler, Error, LayoutOptions, Module};
 use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
 use weft_abi::debug::{DebugEvent, EventKind};
 use weft_ir::layout::component_offset;
 use weft_ir::{Scalar, StructTable, Type};
+use weft_runtime::debug::{LiveLaunch, OwnedArg, PauseAt, Pull};
+use weft_runtime::RuntimeError;
 
 mod expr;
 
@@ -226,10 +237,22 @@ pub enum DebugError {
 }
 
 /// A debugging session over one thread of one launch (module docs).
+/// Dropping it ends the launch (cancelled: the threads still to run stop
+/// at their next loop back-edge) and joins its worker thread.
 #[derive(Debug)]
 pub struct Debugger {
     tid: usize,
+    live: LiveLaunch,
+    /// The stops pulled so far, in order.
     stops: Vec<Stop>,
+    /// Builds stops from the hooks.
+    builder: StopBuilder,
+    /// Whether the run has ended (every stop pulled).
+    ended: bool,
+    /// How the run ended, when it failed (a trap, a timeout).
+    failure: Option<RuntimeError>,
+    /// The longest wait for the next hook ([`Debugger::set_timeout`]).
+    timeout: Option<Duration>,
     /// Index of the current stop; `None` before the first, `stops.len()`
     /// when the thread has finished.
     pos: Option<usize>,
@@ -237,10 +260,21 @@ pub struct Debugger {
     next_id: u32,
     /// Watched expressions.
     watches: Vec<String>,
-    /// The launch's arrays: name, element type, contents before the launch
-    /// (AoS) when the kernel never writes the array, else `None`.
-    arrays: Vec<(String, Type, Option<Vec<u8>>)>,
-    structs: StructTable,
+    /// The launch's arrays.
+    arrays: Vec<ArrayParam>,
+    ir: Arc<weft_ir::Module>,
+}
+
+/// An array argument of the launch.
+#[derive(Clone, Debug)]
+struct ArrayParam {
+    name: String,
+    /// The element type the user sees (in either layout); `None` for a
+    /// parameter that is not an array.
+    elem: Option<Type>,
+    /// Its argument index.
+    arg: usize,
+    shape: Vec<usize>,
 }
 
 /// A breakpoint as the debugger keeps it.
@@ -257,69 +291,77 @@ pub struct BreakpointInfo {
     pub hits: u32,
 }
 
-/// A scope for [`expr::eval`]: a stop's variables and the arrays.
+/// A scope for [`expr::eval`]: a frame's variables and the arrays, read
+/// from the paused launch (`live`; `None` when the launch is not paused at
+/// this stop).
 struct At<'a> {
-    stop: &'a Stop,
-    arrays: &'a [(String, Type, Option<Vec<u8>>)],
+    /// The variables in scope (of the selected frame).
+    locals: &'a [(String, DebugValue)],
+    arrays: &'a [ArrayParam],
+    live: Option<&'a LiveLaunch>,
     structs: &'a StructTable,
 }
 
 impl expr::Scope for At<'_> {
     fn var(&self, name: &str) -> Option<DebugValue> {
-        self.stop.local(name).cloned()
+        self.locals
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
     }
     fn element(&self, name: &str, index: &[i64]) -> Option<Result<DebugValue, String>> {
-        let (_, ty, data) = self.arrays.iter().find(|(n, _, _)| n == name)?;
+        let a = self.arrays.iter().find(|a| a.name == name)?;
         if index.is_empty() {
             return Some(Err(String::new()));
         }
-        let Some(data) = data else {
-            return Some(Err(format!(
-                "`{name}` is written by the kernel: its contents during the launch are not recorded"
-            )));
-        };
-        let Type::Array(at) = ty else {
+        let Some(elem) = a.elem else {
             return Some(Err(format!("`{name}` is not an array")));
         };
-        Some(element(*at, data, index, self.structs))
+        Some(self.read(a, elem, index))
     }
 }
 
-/// Element `index` of an array of type `at` (shape in `data`'s header is
-/// not kept: `data` is `shape` then the elements, see [`array_image`]).
-fn element(
-    at: weft_ir::ArrayType,
-    data: &[u8],
-    index: &[i64],
-    structs: &StructTable,
-) -> Result<DebugValue, String> {
-    let elem = Type::from(at.elem);
-    let nd = at.ndim as usize;
+impl At<'_> {
+    fn read(&self, a: &ArrayParam, elem: Type, index: &[i64]) -> Result<DebugValue, String> {
+        let flat = flat_index(&a.shape, index)?;
+        let Some(live) = self.live else {
+            return Err(format!(
+                "`{}`: the launch has run past this stop (arrays are read only where it is paused)",
+                a.name
+            ));
+        };
+        let bytes = live
+            .read_element(a.arg, flat)
+            .ok_or_else(|| "element outside the array".to_string())?;
+        decode_element(elem, &bytes, self.structs)
+    }
+}
+
+/// The C-order index of `index` in an array of `shape`.
+fn flat_index(shape: &[usize], index: &[i64]) -> Result<usize, String> {
+    let nd = shape.len();
     if index.len() != nd {
         return Err(format!(
             "{} indices into an array of {nd} dimensions",
             index.len()
         ));
     }
-    let shape: Vec<i64> = data
-        .chunks_exact(8)
-        .take(nd)
-        .map(|c| i64::from_ne_bytes(c.try_into().unwrap_or_default()))
-        .collect();
-    let mut flat = 0i64;
-    for (axis, (&i, &n)) in index.iter().zip(&shape).enumerate() {
-        if i < 0 || i >= n {
-            return Err(format!(
-                "index {i} out of bounds for axis {axis} of size {n}"
-            ));
+    let mut flat = 0usize;
+    for (axis, (&i, &n)) in index.iter().zip(shape).enumerate() {
+        match usize::try_from(i) {
+            Ok(i) if i < n => flat = flat * n + i,
+            _ => {
+                return Err(format!(
+                    "index {i} out of bounds for axis {axis} of size {n}"
+                ))
+            }
         }
-        flat = flat * n + i;
     }
-    let size = weft_ir::layout::size_of(elem, structs) as usize;
-    let base = 8 * nd + flat as usize * size;
-    let bytes = data
-        .get(base..base + size)
-        .ok_or_else(|| "element outside the array".to_string())?;
+    Ok(flat)
+}
+
+/// An element of type `elem` from its C-layout bytes.
+fn decode_element(elem: Type, bytes: &[u8], structs: &StructTable) -> Result<DebugValue, String> {
     let mut leaves = Vec::new();
     for l in weft_ir::layout::leaves(elem, structs) {
         let o = l.offset as usize;
@@ -343,33 +385,6 @@ fn element(
         });
     }
     decode(elem, structs, &mut leaves.into_iter()).ok_or_else(|| "undecodable element".into())
-}
-
-/// The image [`element`] reads: the shape (`i64`s), then the elements in C
-/// order and layout.
-fn array_image(a: &crate::Array) -> Vec<u8> {
-    let mut out: Vec<u8> = a
-        .shape()
-        .iter()
-        .flat_map(|&n| (n as i64).to_ne_bytes())
-        .collect();
-    out.extend(a.to_bytes());
-    out
-}
-
-/// Whether `f` stores to (or does atomics on) its parameter `k`.
-fn writes_param(f: &weft_ir::Function, k: usize) -> bool {
-    let Some(&pv) = f.param_values().get(k) else {
-        return true;
-    };
-    f.insts.values().any(|d| match &d.kind {
-        weft_ir::ir::InstKind::Store(acc, _) | weft_ir::ir::InstKind::Atomic(_, acc, _) => {
-            acc.array == pv
-        }
-        // An array passed to a func may be written there.
-        weft_ir::ir::InstKind::Call(_, args) => args.contains(&pv),
-        _ => false,
-    })
 }
 
 impl Debugger {
@@ -401,8 +416,12 @@ impl Debugger {
         .compile(file_name, source)
     }
 
-    /// Launches `kernel` of `module` over `dim` with `args` in the CPU
-    /// debug build, recording thread `tid` (a linear thread index).
+    /// Starts `kernel` of `module` over `dim` with copies of `args` in the
+    /// CPU debug build on a worker thread, stepping thread `tid` (a linear
+    /// thread index; module docs). The caller's arrays are not changed.
+    /// Compile and argument errors are returned here; a failure of the run
+    /// (a trap in bounds-checked mode, a timeout) ends the thread, and
+    /// [`Debugger::failure`] tells it.
     pub fn launch(
         module: &Module,
         kernel: &str,
@@ -415,21 +434,37 @@ impl Debugger {
         if let Some(f) = m.func_by_name(kernel).map(|k| &m.funcs[k]) {
             for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
                 if let Arg::Array(a) = a {
-                    let data = (!writes_param(f, k)).then(|| array_image(a));
-                    arrays.push((p.name.clone(), p.ty, data));
+                    let soa = f.soa_params.iter().find(|sp| sp.param as usize == k);
+                    let elem = match (soa, p.ty) {
+                        (Some(sp), _) => Some(Type::from(sp.elem)),
+                        (None, Type::Array(at)) => Some(Type::from(at.elem)),
+                        _ => None,
+                    };
+                    arrays.push(ArrayParam {
+                        name: p.name.clone(),
+                        elem,
+                        arg: k,
+                        shape: a.shape().to_vec(),
+                    });
                 }
             }
         }
-        let events = weft_runtime::debug::record_launch(m, kernel, dim, args, tid)?;
+        let owned = args.iter().map(OwnedArg::of).collect();
+        let live = LiveLaunch::start(module.ir_shared(), kernel, dim, owned, tid)?;
         Ok(Debugger {
             tid,
-            stops: stops_of(m, &events),
+            live,
+            stops: Vec::new(),
+            builder: StopBuilder::default(),
+            ended: false,
+            failure: None,
+            timeout: None,
             pos: None,
             breakpoints: Vec::new(),
             next_id: 1,
             watches: Vec::new(),
             arrays,
-            structs: m.structs.clone(),
+            ir: module.ir_shared(),
         })
     }
 
@@ -493,9 +528,59 @@ impl Debugger {
     pub fn tid(&self) -> usize {
         self.tid
     }
-    /// Every stop of the thread, in order.
+    /// The stops the thread has reached so far, in order (the current one
+    /// last, unless [`Debugger::stops_to_end`] ran ahead).
     pub fn stops(&self) -> &[Stop] {
         &self.stops
+    }
+    /// Every stop of the thread, in order: runs the launch to its end
+    /// (the current stop stays; arrays can no longer be read at it).
+    pub fn stops_to_end(&mut self) -> &[Stop] {
+        while self.pull_stop(&PauseAt::default()) {}
+        &self.stops
+    }
+    /// How the run failed, once it has ended: a trap in bounds-checked
+    /// mode, or [`LaunchError::Timeout`](weft_runtime::LaunchError) after
+    /// [`Debugger::set_timeout`] (`None`: it ran to its end normally, or
+    /// has not ended).
+    pub fn failure(&self) -> Option<&RuntimeError> {
+        self.failure.as_ref()
+    }
+    /// The longest wait for the thread's next statement (`None`, the
+    /// default: no limit). When it passes, the launch is cancelled (every
+    /// thread ends at its next loop back-edge), the thread is finished and
+    /// [`Debugger::failure`] is a timeout.
+    pub fn set_timeout(&mut self, timeout: Option<Duration>) {
+        self.timeout = timeout;
+    }
+    /// Whether the kernel or one of its funcs has a statement at `line` of
+    /// the file whose path ends with `file` (a breakpoint there can stop).
+    pub fn has_statement(&self, file: &str, line: u32) -> bool {
+        let files: Vec<bool> = self.ir.files.iter().map(|f| f.ends_with(file)).collect();
+        self.ir.funcs.values().any(|f| {
+            f.insts.values().any(|d| {
+                d.loc.line == line && files.get(d.loc.file as usize).copied().unwrap_or(false)
+            })
+        })
+    }
+    /// Pulls the thread's next stop from the launch, letting it pause
+    /// next where `pause` says; false at its end.
+    fn pull_stop(&mut self, pause: &PauseAt) -> bool {
+        while !self.ended {
+            match self.live.pull(self.timeout, pause) {
+                Pull::Event(ev) => {
+                    if let Some(s) = self.builder.push(&self.ir, &ev) {
+                        self.stops.push(s);
+                        return true;
+                    }
+                }
+                Pull::End(r) => {
+                    self.ended = true;
+                    self.failure = r.err();
+                }
+            }
+        }
+        false
     }
     /// Where the thread is stopped (`None` before the first step and after
     /// the end).
@@ -511,8 +596,14 @@ impl Debugger {
     pub fn stop_index(&self) -> Option<usize> {
         self.pos
     }
-    /// Back to before the first statement (breakpoints and watches stay).
+    /// Back to before the first statement: the launch starts again from
+    /// the original arguments (breakpoints and watches stay).
     pub fn reset(&mut self) {
+        self.live.restart();
+        self.stops.clear();
+        self.builder = StopBuilder::default();
+        self.ended = false;
+        self.failure = None;
         self.pos = None;
     }
     /// Adds a breakpoint; returns its number.
@@ -558,25 +649,46 @@ impl Debugger {
     pub fn watch(&mut self, expr: &str) {
         self.watches.push(expr.to_string());
     }
-    /// Evaluates `expr` at stop `stop` (see [`Debugger::eval`]).
-    fn eval_at(&self, stop: &Stop, expr: &str) -> Result<DebugValue, String> {
+    /// Evaluates `expr` at stop `i` (see [`Debugger::eval`]).
+    fn eval_at(&self, i: usize, expr: &str) -> Result<DebugValue, String> {
+        let Some(stop) = self.stops.get(i) else {
+            return Err("the thread has finished".into());
+        };
+        self.eval_with(i, &stop.locals, expr)
+    }
+    /// Evaluates `expr` over `locals` and the arrays as they are at stop
+    /// `i` (readable only while the launch is paused there).
+    fn eval_with(
+        &self,
+        i: usize,
+        locals: &[(String, DebugValue)],
+        expr: &str,
+    ) -> Result<DebugValue, String> {
+        let live = (i + 1 == self.stops.len() && self.live.paused()).then_some(&self.live);
         expr::eval(
             expr,
             &At {
-                stop,
+                locals,
                 arrays: &self.arrays,
-                structs: &self.structs,
+                live,
+                structs: &self.ir.structs,
             },
         )
     }
     /// Evaluates an expression of the kernel language at the current stop:
-    /// variables, components (`d.x`, `m[1, 2]`), elements of arrays the
-    /// kernel does not write (`pos[j].x`; an array it writes changes
-    /// during the launch, which is not recorded), arithmetic and
-    /// comparisons (`d * 2.0`, `j == 5`); see the `expr` module.
+    /// variables, components (`d.x`, `m[1, 2]`), array elements
+    /// (`pos[j].x`, read from the paused launch: what the run has written
+    /// so far), arithmetic and comparisons (`d * 2.0`, `j == 5`); see the
+    /// `expr` module.
     pub fn eval(&self, expr: &str) -> Result<DebugValue, DebugError> {
-        let stop = self.here()?;
-        self.eval_at(stop, expr).map_err(|what| {
+        self.eval_in_frame(0, expr)
+    }
+    /// [`Debugger::eval`] over the variables of frame `frame` of the
+    /// current stop's stack ([`Debugger::frame_locals`]; 0 the innermost).
+    pub fn eval_in_frame(&self, frame: usize, expr: &str) -> Result<DebugValue, DebugError> {
+        let locals = self.frame_locals(frame)?;
+        let i = self.pos.unwrap_or(0);
+        self.eval_with(i, locals, expr).map_err(|what| {
             if let Some(n) = what
                 .strip_prefix("no variable `")
                 .and_then(|w| w.strip_suffix("` here"))
@@ -594,11 +706,21 @@ impl Debugger {
     fn next_index(&self) -> usize {
         self.pos.map_or(0, |p| p + 1)
     }
+    /// To the next stop that `pred` accepts, pulling stops from the launch
+    /// as needed (so it pauses there).
     fn go(&mut self, pred: impl Fn(&Stop) -> bool) -> Option<&Stop> {
-        let start = self.next_index();
-        let found = (start..self.stops.len()).find(|&i| pred(&self.stops[i]));
-        self.pos = Some(found.unwrap_or(self.stops.len()));
-        self.current()
+        let mut i = self.next_index();
+        loop {
+            if i >= self.stops.len() && !self.pull_stop(&PauseAt::every()) {
+                self.pos = Some(self.stops.len());
+                return None;
+            }
+            if pred(&self.stops[i]) {
+                self.pos = Some(i);
+                return self.current();
+            }
+            i += 1;
+        }
     }
     fn depth(&self) -> usize {
         self.current().map_or(0, |s| s.depth)
@@ -627,18 +749,43 @@ impl Debugger {
     /// the end).
     pub fn cont(&mut self) -> Option<&Stop> {
         let start = self.next_index();
-        let value = |d: &Debugger, s: &Stop, w: &str| d.eval_at(s, w).ok();
+        let value = |d: &Debugger, i: usize, w: &str| d.eval_at(i, w).ok();
         let mut prev: Vec<Option<DebugValue>> = self
             .watches
             .iter()
-            .map(|w| self.current().and_then(|s| value(self, s, w)))
+            .map(|w| self.pos.and_then(|i| value(self, i, w)))
             .collect();
-        for i in start..self.stops.len() {
+        // The launch pauses only where a breakpoint may hit (and at every
+        // stop with a watch): the stops between are streamed.
+        let pause = if self.watches.is_empty() {
+            PauseAt {
+                every: false,
+                lines: self
+                    .breakpoints
+                    .iter()
+                    .filter_map(|b| match b.at {
+                        Breakpoint::Line { line, .. } => Some(line),
+                        Breakpoint::Func(_) => None,
+                    })
+                    .collect(),
+                entries: self
+                    .breakpoints
+                    .iter()
+                    .any(|b| matches!(b.at, Breakpoint::Func(_))),
+            }
+        } else {
+            PauseAt::every()
+        };
+        let mut i = start;
+        loop {
+            if i >= self.stops.len() && !self.pull_stop(&pause) {
+                break;
+            }
             let s = &self.stops[i];
             let hit = self.breakpoints.iter().position(|b| {
                 b.at.hit(s)
                     && b.condition.as_ref().is_none_or(|c| {
-                        self.eval_at(s, c)
+                        self.eval_at(i, c)
                             .is_ok_and(|v| expr::truthy(&v).unwrap_or(false))
                     })
             });
@@ -652,7 +799,7 @@ impl Debugger {
             }
             let mut changed = false;
             for (k, w) in self.watches.iter().enumerate() {
-                let now = value(self, s, w);
+                let now = value(self, i, w);
                 if now.is_some() && prev[k].is_some() && now != prev[k] {
                     changed = true;
                 }
@@ -664,6 +811,7 @@ impl Debugger {
                 self.pos = Some(i);
                 return self.current();
             }
+            i += 1;
         }
         self.pos = Some(self.stops.len());
         None
@@ -708,19 +856,23 @@ impl Debugger {
     }
 }
 
-/// Builds the stops of a recorded thread: of its statement hooks, those
-/// that start a statement by the rules of [`weft_ir::interp::trace_thread`]
-/// (the frame's line changes, or a loop's next iteration starts).
-fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
-    let file_of = |i: u32| m.files.get(i as usize).cloned().unwrap_or_default();
-    // Open frames, outermost first, with the line of each one's last stop.
-    let mut frames: Vec<(Frame, u32)> = Vec::new();
-    let mut out = Vec::new();
-    let mut entered = false;
-    for ev in events {
-        let Some(f) = m.funcs.get(ev.func) else {
-            continue;
-        };
+/// Builds the stops of the stepped thread from its hooks, one at a time:
+/// of its statement hooks, those that start a statement by the rules of
+/// [`weft_ir::interp::trace_thread`] (the frame's line changes, or a loop's
+/// next iteration starts).
+#[derive(Debug, Default)]
+struct StopBuilder {
+    /// Open frames, outermost first, with the line of each one's last stop.
+    frames: Vec<(Frame, u32)>,
+    /// A func was entered since the last stop.
+    entered: bool,
+}
+
+impl StopBuilder {
+    /// Takes the next hook; the stop it starts, if any.
+    fn push(&mut self, m: &weft_ir::Module, ev: &DebugEvent) -> Option<Stop> {
+        let file_of = |i: u32| m.files.get(i as usize).cloned().unwrap_or_default();
+        let f = m.funcs.get(ev.func)?;
         let frame = || Frame {
             func: f.name.clone(),
             file: file_of(ev.loc.file),
@@ -728,28 +880,29 @@ fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
         };
         match ev.kind {
             EventKind::Enter => {
-                frames.push((frame(), 0));
-                entered = true;
+                self.frames.push((frame(), 0));
+                self.entered = true;
+                None
             }
             EventKind::Exit => {
-                frames.pop();
+                self.frames.pop();
+                None
             }
             EventKind::Back => {
-                if let Some((_, last)) = frames.last_mut() {
+                if let Some((_, last)) = self.frames.last_mut() {
                     *last = 0;
                 }
+                None
             }
             EventKind::Stmt => {
-                if frames.is_empty() {
+                if self.frames.is_empty() {
                     // The kernel's frame (kernels have no entry hook).
-                    frames.push((frame(), 0));
-                    entered = true;
+                    self.frames.push((frame(), 0));
+                    self.entered = true;
                 }
-                let Some((top, last)) = frames.last_mut() else {
-                    continue;
-                };
+                let (top, last) = self.frames.last_mut()?;
                 if *last == ev.loc.line {
-                    continue;
+                    return None;
                 }
                 *last = ev.loc.line;
                 top.line = ev.loc.line;
@@ -765,21 +918,20 @@ fn stops_of(m: &weft_ir::Module, events: &[DebugEvent]) -> Vec<Stop> {
                     })
                     .collect();
                 locals.sort_by(|a, b| a.0.cmp(&b.0));
-                out.push(Stop {
+                let entry = std::mem::take(&mut self.entered);
+                Some(Stop {
                     func: f.name.clone(),
                     file: file_of(ev.loc.file),
                     line: ev.loc.line,
                     col: ev.loc.col,
-                    depth: frames.len().saturating_sub(1),
-                    stack: frames.iter().rev().map(|(fr, _)| fr.clone()).collect(),
+                    depth: self.frames.len().saturating_sub(1),
+                    stack: self.frames.iter().rev().map(|(fr, _)| fr.clone()).collect(),
                     locals,
-                    func_entry: entered,
-                });
-                entered = false;
+                    func_entry: entry,
+                })
             }
         }
     }
-    out
 }
 
 /// Decodes a value of type `ty` from its hook leaves.

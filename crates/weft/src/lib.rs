@@ -430,6 +430,10 @@ impl Module {
     pub fn ir(&self) -> &ir::Module {
         &self.ir
     }
+    /// The IR, shared (a debugger's worker thread holds it).
+    pub(crate) fn ir_shared(&self) -> Arc<ir::Module> {
+        self.ir.clone()
+    }
     /// The same module computing in float64 where it computes in float32
     /// (`weft_passes::promote`), for gradient checks; `None` when it
     /// reinterprets float32 bits. Its struct fields are promoted too.
