@@ -363,9 +363,9 @@ fn writes_param(f: &weft_ir::Function, k: usize) -> bool {
         return true;
     };
     f.insts.values().any(|d| match &d.kind {
-        weft_ir::ir::InstKind::Store(acc, _)
-        | weft_ir::ir::InstKind::Atomic(_, acc, _)
-        | weft_ir::ir::InstKind::AtomicCas(acc, ..) => acc.array == pv,
+        weft_ir::ir::InstKind::Store(acc, _) | weft_ir::ir::InstKind::Atomic(_, acc, _) => {
+            acc.array == pv
+        }
         // An array passed to a func may be written there.
         weft_ir::ir::InstKind::Call(_, args) => args.contains(&pv),
         _ => false,
