@@ -24,7 +24,7 @@ use crate::Error;
 use std::path::Path;
 use std::sync::Arc;
 use weft::{Array, Compiler, Device, Dtype};
-use weft_ir::{ElemType, InstKind, Scalar, StructTable};
+use weft_ir::{ElemType, Scalar, StructTable};
 
 /// The relative accuracy a float64 (float32) central difference is trusted
 /// to (the corpus's own finite-difference check uses the same thresholds).
@@ -91,8 +91,8 @@ fn written(m: &weft_ir::Module, kernel: &str) -> Vec<String> {
     let params = f.param_values();
     let mut out = Vec::new();
     for d in f.insts.values() {
-        let arr = match &d.kind {
-            InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => m.array,
+        let arr = match d.kind.mem_access() {
+            Some(m) if d.kind.writes_array() => m.array,
             _ => continue,
         };
         if let Some(k) = params.iter().position(|&p| p == arr) {

@@ -65,6 +65,12 @@ def grid(m: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
 def row_shift(y: wp.array2d(dtype=float)):
     i, j = wp.tid()
     y[i, j + 1] = float(i * 10 + j)
+
+
+@wp.kernel
+def cas_right(y: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_cas(y, i + 1, 0, i + 1)
 "#;
 
 /// Unpacks a launch error into (kind, file, line, index, size).
@@ -202,6 +208,33 @@ fn write_past_the_end_touches_nothing() {
         let y = y.to_vec::<f32>().unwrap();
         assert_eq!(y[0], -1.0, "{dev}");
         assert_eq!(&y[1..], &floats(n)[..n - 1], "{dev}");
+    }
+}
+
+/// An `atomic_cas` past the end is checked like any access: the thread
+/// stops before it swaps; the others swap their slots.
+#[test]
+fn atomic_cas_past_the_end_touches_nothing() {
+    let m = checked().compile("shift.py", SOURCE).expect("compiles");
+    let n = 64;
+    for d in devices() {
+        let dev = d.name();
+        let k = d.load(&m, "cas_right").unwrap();
+        let y = Array::from_slice(&vec![0i32; n], &[n]).unwrap();
+        let err = d.launch(&k, &[n], &[Arg::array(&y)]).unwrap_err();
+        assert_eq!(
+            trap_of(err),
+            (
+                TrapKind::OutOfBounds { axis: 0 },
+                "shift.py".into(),
+                43,
+                64,
+                64
+            ),
+            "{dev}"
+        );
+        let want: Vec<i32> = (0..n as i32).collect();
+        assert_eq!(y.to_vec::<i32>().unwrap(), want, "{dev}");
     }
 }
 

@@ -586,6 +586,17 @@ def mm(x: wp.array(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dtype=f
 """, "mm", [("x", "float32", x), ("lo", "float32", np.full(2, 10.0, np.float32)),
             ("hi", "float32", np.full(2, -10.0, np.float32)), ("tot", "float32", np.zeros(1, np.float32))],
              ["lo", "hi", "tot"], note="atomic_min/max pass the adjoint to the value now in the array; atomic_sub negates it"),
+        Case("atomic_cas_grad", """
+@wp.kernel
+def cas(x: wp.array(dtype=float), f: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i] * 3.0
+    wp.atomic_cas(f, i, 1.5, v)
+    y[i] = v * x[i]
+""", "cas", [("x", "float32", x), ("f", "float32", np.where(np.arange(N) % 2 == 0, 1.5, 0.5).astype(np.float32)),
+             ("y", "float32", z)],
+             ["f", "y"], note="atomic_cas has no adjoint (Warp's adj_atomic_cas is empty): f's seed does not reach x",
+             rules={"x": "atomic_cas passes no adjoint to its value"}),
     ]
 
 

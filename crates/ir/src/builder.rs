@@ -139,6 +139,9 @@ impl<'a> FuncBuilder<'a> {
     pub fn launch_dim(&mut self, axis: u8) -> Value {
         self.ins1(InstKind::LaunchDim(axis), Type::I32)
     }
+    pub fn block_dim(&mut self) -> Value {
+        self.ins1(InstKind::BlockDim, Type::I32)
+    }
     pub fn array_shape(&mut self, arr: Value, axis: u8) -> Value {
         self.ins1(InstKind::ArrayShape(arr, axis), Type::I32)
     }
@@ -162,6 +165,11 @@ impl<'a> FuncBuilder<'a> {
     pub fn atomic(&mut self, op: AtomicOp, m: MemAccess, v: Value) -> Value {
         let ty = self.access_type(&m);
         self.ins1(InstKind::Atomic(op, m, v), ty)
+    }
+    /// Compare-and-swap; returns the old value.
+    pub fn atomic_cas(&mut self, m: MemAccess, compare: Value, v: Value) -> Value {
+        let ty = self.access_type(&m);
+        self.ins1(InstKind::AtomicCas(m, compare, v), ty)
     }
     /// Calls `f` whose return types are `returns`.
     pub fn call(&mut self, f: FuncId, args: Vec<Value>, returns: &[Type]) -> Inst {

@@ -263,11 +263,7 @@ pub fn length_rules(f: &Function) -> Vec<LengthRule> {
     let params = &body.params;
     for &inst in &body.insts {
         let Some(kind) = kind(f, inst) else { break };
-        let mem = match kind {
-            InstKind::Load(m) | InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => Some(m),
-            _ => None,
-        };
-        if let Some(m) = mem {
+        if let Some(m) = kind.mem_access() {
             if let Some(param) = params.iter().position(|&v| v == m.array) {
                 for (axis, &idx) in m.indices.iter().enumerate() {
                     if let Some(range) = full_range(f, idx, 0) {

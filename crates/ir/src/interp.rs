@@ -554,9 +554,11 @@ impl Machine<'_, '_> {
                         TrapKind::DivByZero => InterpError::DivByZero { kernel, loc: *loc },
                     });
                 }
-                Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::ArrayShape { .. } => {
-                    self.memory(op, base)?
-                }
+                Op::Load { .. }
+                | Op::Store { .. }
+                | Op::Atomic { .. }
+                | Op::AtomicCas { .. }
+                | Op::ArrayShape { .. } => self.memory(op, base)?,
                 Op::At(loc) => self.trace_at(*loc, base),
                 Op::Bind(b) => self.trace_bind(b),
                 _ => self.pure(op, base),
@@ -778,6 +780,25 @@ impl Machine<'_, '_> {
                         scalar::write(s, data, at, new);
                         self.stack[d + k] = old;
                     }
+                }
+            }
+            Op::AtomicCas {
+                dst,
+                compare,
+                src,
+                acc,
+            } => {
+                let (ai, off) = self.address(acc, base)?;
+                if let ArgValue::Array { data, .. } = &mut self.args[ai] {
+                    let (o, s) = acc.leaves[0];
+                    let at = off + o as usize;
+                    let old = scalar::read(s, data, at);
+                    // Slots hold a float's bits in its own width: this
+                    // compares bits.
+                    if old == self.stack[base + *compare as usize] {
+                        scalar::write(s, data, at, self.stack[base + *src as usize]);
+                    }
+                    self.stack[base + *dst as usize] = old;
                 }
             }
             _ => {}

@@ -728,6 +728,10 @@ pub enum InstKind {
     /// Launch dimension `axis` (0..4), `i32`; 1 for axes past the launch's
     /// dimensionality.
     LaunchDim(u8),
+    /// Threads per block of the launch, `i32`: each device defines it (1 on
+    /// the CPU devices, as Warp's CPU; the block size on CUDA; the
+    /// workgroup size on Vulkan).
+    BlockDim,
     /// Size of an array along `axis` (< ndim), `i32`.
     ArrayShape(Value, u8),
     /// `array[indices].path -> T` (one `i32`-or-any-int index per dim).
@@ -738,6 +742,12 @@ pub enum InstKind {
     /// value. For aggregates, each scalar component is updated atomically on
     /// its own.
     Atomic(AtomicOp, MemAccess, Value),
+    /// `(mem, compare, value)`: atomic compare-and-swap on the scalar at
+    /// `array[indices].path`: stores `value` if the element's bits equal
+    /// `compare`'s, and returns the old value either way. Integers or
+    /// floats of 32 or 64 bits; floats compare by bits (`-0.0` differs
+    /// from `0.0`, a NaN matches a NaN of the same bits).
+    AtomicCas(MemAccess, Value, Value),
     /// Calls a func: `args` match its params, results match its returns.
     Call(FuncId, Vec<Value>),
     /// printf-style output: `%d %i %u %f %g %e %x %s %%` consume `args` in
@@ -824,13 +834,27 @@ impl InstKind {
     pub fn has_side_effects(&self) -> bool {
         matches!(
             self,
-            InstKind::Store(..)
-                | InstKind::Atomic(..)
-                | InstKind::Print(..)
-                | InstKind::Call(..)
-                | InstKind::If { .. }
-                | InstKind::Loop { .. }
-        ) || self.is_terminator()
+            InstKind::Print(..) | InstKind::Call(..) | InstKind::If { .. } | InstKind::Loop { .. }
+        ) || self.writes_array()
+            || self.is_terminator()
+    }
+    /// True for the instructions that write array memory themselves
+    /// (`store`, `atomic`, `atomic_cas`; calls and regions aside).
+    pub fn writes_array(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Store(..) | InstKind::Atomic(..) | InstKind::AtomicCas(..)
+        )
+    }
+    /// The array access of a `load`, `store`, `atomic` or `atomic_cas`.
+    pub fn mem_access(&self) -> Option<&MemAccess> {
+        match self {
+            InstKind::Load(m)
+            | InstKind::Store(m, _)
+            | InstKind::Atomic(_, m, _)
+            | InstKind::AtomicCas(m, ..) => Some(m),
+            _ => None,
+        }
     }
     /// The regions this instruction owns.
     pub fn regions(&self) -> SmallVec<[Region; 2]> {
@@ -859,6 +883,7 @@ impl InstKind {
             InstKind::Const(_)
             | InstKind::ThreadId
             | InstKind::LaunchDim(_)
+            | InstKind::BlockDim
             | InstKind::If { .. }
             | InstKind::Loop { .. } => {}
             InstKind::Unary(_, a) | InstKind::Cast(a, _) | InstKind::Bitcast(a, _) => f(*a),
@@ -885,6 +910,11 @@ impl InstKind {
                 mem(m, &mut f);
                 f(*v)
             }
+            InstKind::AtomicCas(m, c, v) => {
+                mem(m, &mut f);
+                f(*c);
+                f(*v)
+            }
         }
         if let InstKind::If { cond, .. } = self {
             f(*cond)
@@ -901,7 +931,10 @@ impl InstKind {
             m.indices.iter_mut().for_each(|v| *v = f(*v));
         };
         match self {
-            InstKind::Const(_) | InstKind::ThreadId | InstKind::LaunchDim(_) => {}
+            InstKind::Const(_)
+            | InstKind::ThreadId
+            | InstKind::LaunchDim(_)
+            | InstKind::BlockDim => {}
             InstKind::If { cond, .. } => *cond = f(*cond),
             InstKind::Loop { init, .. } => init.iter_mut().for_each(|v| *v = f(*v)),
             InstKind::Unary(_, a) | InstKind::Cast(a, _) | InstKind::Bitcast(a, _) => *a = f(*a),
@@ -926,6 +959,11 @@ impl InstKind {
             InstKind::Load(m) => mem(m, &mut f),
             InstKind::Store(m, v) | InstKind::Atomic(_, m, v) => {
                 mem(m, &mut f);
+                *v = f(*v)
+            }
+            InstKind::AtomicCas(m, c, v) => {
+                mem(m, &mut f);
+                *c = f(*c);
                 *v = f(*v)
             }
         }

@@ -83,7 +83,8 @@
 //!   dimension; the stored value has the accessed type.
 //! * [`Rule::Atomic`]: atomics operate on integer or float scalars or on
 //!   aggregates made only of them; `and`/`or`/`xor` on integers only; the
-//!   operand has the accessed type.
+//!   operand has the accessed type; `atomic_cas` on a 32- or 64-bit integer
+//!   or float scalar, its compare and value operands of the accessed type.
 //! * [`Rule::Axis`]: `array_shape` axis < the array's ndim; `launch_dim`
 //!   axis < 4.
 //! * [`Rule::Call`]: the callee exists and is a func (not a kernel); the
@@ -1031,7 +1032,7 @@ impl Verifier<'_> {
                 }
                 self.expect_results(inst, &[self.vty(*a)])
             }
-            InstKind::ThreadId => self.expect_results(inst, &[Type::I32]),
+            InstKind::ThreadId | InstKind::BlockDim => self.expect_results(inst, &[Type::I32]),
             InstKind::LaunchDim(axis) => {
                 if *axis as usize >= MAX_DIMS {
                     return self.fail(Rule::Axis, Some(inst), format!("launch axis {axis} ≥ 4"));
@@ -1086,6 +1087,33 @@ impl Verifier<'_> {
                         Some(inst),
                         format!(
                             "atomic operand {} where {} is accessed",
+                            self.ty(self.vty(*v)),
+                            self.ty(t)
+                        ),
+                    );
+                }
+                self.expect_results(inst, &[t])
+            }
+            InstKind::AtomicCas(mem, c, v) => {
+                let t = self.mem(inst, mem)?;
+                let wide = t.as_scalar().is_some_and(|s| {
+                    matches!(s, Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64)
+                        || matches!(s, Scalar::F32 | Scalar::F64)
+                });
+                if !wide {
+                    return self.fail(
+                        Rule::Atomic,
+                        Some(inst),
+                        format!("atomic_cas on {}", self.ty(t)),
+                    );
+                }
+                if self.vty(*c) != t || self.vty(*v) != t {
+                    return self.fail(
+                        Rule::Atomic,
+                        Some(inst),
+                        format!(
+                            "atomic_cas operands {}, {} where {} is accessed",
+                            self.ty(self.vty(*c)),
                             self.ty(self.vty(*v)),
                             self.ty(t)
                         ),
@@ -1872,6 +1900,34 @@ mod tests {
             },
         );
         assert_eq!(r, Ok(()));
+    }
+
+    #[test]
+    fn atomic_cas() {
+        let m = |array, i| MemAccess {
+            array,
+            indices: vec![i],
+            path: vec![],
+        };
+        let cas = |elem: Scalar, operand: Type| {
+            check(vec![arr(elem, 1), Type::I32, operand], vec![], |b, ps| {
+                b.atomic_cas(m(ps[0], ps[1]), ps[2], ps[2]);
+                b.return_(vec![]);
+            })
+        };
+        assert_eq!(cas(Scalar::F64, Type::Scalar(Scalar::F64)), Ok(()));
+        assert_eq!(cas(Scalar::U32, Type::Scalar(Scalar::U32)), Ok(()));
+        // 16-bit and bool elements have no compare-and-swap.
+        assert_eq!(
+            rule_of(cas(Scalar::F16, Type::Scalar(Scalar::F16))),
+            Rule::Atomic
+        );
+        assert_eq!(
+            rule_of(cas(Scalar::I16, Type::Scalar(Scalar::I16))),
+            Rule::Atomic
+        );
+        // The operands have the element's type.
+        assert_eq!(rule_of(cas(Scalar::I32, Type::F32)), Rule::Atomic);
     }
 
     #[test]

@@ -101,8 +101,11 @@ fn guards_of(f: &Function, inst: Inst) -> Vec<Guard> {
             })
             .collect()
     };
-    match &f.insts[inst].kind {
-        InstKind::Load(m) | InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => mem(m),
+    let kind = &f.insts[inst].kind;
+    if let Some(m) = kind.mem_access() {
+        return mem(m);
+    }
+    match kind {
         InstKind::Binary(BinaryOp::Div | BinaryOp::Rem, _, b) => match f.value_type(*b) {
             Type::Scalar(s) if s.is_int() => vec![Guard::NonZero { divisor: *b, ty: s }],
             _ => Vec::new(),

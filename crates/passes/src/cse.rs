@@ -61,6 +61,7 @@ enum Key {
     Insert(Value, Vec<u32>, Value),
     ThreadId,
     LaunchDim(u8),
+    BlockDim,
     ArrayShape(Value, u8),
     Load(Value, Vec<Value>, Vec<u32>, u32),
 }
@@ -93,6 +94,7 @@ fn key(f: &Function, kind: &InstKind, epoch: u32) -> Option<Key> {
         InstKind::Insert(a, p, v) => Key::Insert(*a, p.clone(), *v),
         InstKind::ThreadId => Key::ThreadId,
         InstKind::LaunchDim(d) => Key::LaunchDim(*d),
+        InstKind::BlockDim => Key::BlockDim,
         InstKind::ArrayShape(a, d) => Key::ArrayShape(*a, *d),
         InstKind::Load(m) => Key::Load(m.array, m.indices.clone(), m.path.clone(), epoch),
         _ => return None,
@@ -103,7 +105,7 @@ fn key(f: &Function, kind: &InstKind, epoch: u32) -> Option<Key> {
 /// call), itself or anywhere in its regions.
 pub(crate) fn writes_memory(f: &Function, inst: Inst, pure: &HashSet<FuncId>) -> bool {
     let own = |k: &InstKind| match k {
-        InstKind::Store(..) | InstKind::Atomic(..) => true,
+        k if k.writes_array() => true,
         InstKind::Call(callee, _) => !pure.contains(callee),
         _ => false,
     };
@@ -173,7 +175,10 @@ impl Gvn<'_> {
                         self.epoch += 1;
                     }
                 }
-                InstKind::Store(..) | InstKind::Atomic(..) | InstKind::Call(..)
+                InstKind::Store(..)
+                | InstKind::Atomic(..)
+                | InstKind::AtomicCas(..)
+                | InstKind::Call(..)
                     if writes_memory(f, inst, self.pure) =>
                 {
                     self.epoch += 1;

@@ -59,7 +59,8 @@ pub fn pure_funcs(m: &Module) -> HashSet<FuncId> {
         walk::for_each_inst(f, f.body, &mut |i| {
             ok &= match &f.insts[i].kind {
                 InstKind::Call(callee, _) => pure.contains(callee),
-                InstKind::Store(..) | InstKind::Atomic(..) | InstKind::Print(..) => false,
+                k if k.writes_array() => false,
+                InstKind::Print(..) => false,
                 InstKind::Loop { .. } => false,
                 _ => true,
             }

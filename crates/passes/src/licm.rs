@@ -66,6 +66,7 @@ pub(crate) fn is_pure(kind: &InstKind) -> bool {
             | InstKind::Insert(..)
             | InstKind::ThreadId
             | InstKind::LaunchDim(_)
+            | InstKind::BlockDim
             | InstKind::ArrayShape(..)
     )
 }
@@ -120,10 +121,8 @@ fn hoist(f: &mut Function, body: Region) -> Vec<Inst> {
         for r in f.insts[i].kind.regions() {
             inside.extend(f.regions[r].params.iter().copied());
         }
-        loop_writes |= matches!(
-            f.insts[i].kind,
-            InstKind::Store(..) | InstKind::Atomic(..) | InstKind::Call(..)
-        );
+        let k = &f.insts[i].kind;
+        loop_writes |= k.writes_array() || matches!(k, InstKind::Call(..));
     });
     let mut hoisted = Vec::new();
     let mut exited = false;

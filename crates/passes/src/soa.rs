@@ -378,12 +378,9 @@ impl Lower<'_> {
     /// Appends `inst`, or what replaces it, to `out`.
     fn inst(&mut self, f: &mut Function, inst: Inst, out: &mut Vec<Inst>) -> Result<(), PassError> {
         let kind = f.insts[inst].kind.clone();
-        let access = match &kind {
-            InstKind::Load(m) | InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => {
-                self.arrays.get(&m.array).map(|arr| (m.clone(), *arr))
-            }
-            _ => None,
-        };
+        let access = kind
+            .mem_access()
+            .and_then(|m| self.arrays.get(&m.array).map(|arr| (m.clone(), *arr)));
         let Some((m, arr)) = access else {
             // Not an access to an SoA array: it may use one only as the
             // array of `array_shape`.
@@ -397,7 +394,7 @@ impl Lower<'_> {
                 .any(|a| self.arrays.contains_key(a) && Some(*a) != shape_of)
             {
                 return Err(self.unsupported(
-                    "an SoA array is used other than by load, store, atomic or array_shape \
+                    "an SoA array is used other than by load, store, atomic(_cas) or array_shape \
                      (passed through control flow or to a call)",
                 ));
             }
@@ -456,6 +453,15 @@ impl Lower<'_> {
                 if let Some(r) = result {
                     e.rebuild(self.structs, sub, &parts, Some(r));
                 }
+            }
+            InstKind::AtomicCas(_, c, v) => {
+                // On a scalar: one slot, the instruction keeps its result.
+                let [(slot, _)] = slots.as_slice() else {
+                    return Err(self.malformed("atomic_cas on an aggregate"));
+                };
+                let access = e.slot_access(&m, *slot);
+                e.f.insts[inst].kind = InstKind::AtomicCas(access, c, v);
+                e.out.push(inst);
             }
             _ => return Err(self.malformed("not a memory access")),
         }

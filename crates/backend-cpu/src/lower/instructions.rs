@@ -186,6 +186,11 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 };
                 self.def_result(inst, &[v])
             }
+            // One thread per block, as Warp's CPU.
+            InstKind::BlockDim => {
+                let v = self.b.ins().iconst(I32, 1);
+                self.def_result(inst, &[v])
+            }
             InstKind::ArrayShape(arr, axis) => {
                 let Type::Array(at) = f.value_type(*arr) else {
                     return self.invalid("array_shape of a non-array");
@@ -237,6 +242,19 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                     }
                 }
                 self.def_result(inst, &out)
+            }
+            InstKind::AtomicCas(m, c, v) => {
+                let (addr, off, ty) = self.address(m)?;
+                let Type::Scalar(s) = ty else {
+                    return self.invalid("atomic_cas on an aggregate");
+                };
+                if f.value_type(*c) != ty || f.value_type(*v) != ty {
+                    return self.invalid("atomic_cas with operands of the wrong type");
+                }
+                let (cv, xv) = (self.get1(*c)?, self.get1(*v)?);
+                let p = self.b.ins().iadd_imm_s(addr, off as i64);
+                let old = self.atomic_cas(s, p, cv, xv)?;
+                self.def_result(inst, &[old])
             }
             InstKind::Call(callee, args) => self.call(inst, *callee, args),
             InstKind::Print(fmt, args) => self.print(fmt, args),

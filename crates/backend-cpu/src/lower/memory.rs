@@ -163,4 +163,28 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.switch_to(done);
         Ok(old)
     }
+
+    /// Compare-and-swap of the 32- or 64-bit scalar at `p`: stores `x` if
+    /// the element's bits equal `c`'s; the old value.
+    pub(super) fn atomic_cas(
+        &mut self,
+        s: Scalar,
+        p: cl::Value,
+        c: cl::Value,
+        x: cl::Value,
+    ) -> Result<cl::Value> {
+        let it = match s {
+            Scalar::F32 => I32,
+            Scalar::F64 => I64,
+            Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 => cty(s),
+            _ => return self.unsupported(format!("atomic_cas on {s}")),
+        };
+        if !s.is_float() {
+            return Ok(self.b.ins().atomic_cas(mem_flags(), p, c, x));
+        }
+        let cb = self.b.ins().bitcast(it, MemFlagsData::new(), c);
+        let xb = self.b.ins().bitcast(it, MemFlagsData::new(), x);
+        let old = self.b.ins().atomic_cas(mem_flags(), p, cb, xb);
+        Ok(self.b.ins().bitcast(cty(s), MemFlagsData::new(), old))
+    }
 }

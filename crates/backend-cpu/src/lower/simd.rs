@@ -289,6 +289,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
                 InstKind::LaunchDim(a) if *a >= 1 => {
                     Lane::Known(weft_ir::Const::int(Scalar::I32, 1))
                 }
+                InstKind::BlockDim => Lane::Known(weft_ir::Const::int(Scalar::I32, 1)),
                 InstKind::Const(c) => Lane::Known(*c),
                 InstKind::Unary(op, x) => match lane_of(env, *x) {
                     Some(Lane::Known(c)) => match eval_unary(*op, c) {

@@ -209,10 +209,11 @@ impl<'a> Emitter<'a> {
         let (mut shape, mut strides) = (false, false);
         self.walk(r, &mut |k| match k {
             InstKind::ArrayShape(x, _) => shape |= self.array_of.get(x) == Some(&a),
-            InstKind::Load(m) | InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => {
-                strides |= self.array_of.get(&m.array) == Some(&a)
+            k => {
+                if let Some(m) = k.mem_access() {
+                    strides |= self.array_of.get(&m.array) == Some(&a)
+                }
             }
-            _ => {}
         });
         (shape, strides)
     }

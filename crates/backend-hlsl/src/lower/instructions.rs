@@ -230,6 +230,11 @@ impl<'a> Emitter<'a> {
                 };
                 self.def(need(self)?, e)?;
             }
+            // The workgroup size: `[numthreads(group_size, 1, 1)]`.
+            InstKind::BlockDim => {
+                let e = format!("{}", self.opts.group_size);
+                self.def(need(self)?, e)?;
+            }
             InstKind::ArrayShape(a, axis) => {
                 let info = self
                     .array_info(a)
@@ -245,6 +250,10 @@ impl<'a> Emitter<'a> {
             InstKind::Atomic(op, mem, x) => {
                 let v = need(self)?;
                 self.atomic(op, v, &mem, x, loc)?;
+            }
+            InstKind::AtomicCas(mem, c, x) => {
+                let v = need(self)?;
+                self.atomic_cas(v, &mem, c, x, loc)?;
             }
             InstKind::Call(..) => {
                 return Err(self.invalid("a call (run the inliner before the HLSL backend)"))

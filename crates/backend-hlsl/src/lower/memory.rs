@@ -253,6 +253,45 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// Compare-and-swap of a 32-bit scalar, comparing bits (floats through
+    /// `asuint`); 64-bit elements are unsupported.
+    pub(super) fn atomic_cas(
+        &mut self,
+        v: Value,
+        mem: &MemAccess,
+        c: Value,
+        x: Value,
+        loc: Loc,
+    ) -> R<()> {
+        let (buf, addr, t) = self.address(mem)?;
+        let s = match t {
+            Type::Scalar(s @ (Scalar::I32 | Scalar::U32 | Scalar::F32)) => s,
+            Type::Scalar(s @ (Scalar::I64 | Scalar::U64 | Scalar::F64)) => {
+                let name = match s {
+                    Scalar::I64 => "int64",
+                    Scalar::U64 => "uint64",
+                    _ => "float64",
+                };
+                return Err(self.unsupported(
+                    format!(
+                        "atomic_cas on {name} (shader model 6.0 has no 64-bit compare-exchange)"
+                    ),
+                    loc,
+                ));
+            }
+            _ => return Err(self.invalid("atomic_cas on a type other than a 32- or 64-bit scalar")),
+        };
+        let (ce, xe) = (self.v(c)?, self.v(x)?);
+        let old = self.decl(v)?;
+        let o = self.names.fresh("weft_old");
+        self.line(&format!("uint {o};"));
+        self.line(&format!(
+            "{buf}.InterlockedCompareExchange({addr}, asuint({ce}), asuint({xe}), {o});"
+        ));
+        self.line(&format!("{old} = {};", from_word(s, &o)));
+        Ok(())
+    }
+
     /// One scalar atomic: `old = mem[off]; mem[off] = op(old, x)`.
     fn atomic_leaf(
         &mut self,

@@ -212,6 +212,16 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 };
                 self.def_result(inst, &[v])
             }
+            // Warp's: 1 on the CPU, the launch's block size on CUDA.
+            InstKind::BlockDim => {
+                let v: BasicValueEnum = match self.cfg.kind {
+                    TargetKind::Host => self.ctx.i32_type().const_int(1, false).into(),
+                    TargetKind::Nvptx => {
+                        self.call_intr("llvm.nvvm.read.ptx.sreg.ntid.x", &[], &[])?
+                    }
+                };
+                self.def_result(inst, &[v])
+            }
             InstKind::ArrayShape(arr, axis) => {
                 let Type::Array(at) = f.value_type(*arr) else {
                     return self.invalid("array_shape of a non-array");
@@ -260,6 +270,19 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                     out.push(self.atomic(*op, sc, p, x)?);
                 }
                 self.def_result(inst, &out)
+            }
+            InstKind::AtomicCas(m, c, v) => {
+                let (addr, off, ty) = self.address(m)?;
+                let Type::Scalar(s) = ty else {
+                    return self.invalid("atomic_cas on an aggregate");
+                };
+                if f.value_type(*c) != ty || f.value_type(*v) != ty {
+                    return self.invalid("atomic_cas with operands of the wrong type");
+                }
+                let (cv, xv) = (self.get1(*c)?, self.get1(*v)?);
+                let p = self.offset_ptr(addr, off as u64)?;
+                let old = self.atomic_cas(s, p, cv, xv)?;
+                self.def_result(inst, &[old])
             }
             InstKind::Call(callee, args) => {
                 let Some(&fv) = self.funcs.get(callee) else {

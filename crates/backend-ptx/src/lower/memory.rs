@@ -246,6 +246,33 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         Ok(old)
     }
 
+    /// Compare-and-swap of the 32- or 64-bit scalar at `p`: stores `x` if
+    /// the element's bits equal `c`'s; the old value.
+    pub(super) fn atomic_cas(
+        &mut self,
+        s: Scalar,
+        p: PointerValue<'ctx>,
+        c: BasicValueEnum<'ctx>,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        if !matches!(s.size(), 4 | 8) || s == Scalar::Bool {
+            return self.unsupported(format!("atomic_cas on {s}"));
+        }
+        let mono = AtomicOrdering::Monotonic;
+        let (cb, xb) = if s.is_float() {
+            (self.float_bits(s, c)?, self.float_bits(s, x)?)
+        } else {
+            (c.into_int_value(), x.into_int_value())
+        };
+        let pair = self.b.build_cmpxchg(p, cb, xb, mono, mono)?;
+        let old = self.b.build_extract_value(pair, 0, "")?.into_int_value();
+        if s.is_float() {
+            self.bits_float(s, old)
+        } else {
+            Ok(old.into())
+        }
+    }
+
     pub(super) fn atomic_fadd(
         &mut self,
         p: PointerValue<'ctx>,

@@ -198,6 +198,8 @@ pub(crate) fn is_builtin(name: &str) -> bool {
                 | "atomic_or"
                 | "atomic_xor"
                 | "atomic_exch"
+                | "atomic_cas"
+                | "block_dim"
                 | "select"
                 | "norm_l1"
                 | "norm_l2"
@@ -325,6 +327,10 @@ pub(crate) fn signatures(name: &str) -> Vec<String> {
         "randn" => s(&["randn(state: uint32) -> float32"]),
         n if RNG_DRAWS.contains(&n) => vec![format!("{n}(state: uint32)")],
         "len" => s(&["len(a: vector | matrix | quat | transform | array)"]),
+        "block_dim" => s(&["block_dim() -> int32"]),
+        "atomic_cas" => s(&[
+            "atomic_cas(arr: array, i: Int, [j, k, l: Int,] compare: element type, value: element type) -> old value",
+        ]),
         "norm_l1" | "norm_l2" => vec![format!("{name}(v: vector of floats)")],
         "dot" => s(&["dot(a: vecN, b: vecN) (same type)", "dot(a: quat, b: quat)"]),
         "length" | "length_sq" | "normalize" => {
@@ -917,6 +923,8 @@ pub(crate) fn call_builtin(
             }
             _ => Err(no_overload(b, name, args, span)),
         },
+        "block_dim" if args.is_empty() => one(b.block_dim()),
+        "block_dim" => Err(no_overload(b, name, args, span)),
         n if n.starts_with("atomic_") => atomic(b, c, name, args, span),
         "select" => Err(
             Diagnostic::error(span, "`wp.select` was removed in Warp 1.19")
@@ -1163,7 +1171,8 @@ fn rng_draw(
     Ok(rs)
 }
 
-/// `atomic_*(arr, i, [j, ...], value)`: the old value.
+/// `atomic_*(arr, i, [j, ...], value)` and `atomic_cas(arr, i, [j, ...],
+/// compare, value)`: the old value.
 fn atomic(
     b: &mut FuncBuilder,
     c: &mut dyn FuncCaller,
@@ -1180,23 +1189,35 @@ fn atomic(
         "atomic_or" => AtomicOp::Or,
         "atomic_xor" => AtomicOp::Xor,
         "atomic_exch" => AtomicOp::Exchange,
+        // Checked as an exchange: the same element types, message and list.
+        "atomic_cas" => AtomicOp::Exchange,
         _ => {
             return Err(
                 Diagnostic::error(span, format!("`wp.{name}` is not a supported builtin"))
-                    .with_help("the atomics are atomic_{add, sub, min, max, and, or, xor, exch}"),
+                    .with_help(
+                        "the atomics are atomic_{add, sub, min, max, and, or, xor, exch, cas}",
+                    ),
             )
         }
     };
+    let cas = name == "atomic_cas";
+    // The operands after the indices: `value`, or `compare, value`.
+    let operands = if cas { 2 } else { 1 };
     let (Some(&arr), Some(&val)) = (args.first(), args.last()) else {
         return Err(no_overload(b, name, args, span));
     };
     let Type::Array(at) = b.ty(arr) else {
         return Err(no_overload(b, name, args, span));
     };
-    let indices = &args[1..args.len().saturating_sub(1)];
-    if args.len() < 2 || indices.len() != at.ndim as usize {
+    let indices = &args[1..args.len().saturating_sub(operands)];
+    if args.len() < 1 + operands || indices.len() != at.ndim as usize {
+        let then = if cas {
+            "the compare value and the new value"
+        } else {
+            "the value"
+        };
         return Err(no_overload(b, name, args, span).with_help(format!(
-            "the array has {} dimension(s): pass {} index(es) and then the value",
+            "the array has {} dimension(s): pass {} index(es) and then {then}",
             at.ndim, at.ndim
         )));
     }
@@ -1206,20 +1227,25 @@ fn atomic(
         }
     }
     let elem = Type::from(at.elem);
-    if b.ty(val) != elem {
-        let en = super::type_name(elem, b.structs);
-        let vn = super::type_name(b.ty(val), b.structs);
-        let fix = match elem {
-            Type::Scalar(es) => ops::literal_help(b, val, es),
-            _ => None,
+    // `compare` first: Warp checks `value` in Python and `compare` when
+    // C++ deduces the element type; both must be the element type.
+    for (&v, what) in args[1 + indices.len()..].iter().zip(["compare", "value"]) {
+        if b.ty(v) != elem {
+            let what = if cas { what } else { "value" };
+            let en = super::type_name(elem, b.structs);
+            let vn = super::type_name(b.ty(v), b.structs);
+            let fix = match elem {
+                Type::Scalar(es) => ops::literal_help(b, v, es),
+                _ => None,
+            }
+            .unwrap_or_else(|| format!("wp.{en}(...)"));
+            return Err(Diagnostic::error(
+                span,
+                format!("`wp.{name}` on an array of {en} needs a {en} {what}, got {vn}"),
+            )
+            .with_label(vn)
+            .with_help(format!("Warp does not convert the {what}: write `{fix}`")));
         }
-        .unwrap_or_else(|| format!("wp.{en}(...)"));
-        return Err(Diagnostic::error(
-            span,
-            format!("`wp.{name}` on an array of {en} needs a {en} value, got {vn}"),
-        )
-        .with_label(vn)
-        .with_help(format!("Warp does not convert the value: write `{fix}`")));
     }
     if let Some(help) = atomic_type_error(op, elem) {
         return Err(no_overload(b, name, args, span).with_help(help));
@@ -1227,7 +1253,25 @@ fn atomic(
     if let Some(msg) = atomic_call_dtype_error(name, op, elem, b.structs) {
         return Err(Diagnostic::error(span, msg).with_label("unsupported array dtype"));
     }
+    if cas && !elem.is_scalar() {
+        // Warp's CPU compares and stores the whole element without
+        // atomicity; its CUDA code has no such overload.
+        return Err(Diagnostic::error(
+            span,
+            format!(
+                "`wp.atomic_cas` on an array of {} is not supported",
+                super::type_name(elem, b.structs)
+            ),
+        )
+        .with_label("vector or matrix element")
+        .with_help(
+            "Warp compiles it for the CPU only, and not atomically; compare-and-swap a scalar array",
+        ));
+    }
     let m = super::arrays::mem_access(b, arr, indices, &|v| c.known_nonneg(v));
+    if cas {
+        return Ok(vec![b.atomic_cas(m, args[1 + indices.len()], val)]);
+    }
     Ok(vec![b.atomic(op, m, val)])
 }
 

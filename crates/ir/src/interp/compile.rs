@@ -131,6 +131,13 @@ pub(super) enum Op {
         src: u32,
         acc: Box<Access>,
     },
+    /// Compare-and-swap on one scalar: bits compare.
+    AtomicCas {
+        dst: u32,
+        compare: u32,
+        src: u32,
+        acc: Box<Access>,
+    },
     Call {
         func: FuncId,
         args: Box<[Span]>,
@@ -668,6 +675,11 @@ impl<'m> Lower<'m> {
             InstKind::ThreadId => Op::ThreadId {
                 dst: self.results(inst, &[Type::I32], loc)?,
             },
+            // The interpreter runs one thread per block, as Warp's CPU.
+            InstKind::BlockDim => Op::Const {
+                dst: self.results(inst, &[Type::I32], loc)?,
+                bits: 1,
+            },
             &InstKind::LaunchDim(axis) => {
                 if axis >= 4 {
                     return Err(self.malformed(loc, format!("launch dimension axis {axis}")));
@@ -717,6 +729,21 @@ impl<'m> Lower<'m> {
                 Op::Atomic {
                     op: *op,
                     dst,
+                    src: self.slot(*v, loc)?,
+                    acc,
+                }
+            }
+            InstKind::AtomicCas(m, c, v) => {
+                let (acc, t) = self.access(m, loc)?;
+                self.expect_ty(*c, t, loc)?;
+                self.expect_ty(*v, t, loc)?;
+                if acc.leaves.len() != 1 || !atomic_supported(AtomicOp::Exchange, acc.leaves[0].1) {
+                    return Err(self.unsupported(loc, format!("atomic_cas on {t:?}")));
+                }
+                let dst = self.results(inst, &[t], loc)?;
+                Op::AtomicCas {
+                    dst,
+                    compare: self.slot(*c, loc)?,
                     src: self.slot(*v, loc)?,
                     acc,
                 }

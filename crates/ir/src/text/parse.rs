@@ -1053,6 +1053,7 @@ impl Parser {
             }
             "thread_id" => InstKind::ThreadId,
             "launch_dim" => InstKind::LaunchDim(self.expect_u8("an axis")?),
+            "block_dim" => InstKind::BlockDim,
             "array_shape" => {
                 let a = self.use_value(cx)?;
                 self.expect_punct(',')?;
@@ -1079,6 +1080,13 @@ impl Parser {
                 let m = self.mem(cx)?;
                 self.expect_punct(',')?;
                 InstKind::Atomic(aop, m, self.use_value(cx)?)
+            }
+            "atomic_cas" => {
+                let m = self.mem(cx)?;
+                self.expect_punct(',')?;
+                let c = self.use_value(cx)?;
+                self.expect_punct(',')?;
+                InstKind::AtomicCas(m, c, self.use_value(cx)?)
             }
             "call" => {
                 let fpos = self.pos;

@@ -511,6 +511,7 @@ impl<'a> Printer<'a> {
             InstKind::LaunchDim(axis) => {
                 let _ = write!(out, "launch_dim {axis}");
             }
+            InstKind::BlockDim => out.push_str("block_dim"),
             InstKind::ArrayShape(a, axis) => {
                 let _ = write!(out, "array_shape {}, {axis}", self.val(*a));
             }
@@ -527,6 +528,11 @@ impl<'a> Printer<'a> {
                 let _ = write!(out, "atomic {} ", atomic_name(*op));
                 self.mem(out, mem);
                 let _ = write!(out, ", {}", self.val(*v));
+            }
+            InstKind::AtomicCas(mem, c, v) => {
+                out.push_str("atomic_cas ");
+                self.mem(out, mem);
+                let _ = write!(out, ", {}, {}", self.val(*c), self.val(*v));
             }
             InstKind::Call(fid, args) => {
                 out.push_str("call @");

@@ -332,10 +332,8 @@ fn callees(f: &Function) -> Vec<FuncId> {
 fn side_effects(m: &Module) -> HashSet<FuncId> {
     let direct = |f: &Function| {
         crate::walk::all_insts(f).into_iter().any(|i| {
-            matches!(
-                f.insts[i].kind,
-                InstKind::Store(..) | InstKind::Atomic(..) | InstKind::Print(..)
-            )
+            let k = &f.insts[i].kind;
+            k.writes_array() || matches!(k, InstKind::Print(..))
         })
     };
     let mut out: HashSet<FuncId> = m
@@ -390,7 +388,9 @@ fn replay_copy(ctx: &Ctx<'_>, f: FuncId, name: String) -> Function {
     }
     for d in copy.insts.values_mut() {
         match &mut d.kind {
-            InstKind::Atomic(_, m, _) => d.kind = InstKind::Load(m.clone()),
+            InstKind::Atomic(_, m, _) | InstKind::AtomicCas(m, ..) => {
+                d.kind = InstKind::Load(m.clone())
+            }
             InstKind::Call(g, _) => *g = ctx.replay_of(*g),
             _ => {}
         }
@@ -488,9 +488,11 @@ pub(crate) fn owned(f: &Function, a: weft_ir::Value) -> Option<Option<weft_ir::V
     for i in crate::walk::all_insts(f) {
         let d = &f.insts[i].kind;
         let m = match d {
-            InstKind::Load(m) | InstKind::Store(m, _) | InstKind::Atomic(_, m, _) => m,
             InstKind::Call(_, args) if args.contains(&a) => return None,
-            _ => continue,
+            d => match d.mem_access() {
+                Some(m) => m,
+                None => continue,
+            },
         };
         if m.array != a {
             continue;

@@ -567,7 +567,7 @@ impl<'a> Sweep<'a> {
             InstKind::Store(..) | InstKind::Print(..) => return Ok(()),
             // An atomic's result (the old value) is the element as it is
             // now (Warp leaves it undefined).
-            InstKind::Atomic(_, m, _) => {
+            InstKind::Atomic(_, m, _) | InstKind::AtomicCas(m, ..) => {
                 let mut m = m.clone();
                 m.array = self.rv(i, m.array)?;
                 for x in &mut m.indices {
