@@ -298,12 +298,30 @@ impl<'a> Emitter<'a> {
                     let e = self.v(x)?;
                     self.def(p, e)?;
                 }
+                // A loop's results are assigned at its `break`s. Where one
+                // value reaches every `break`, the driver's compiler may
+                // read that value after the loop instead of the variable,
+                // and lavapipe (Mesa 22.3) then gives a thread the value
+                // its last computation produced, an iteration after the
+                // thread left the loop (docs/hlsl.md, "Loops with
+                // results"). An opaque `true` loop condition adds an exit
+                // that assigns nothing, so the variable stays.
+                let mut with_results = false;
                 for &r in &res {
                     if !self.vty(r).is_array() {
-                        self.decl(r)?;
+                        self.decl_with(r, true)?;
+                        with_results = true;
                     }
                 }
-                self.line("[loop] for (;;)");
+                if with_results {
+                    let on = self
+                        .loop_on
+                        .get_or_insert_with(|| self.names.fresh("weft_on"))
+                        .clone();
+                    self.line(&format!("[loop] for (; {on};)"));
+                } else {
+                    self.line("[loop] for (;;)");
+                }
                 self.loops.push(LoopVars {
                     params,
                     results: res.clone(),
