@@ -406,11 +406,28 @@ fn constant_zeros_keep_ieee_semantics() {
 /// Loops whose threads leave at different iterations with a value computed
 /// in the iteration they leave (Warp's Poisson sampler does): lavapipe gave
 /// each thread the value of one iteration later until the HLSL backend
-/// gave such loops an opaque condition (docs/hlsl.md, "Loops with
-/// results"). One `break`, two `break`s with the same value, a `for` loop
-/// with a dynamic bound, and a loop nested in another.
+/// gave such loops an opaque condition, one per loop depth (docs/hlsl.md,
+/// "Loops with results"). One `break`, two `break`s with the same value, a
+/// `for` loop with a dynamic bound, a loop nested in another, a loop in
+/// an inlined function with early returns (itself a loop with results),
+/// and `wp.poisson` with `lam >= 10`, which needs the condition per depth.
 const LOOP_EXITS: &str = r#"
 import warp as wp
+
+@wp.func
+def draw(s: wp.uint32, lo: float):
+    if lo >= 0.5:
+        k = float(0.0)
+        while True:
+            u = wp.randf(s)
+            acc = float(0.0)
+            for r in range(2):
+                acc += wp.randf(s)
+            k = u + acc
+            if u < lo and acc > 0.4:
+                break
+        return k
+    return -1.0
 
 @wp.kernel
 def loop_exits(x: wp.array(dtype=float), out: wp.array2d(dtype=float), m: int):
@@ -450,6 +467,8 @@ def loop_exits(x: wp.array(dtype=float), out: wp.array2d(dtype=float), m: int):
                 break
         acc += q
     out[i, 4] = acc
+    out[i, 5] = draw(wp.rand_init(7, i), 0.45 + x[i] * 0.05)
+    out[i, 6] = float(wp.poisson(wp.rand_init(42, i), 10.0 + x[i]))
 "#;
 
 #[test]
@@ -461,7 +480,7 @@ fn loop_exit_values_of_divergent_threads() {
     let x: Vec<f32> = (0..N).map(|i| i as f32 * 0.25).collect();
     let mut failures = Vec::new();
     for trips in [0, 2, 9] {
-        let ins = [f32s(&[N], &x), out(Scalar::F32, &[N, 5]), In::Int(trips)];
+        let ins = [f32s(&[N], &x), out(Scalar::F32, &[N, 7]), In::Int(trips)];
         failures.extend(check(vk.as_ref(), &m, "loop_exits", &ins));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -470,9 +489,10 @@ fn loop_exit_values_of_divergent_threads() {
         .hlsl("loop_exits", &Default::default())
         .expect("emits")
         .source;
-    assert!(hlsl.contains("[loop] for (; weft_on_;)"), "{hlsl}");
+    assert!(hlsl.contains("[loop] for (; weft_on0_;)"), "{hlsl}");
+    assert!(hlsl.contains("[loop] for (; weft_on1_;)"), "{hlsl}");
     assert!(
-        hlsl.contains("bool weft_on_ = (weft_cb[1].z == 0u);"),
+        hlsl.contains("bool weft_on1_ = ((weft_cb[1].z >> 1u) == 0u);"),
         "{hlsl}"
     );
 }

@@ -305,7 +305,9 @@ impl<'a> Emitter<'a> {
                 // its last computation produced, an iteration after the
                 // thread left the loop (docs/hlsl.md, "Loops with
                 // results"). An opaque `true` loop condition adds an exit
-                // that assigns nothing, so the variable stays.
+                // that assigns nothing, so the variable stays. One per
+                // depth: inside a loop whose condition is `c`, the driver
+                // knows `c` is true and would drop the same exit again.
                 let mut with_results = false;
                 for &r in &res {
                     if !self.vty(r).is_array() {
@@ -314,10 +316,15 @@ impl<'a> Emitter<'a> {
                     }
                 }
                 if with_results {
-                    let on = self
-                        .loop_on
-                        .get_or_insert_with(|| self.names.fresh("weft_on"))
-                        .clone();
+                    let depth = self.loops.len();
+                    let on = match self.loop_on.get(&depth) {
+                        Some(on) => on.clone(),
+                        None => {
+                            let on = self.names.fresh(&format!("weft_on{depth}"));
+                            self.loop_on.insert(depth, on.clone());
+                            on
+                        }
+                    };
                     self.line(&format!("[loop] for (; {on};)"));
                 } else {
                     self.line("[loop] for (;;)");

@@ -79,7 +79,7 @@ pub(crate) fn emit_kernel(
         array_of: HashMap::new(),
         zero32: None,
         zero64: None,
-        loop_on: None,
+        loop_on: Default::default(),
     };
     e.array_of = crate::arrays::resolve(f).map_err(|a| {
         e.unsupported(
@@ -140,9 +140,10 @@ struct Emitter<'a> {
     /// The locals holding the opaque float zeros (`CB_ZERO`), once used.
     zero32: Option<String>,
     zero64: Option<String>,
-    /// The local holding an opaque `true` (`CB_ZERO` is zero), the
-    /// condition of loops with results (see `InstKind::Loop`), once used.
-    loop_on: Option<String>,
+    /// Per loop depth, the local holding an opaque `true` (`CB_ZERO`
+    /// shifted right by the depth is zero), the condition of loops with
+    /// results at that depth (see `InstKind::Loop`), once used.
+    loop_on: std::collections::BTreeMap<usize, String>,
 }
 
 fn scalar_base(s: Scalar) -> &'static str {

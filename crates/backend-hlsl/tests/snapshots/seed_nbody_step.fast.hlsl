@@ -46,7 +46,7 @@ uint weft_rem_u32(uint a, uint b)
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
     float weft_zero32_ = asfloat(weft_cb[1].z);
-    bool weft_on_ = (weft_cb[1].z == 0u);
+    bool weft_on0_ = ((weft_cb[1].z >> 0u) == 0u);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -86,7 +86,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     int j = 0;
     float3 acc_1 = acc;
     float3 acc_2 = (float3)0;
-    [loop] for (; weft_on_;)
+    [loop] for (; weft_on0_;)
     {
         bool t31 = (j < n);
         int t32 = (j + 1);
