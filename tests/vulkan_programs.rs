@@ -9,6 +9,9 @@
 //!   HLSL backend once failed with "value v1 used before its definition")
 //!   and hand-written relatives (arrays through `if`, `while`, nested loops
 //!   with `break`/`continue`, views, atomics).
+//! * `loop_exit_values_of_divergent_threads`: loops that threads leave at
+//!   different iterations with a value of that iteration (a lavapipe
+//!   miscompilation the backend works around).
 //! * `generated_programs`: `GENERATED` kernels from a fixed-seed generator
 //!   combining constant and dynamic `range` loops, `while` loops, `if`/
 //!   `else`, `break`/`continue`, casts between float32, float64 and int
@@ -398,6 +401,100 @@ fn constant_zeros_keep_ieee_semantics() {
         failures.extend(check(vk.as_ref(), &m, k, &ins));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Loops whose threads leave at different iterations with a value computed
+/// in the iteration they leave (Warp's Poisson sampler does): lavapipe gave
+/// each thread the value of one iteration later until the HLSL backend
+/// gave such loops an opaque condition, one per loop depth (docs/hlsl.md,
+/// "Loops with results"). One `break`, two `break`s with the same value, a
+/// `for` loop with a dynamic bound, a loop nested in another, a loop in
+/// an inlined function with early returns (itself a loop with results),
+/// and `wp.poisson` with `lam >= 10`, which needs the condition per depth.
+const LOOP_EXITS: &str = r#"
+import warp as wp
+
+@wp.func
+def draw(s: wp.uint32, lo: float):
+    if lo >= 0.5:
+        k = float(0.0)
+        while True:
+            u = wp.randf(s)
+            acc = float(0.0)
+            for r in range(2):
+                acc += wp.randf(s)
+            k = u + acc
+            if u < lo and acc > 0.4:
+                break
+        return k
+    return -1.0
+
+@wp.kernel
+def loop_exits(x: wp.array(dtype=float), out: wp.array2d(dtype=float), m: int):
+    i = wp.tid()
+    s = wp.rand_init(42, i)
+    k = float(0.0)
+    while True:
+        u = wp.randf(s) - 0.5
+        v = wp.randf(s)
+        k = u
+        if v <= 0.4:
+            break
+    out[i, 0] = k
+    j = int(0)
+    t = float(0.0)
+    while True:
+        j += 1
+        t = x[i] * float(j) + wp.randf(s)
+        if t > 3.0:
+            break
+        if j > m:
+            break
+    out[i, 1] = t
+    out[i, 2] = float(j)
+    w = float(-1.0)
+    for l in range(m):
+        w = x[i] * float(l)
+        if w > 2.0:
+            break
+    out[i, 3] = w
+    acc = float(0.0)
+    for r in range(3):
+        q = float(0.0)
+        while True:
+            q = wp.randf(s)
+            if q < 0.3 + 0.1 * float(r):
+                break
+        acc += q
+    out[i, 4] = acc
+    out[i, 5] = draw(wp.rand_init(7, i), 0.45 + x[i] * 0.05)
+    out[i, 6] = float(wp.poisson(wp.rand_init(42, i), 10.0 + x[i]))
+"#;
+
+#[test]
+fn loop_exit_values_of_divergent_threads() {
+    let m = Compiler::new()
+        .compile("loop_exits.py", LOOP_EXITS)
+        .unwrap_or_else(|e| panic!("{}", e.render(false)));
+    let vk = vulkan();
+    let x: Vec<f32> = (0..N).map(|i| i as f32 * 0.25).collect();
+    let mut failures = Vec::new();
+    for trips in [0, 2, 9] {
+        let ins = [f32s(&[N], &x), out(Scalar::F32, &[N, 7]), In::Int(trips)];
+        failures.extend(check(vk.as_ref(), &m, "loop_exits", &ins));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The loops with results get the opaque condition; the others do not.
+    let hlsl = m
+        .hlsl("loop_exits", &Default::default())
+        .expect("emits")
+        .source;
+    assert!(hlsl.contains("[loop] for (; weft_on0_;)"), "{hlsl}");
+    assert!(hlsl.contains("[loop] for (; weft_on1_;)"), "{hlsl}");
+    assert!(
+        hlsl.contains("bool weft_on1_ = ((weft_cb[1].z >> 1u) == 0u);"),
+        "{hlsl}"
+    );
 }
 
 /// A large float64 kernel: every float64 operation the backend writes with

@@ -124,6 +124,13 @@ impl<'a> Emitter<'a> {
                 cb_word(CB_ZERO + 4)
             );
         }
+        for (depth, on) in &self.loop_on {
+            let _ = writeln!(
+                body,
+                "    bool {on} = (({} >> {depth}u) == 0u);",
+                cb_word(CB_ZERO)
+            );
+        }
         body.push_str(&std::mem::take(&mut self.out));
         let mut s = String::new();
         let src = self.file_of(f.loc);

@@ -307,12 +307,37 @@ impl<'a> Emitter<'a> {
                     let e = self.v(x)?;
                     self.def(p, e)?;
                 }
+                // A loop's results are assigned at its `break`s. Where one
+                // value reaches every `break`, the driver's compiler may
+                // read that value after the loop instead of the variable,
+                // and lavapipe (Mesa 22.3) then gives a thread the value
+                // its last computation produced, an iteration after the
+                // thread left the loop (docs/hlsl.md, "Loops with
+                // results"). An opaque `true` loop condition adds an exit
+                // that assigns nothing, so the variable stays. One per
+                // depth: inside a loop whose condition is `c`, the driver
+                // knows `c` is true and would drop the same exit again.
+                let mut with_results = false;
                 for &r in &res {
                     if !self.vty(r).is_array() {
-                        self.decl(r)?;
+                        self.decl_with(r, true)?;
+                        with_results = true;
                     }
                 }
-                self.line("[loop] for (;;)");
+                if with_results {
+                    let depth = self.loops.len();
+                    let on = match self.loop_on.get(&depth) {
+                        Some(on) => on.clone(),
+                        None => {
+                            let on = self.names.fresh(&format!("weft_on{depth}"));
+                            self.loop_on.insert(depth, on.clone());
+                            on
+                        }
+                    };
+                    self.line(&format!("[loop] for (; {on};)"));
+                } else {
+                    self.line("[loop] for (;;)");
+                }
                 self.loops.push(LoopVars {
                     params,
                     results: res.clone(),

@@ -79,6 +79,7 @@ pub(crate) fn emit_kernel(
         array_of: HashMap::new(),
         zero32: None,
         zero64: None,
+        loop_on: Default::default(),
     };
     e.array_of = crate::arrays::resolve(f).map_err(|a| {
         e.unsupported(
@@ -139,6 +140,10 @@ struct Emitter<'a> {
     /// The locals holding the opaque float zeros (`CB_ZERO`), once used.
     zero32: Option<String>,
     zero64: Option<String>,
+    /// Per loop depth, the local holding an opaque `true` (`CB_ZERO`
+    /// shifted right by the depth is zero), the condition of loops with
+    /// results at that depth (see `InstKind::Loop`), once used.
+    loop_on: std::collections::BTreeMap<usize, String>,
 }
 
 fn scalar_base(s: Scalar) -> &'static str {
@@ -381,9 +386,19 @@ impl<'a> Emitter<'a> {
 
     /// Declares `v` as an uninitialised local; returns its name.
     fn decl(&mut self, v: Value) -> R<String> {
+        self.decl_with(v, false)
+    }
+
+    /// Declares `v` as a local, zero-initialised (`(T)0`) if `zeroed`;
+    /// returns its name.
+    fn decl_with(&mut self, v: Value, zeroed: bool) -> R<String> {
         let t = self.ty(self.vty(v))?;
         let name = self.name_for(v);
-        self.line(&format!("{t} {name};"));
+        if zeroed {
+            self.line(&format!("{t} {name} = ({t})0;"));
+        } else {
+            self.line(&format!("{t} {name};"));
+        }
         self.val.insert(v, name.clone());
         Ok(name)
     }

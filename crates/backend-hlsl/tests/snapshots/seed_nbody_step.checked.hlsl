@@ -154,6 +154,7 @@ uint2 weft_i64_rem(uint2 a, uint2 b)
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
     float weft_zero32_ = asfloat(weft_cb[1].z);
+    bool weft_on0_ = ((weft_cb[1].z >> 0u) == 0u);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -228,8 +229,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 19 "kernel.py"
     int j = 0;
     precise float3 acc_1 = acc;
-    float3 acc_2;
-    [loop] for (;;)
+    float3 acc_2 = (float3)0;
+    [loop] for (; weft_on0_;)
     {
         bool t31 = (j < n);
         int t32 = (j + 1);

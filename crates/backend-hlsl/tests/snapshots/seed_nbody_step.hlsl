@@ -46,6 +46,7 @@ uint weft_rem_u32(uint a, uint b)
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
     float weft_zero32_ = asfloat(weft_cb[1].z);
+    bool weft_on0_ = ((weft_cb[1].z >> 0u) == 0u);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -84,8 +85,8 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 19 "kernel.py"
     int j = 0;
     precise float3 acc_1 = acc;
-    float3 acc_2;
-    [loop] for (;;)
+    float3 acc_2 = (float3)0;
+    [loop] for (; weft_on0_;)
     {
         bool t31 = (j < n);
         int t32 = (j + 1);
