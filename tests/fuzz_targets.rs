@@ -97,6 +97,9 @@ fn hostile_inputs() {
         ]
         .concat(),
         b"WEFT\x00\x00\x00\x00".to_vec(),
+        // A dtype name with a byte below `0` where a vector or matrix size
+        // goes (found by `scripts/fuzz.sh`: an overflow in the name parser).
+        br#"{"name": "c", "kernel": "k", "dim": [1], "args": [{"name": "m", "kind": "array", "dtype": "mat2/", "ndim": 1, "shape": [1], "file": "m.npy"}]}"#.to_vec(),
     ];
     for (name, body) in targets::TARGETS {
         for (i, input) in inputs.iter().enumerate() {

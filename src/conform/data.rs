@@ -17,7 +17,7 @@ pub fn warp_dtype(name: &str, structs: &Arc<StructTable>) -> Option<Dtype> {
         return Some(Dtype::scalar(s));
     }
     let suffix = Scalar::from_warp_suffix;
-    let digit = |c: u8| (b'2'..=b'4').contains(&c).then_some(c - b'0');
+    let digit = |c: u8| (b'2'..=b'4').contains(&c).then(|| c - b'0');
     let b = name.as_bytes();
     let elem = if let Some(rest) = name.strip_prefix("vec") {
         let n = digit(*b.get(3)?)?;
@@ -296,6 +296,8 @@ mod tests {
         assert_eq!(t("quat"), Some(ElemType::Quat(Scalar::F32)));
         assert_eq!(t("transformd"), Some(ElemType::Transform(Scalar::F64)));
         assert_eq!(t("vec5"), None);
+        assert_eq!(t("mat2/"), None);
+        assert_eq!(t("vec/"), None);
         assert_eq!(t("Nope"), None);
     }
 
