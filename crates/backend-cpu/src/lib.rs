@@ -408,17 +408,23 @@ struct DebugInfo {
     unwind: HashMap<cranelift_module::FuncId, cranelift_codegen::isa::unwind::systemv::UnwindInfo>,
 }
 
-/// One function translated to Cranelift IR ([`build`]), with what its
-/// translation added beside the code.
-struct Translated {
+/// One function as [`build`]'s parallel stage leaves it: its machine code
+/// and relocations (or, with `want_text`, its Cranelift IR text), with
+/// what its translation added beside the code.
+struct Compiled {
     fid: FuncId,
     id: cranelift_module::FuncId,
-    ctx: cranelift_codegen::Context,
-    /// Its Cranelift IR text (with `want_text`).
+    code: Vec<u8>,
+    align: u64,
+    relocs: Vec<cranelift_module::ModuleReloc>,
+    /// Its Cranelift IR text (with `want_text`; nothing is compiled then).
     text: String,
     data: Vec<Box<[u8]>>,
-    srclocs: Vec<Loc>,
-    labels: Vec<(usize, String, weft_ir::Type, u32, u32)>,
+    /// With [`Options::debug_info`]: its info for gdb and unwind info.
+    debug: Option<(
+        gdbjit::FuncInfo,
+        Option<cranelift_codegen::isa::unwind::systemv::UnwindInfo>,
+    )>,
 }
 
 fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, Error> {
@@ -457,121 +463,144 @@ fn build(m: &weft_ir::Module, opts: &Options, want_text: bool) -> Result<Built, 
     }
 
     // Translate and compile the functions in parallel (rayon; each reads
-    // only the declarations), then define them in order.
+    // only the declarations, and each worker reuses its contexts), then
+    // define them in order.
     let (isa, cfg) = (module.isa(), module.target_config());
     let shared = (module.declarations(), isa);
-    let mut done = funcs
+    let above = opts.single_pass_regalloc_above;
+    let single_pass = std::sync::OnceLock::new();
+    let done = funcs
         .par_iter()
         .zip(sigs)
-        .map_init(FunctionBuilderContext::new, |fctx, (&fid, sig)| {
-            let f = &m.funcs[fid];
-            let id = decls.func_ids[&fid];
-            let mut cx = ModCtx::new(&decls);
-            let mut ctx = cranelift_codegen::Context::new();
-            ctx.func.signature = sig;
-            ctx.func.name = cranelift_codegen::ir::UserFuncName::user(0, id.as_u32());
-            if opts.debug_info {
-                ctx.func.collect_debug_info();
-            }
-            let b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, fctx);
-            let mut tx = FnTx::new(&mut cx, shared, f, b);
-            match f.kind {
-                FuncKind::Kernel => tx.kernel_into()?,
-                FuncKind::Func => tx.func_into()?,
-            }
-            tx.finish(cfg);
-            let text = if want_text {
-                let kind = match f.kind {
-                    FuncKind::Kernel => "kernel",
-                    FuncKind::Func => "func",
+        .map_init(
+            || {
+                (
+                    FunctionBuilderContext::new(),
+                    cranelift_codegen::Context::new(),
+                )
+            },
+            |(fctx, ctx), (&fid, sig)| {
+                let f = &m.funcs[fid];
+                let id = decls.func_ids[&fid];
+                let mut cx = ModCtx::new(&decls);
+                ctx.clear();
+                ctx.func.signature = sig;
+                ctx.func.name = cranelift_codegen::ir::UserFuncName::user(0, id.as_u32());
+                if opts.debug_info {
+                    ctx.func.collect_debug_info();
+                }
+                let b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, fctx);
+                let mut tx = FnTx::new(&mut cx, shared, f, b);
+                match f.kind {
+                    FuncKind::Kernel => tx.kernel_into()?,
+                    FuncKind::Func => tx.func_into()?,
+                }
+                tx.finish(cfg);
+                let mut out = Compiled {
+                    fid,
+                    id,
+                    code: Vec::new(),
+                    align: 1,
+                    relocs: Vec::new(),
+                    text: String::new(),
+                    data: std::mem::take(&mut cx.data),
+                    debug: None,
                 };
-                format!("; {kind} {}\n{}\n", f.name, ctx.func.display())
-            } else {
-                String::new()
-            };
-            Ok(Translated {
-                fid,
-                id,
-                ctx,
-                text,
-                data: cx.data,
-                srclocs: cx.srclocs,
-                labels: cx.labels,
-            })
-        })
+                if want_text {
+                    let kind = match f.kind {
+                        FuncKind::Kernel => "kernel",
+                        FuncKind::Func => "func",
+                    };
+                    out.text = format!("; {kind} {}\n{}\n", f.name, ctx.func.display());
+                    return Ok(out);
+                }
+                let isa = if ctx.func.dfg.num_insts() > above {
+                    match single_pass.get_or_init(|| host_isa(opts, true)) {
+                        Ok(sp) => &**sp,
+                        Err(e) => return Err(Error::Host(e.to_string())),
+                    }
+                } else {
+                    isa
+                };
+                ctx.compile(isa, &mut Default::default())
+                    .map_err(|e| Error::Codegen(format!("{}: {:?}", f.name, e.inner)))?;
+                let Some(cc) = ctx.compiled_code() else {
+                    return Err(Error::Codegen(format!("{}: not compiled", f.name)));
+                };
+                out.code = cc.code_buffer().to_vec();
+                out.align = cc.buffer.alignment as u64;
+                out.relocs = cc
+                    .buffer
+                    .relocs()
+                    .iter()
+                    .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+                    .collect();
+                if opts.debug_info {
+                    out.debug = Some(debug_info(&cx, f, fid, cc, isa));
+                }
+                Ok(out)
+            },
+        )
         .collect::<Result<Vec<_>, Error>>()?;
     if want_text {
         let text = done.iter().map(|t| t.text.as_str()).collect();
         return Ok((module, decls.func_ids, vec![], text, dbg));
     }
-    let above = opts.single_pass_regalloc_above;
-    let large = done.iter().any(|t| t.ctx.func.dfg.num_insts() > above);
-    let single_pass = if large {
-        Some(host_isa(opts, true)?)
-    } else {
-        None
-    };
-    done.par_iter_mut()
-        .map(|t| {
-            let isa = match &single_pass {
-                Some(sp) if t.ctx.func.dfg.num_insts() > above => &**sp,
-                _ => isa,
-            };
-            t.ctx
-                .compile(isa, &mut Default::default())
-                .map(drop)
-                .map_err(|e| Error::Codegen(format!("{}: {:?}", m.funcs[t.fid].name, e.inner)))
-        })
-        .collect::<Result<(), Error>>()?;
     let mut data = Vec::new();
     for t in done {
-        let f = &m.funcs[t.fid];
-        let Some(cc) = t.ctx.compiled_code() else {
-            return Err(Error::Codegen(format!("{}: not compiled", f.name)));
-        };
-        let relocs: Vec<_> = cc
-            .buffer
-            .relocs()
-            .iter()
-            .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &t.ctx.func, t.id))
-            .collect();
         module
-            .define_function_bytes(t.id, cc.buffer.alignment as u64, cc.code_buffer(), &relocs)
-            .map_err(|e| Error::Codegen(format!("{}: {e:?}", f.name)))?;
+            .define_function_bytes(t.id, t.align, &t.code, &t.relocs)
+            .map_err(|e| Error::Codegen(format!("{}: {e:?}", m.funcs[t.fid].name)))?;
         data.extend(t.data);
-        if opts.debug_info {
-            let rows = cc
-                .buffer
-                .get_srclocs_sorted()
-                .iter()
-                .map(|s| {
-                    let loc = (!s.loc.is_default())
-                        .then(|| t.srclocs.get(s.loc.bits() as usize).copied())
-                        .flatten()
-                        .unwrap_or(Loc::NONE);
-                    (s.start, s.end, loc)
-                })
-                .collect();
-            if let Ok(Some(cranelift_codegen::isa::unwind::UnwindInfo::SystemV(u))) =
-                cc.create_unwind_info(module.isa())
-            {
+        if let Some((info, unwind)) = t.debug {
+            if let Some(u) = unwind {
                 dbg.unwind.insert(t.id, u);
             }
-            let vars = variables(&t.labels, f, cc, module.isa());
-            let info = gdbjit::FuncInfo {
-                name: f.name.clone(),
-                symbol: format!("weft_{}_{}", t.fid.as_u32(), f.name),
-                loc: f.loc,
-                addr: 0,
-                size: cc.code_info().total_size as u64,
-                rows,
-                vars,
-                fde: None,
-            };
             dbg.funcs.push((info, t.id));
         }
     }
     Ok((module, decls.func_ids, data, String::new(), dbg))
+}
+
+/// The gdb info of `f`, compiled to `cc` (its address still 0), and its
+/// unwind info.
+fn debug_info(
+    cx: &ModCtx,
+    f: &weft_ir::Function,
+    fid: FuncId,
+    cc: &cranelift_codegen::CompiledCode,
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+) -> (
+    gdbjit::FuncInfo,
+    Option<cranelift_codegen::isa::unwind::systemv::UnwindInfo>,
+) {
+    let rows = cc
+        .buffer
+        .get_srclocs_sorted()
+        .iter()
+        .map(|s| {
+            let loc = (!s.loc.is_default())
+                .then(|| cx.srclocs.get(s.loc.bits() as usize).copied())
+                .flatten()
+                .unwrap_or(Loc::NONE);
+            (s.start, s.end, loc)
+        })
+        .collect();
+    let unwind = match cc.create_unwind_info(isa) {
+        Ok(Some(cranelift_codegen::isa::unwind::UnwindInfo::SystemV(u))) => Some(u),
+        _ => None,
+    };
+    let info = gdbjit::FuncInfo {
+        name: f.name.clone(),
+        symbol: format!("weft_{}_{}", fid.as_u32(), f.name),
+        loc: f.loc,
+        addr: 0,
+        size: cc.code_info().total_size as u64,
+        rows,
+        vars: variables(&cx.labels, f, cc, isa),
+        fde: None,
+    };
+    (info, unwind)
 }
 
 /// The variables of `f` (labelled by the lowering, `lower/debug.rs`; [`gdbjit::VarInfo`])
