@@ -844,6 +844,13 @@ fn calls_to_funcs() {
             b.return_(vec![]);
         },
     );
+    // The call goes through the callee's 64-bit address, never a 32-bit
+    // PC-relative one (the JIT maps code chunks independently; see
+    // `FnTx::import_func`).
+    let info = weft_ir::verify::verify_module(&m).expect("verifies");
+    let text = emit_text(&m, &info, &Options::default()).expect("clif");
+    assert!(text.contains("call fn0"), "{text}");
+    assert!(!text.contains("colocated"), "{text}");
     let mut xs = vec![[1f32, 2.0, 3.0], [-1.0, 0.5, 4.0]];
     let mut o = vec![0f32; 2];
     run(

@@ -279,6 +279,15 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
     /// A reference from the function being built to the declared function
     /// `id` (what `Module::declare_func_in_func` does, from the
     /// declarations alone, so that functions can be built in parallel).
+    ///
+    /// Never `colocated`, not even for the module's own functions: the JIT
+    /// maps each chunk of code on its own, and a colocated call is a 32-bit
+    /// PC-relative relocation, which fails (a panic inside
+    /// `cranelift-jit`) when another mapping lands between two chunks and
+    /// they end up more than 2 GiB apart (seen under AddressSanitizer, and
+    /// possible whenever another thread maps large arrays meanwhile). A
+    /// call through the 64-bit address costs an instruction; by default
+    /// -O1 and -O2 inline every func, so no call is left there.
     fn import_func(&mut self, id: cranelift_module::FuncId) -> cl::FuncRef {
         let decl = self.decls.get_function_decl(id);
         let func = &mut *self.b.func;
@@ -290,7 +299,7 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         func.import_function(cl::ExtFuncData {
             name: cl::ExternalName::user(name),
             signature,
-            colocated: decl.linkage.is_final(),
+            colocated: false,
             patchable: false,
         })
     }
