@@ -5,7 +5,7 @@
 # not instrumented) and run with LeakSanitizer on. Generated code (Cranelift,
 # LLVM JIT) is not instrumented, but every buffer it is given is: an
 # out-of-bounds access by the runtime, a use after free or a leak in any
-# crate fails the run. A long check, not part of CI (a cold build is ~20 min
+# crate fails the run. A long check, not part of CI (a cold build took ~35 min
 # on 2 cores); prints the time and exits non-zero when a test fails or ASan
 # reports an error.
 #
