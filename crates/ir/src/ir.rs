@@ -430,6 +430,23 @@ impl Function {
     pub fn value_type(&self, v: Value) -> Type {
         self.values[v].ty
     }
+    /// The scalar an `atomic_cas` on an element of type `elem` with
+    /// operands `compare` and `value` swaps, or what is wrong with it (the
+    /// check backends repeat before emitting; the verifier's rule).
+    pub fn atomic_cas_scalar(
+        &self,
+        elem: Type,
+        compare: Value,
+        value: Value,
+    ) -> Result<crate::Scalar, &'static str> {
+        let Type::Scalar(s) = elem else {
+            return Err("atomic_cas on an aggregate");
+        };
+        if self.value_type(compare) != elem || self.value_type(value) != elem {
+            return Err("atomic_cas with operands of the wrong type");
+        }
+        Ok(s)
+    }
     /// Appends a parameter to a region.
     pub fn add_region_param(&mut self, r: Region, ty: Type) -> Value {
         let idx = self.regions[r].params.len() as u32;

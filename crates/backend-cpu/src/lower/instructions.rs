@@ -245,12 +245,10 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             }
             InstKind::AtomicCas(m, c, v) => {
                 let (addr, off, ty) = self.address(m)?;
-                let Type::Scalar(s) = ty else {
-                    return self.invalid("atomic_cas on an aggregate");
+                let s = match f.atomic_cas_scalar(ty, *c, *v) {
+                    Ok(s) => s,
+                    Err(what) => return self.invalid(what),
                 };
-                if f.value_type(*c) != ty || f.value_type(*v) != ty {
-                    return self.invalid("atomic_cas with operands of the wrong type");
-                }
                 let (cv, xv) = (self.get1(*c)?, self.get1(*v)?);
                 let p = self.b.ins().iadd_imm_s(addr, off as i64);
                 let old = self.atomic_cas(s, p, cv, xv)?;

@@ -273,12 +273,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
             InstKind::AtomicCas(m, c, v) => {
                 let (addr, off, ty) = self.address(m)?;
-                let Type::Scalar(s) = ty else {
-                    return self.invalid("atomic_cas on an aggregate");
+                let s = match f.atomic_cas_scalar(ty, *c, *v) {
+                    Ok(s) => s,
+                    Err(what) => return self.invalid(what),
                 };
-                if f.value_type(*c) != ty || f.value_type(*v) != ty {
-                    return self.invalid("atomic_cas with operands of the wrong type");
-                }
                 let (cv, xv) = (self.get1(*c)?, self.get1(*v)?);
                 let p = self.offset_ptr(addr, off as u64)?;
                 let old = self.atomic_cas(s, p, cv, xv)?;
