@@ -34,6 +34,10 @@ pub struct Options {
     /// loop back-edge polls the deadline and ends the thread once it has
     /// passed. Off by default, and then nothing of it is in the code.
     pub cancel_checks: bool,
+    /// The vector tier (`docs/vector.md`): each kernel it takes runs
+    /// [`native_width`] consecutive threads per vector register. Off by
+    /// default here; the `llvm-cpu` device turns it on.
+    pub vector: bool,
 }
 
 /// A kernel of an [`Artifact`]; the entry point is valid while the
@@ -124,6 +128,20 @@ pub(crate) fn host_cpu() -> Option<&'static (String, String)> {
     }))
 }
 
+/// Threads per vector in the vector tier: the host's vector width in
+/// 32-bit lanes (16 with AVX-512F, 8 with AVX2, else 4: SSE, NEON).
+pub fn native_width() -> u32 {
+    let features = host_cpu().map(|c| c.1.as_str()).unwrap_or("");
+    let has = |f: &str| features.split(',').any(|x| x == format!("+{f}"));
+    if has("avx512f") {
+        16
+    } else if has("avx2") {
+        8
+    } else {
+        4
+    }
+}
+
 fn host_machine(opt: OptLevel) -> Result<TargetMachine, Error> {
     init_native()?;
     let triple = TargetMachine::get_default_triple();
@@ -158,6 +176,7 @@ fn build<'ctx>(
         libdevice: false,
         debug: false,
         cancel_checks: opts.cancel_checks,
+        vector_width: if opts.vector { native_width() } else { 0 },
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

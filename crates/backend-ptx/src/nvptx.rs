@@ -121,6 +121,7 @@ fn build<'ctx>(
         libdevice: libdevice.is_some(),
         debug: opts.line_info,
         cancel_checks: false,
+        vector_width: 0,
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

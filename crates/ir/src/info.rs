@@ -428,7 +428,7 @@ pub fn reductions(f: &Function) -> Vec<Inst> {
     };
     let params = &body.params;
     let mut insts = Vec::new();
-    any_inst_id(f, &mut |i| insts.push(i));
+    for_each_inst(f, &mut |i| insts.push(i));
     let uniform = |v: Value| -> bool {
         let mut stack = vec![v];
         let mut steps = 0;
@@ -519,8 +519,10 @@ pub fn reductions(f: &Function) -> Vec<Inst> {
     out
 }
 
-/// Calls `p` with every instruction of `f`, nested regions included.
-fn any_inst_id(f: &Function, p: &mut dyn FnMut(Inst)) {
+/// Calls `p` with every instruction of `f`'s body, nested regions
+/// included, in order (instructions left in the arena by a pass but in no
+/// region are not visited).
+pub fn for_each_inst(f: &Function, p: &mut dyn FnMut(Inst)) {
     fn walk(f: &Function, r: Region, p: &mut dyn FnMut(Inst), depth: u32) {
         if depth >= MAX_NESTING {
             return;

@@ -638,6 +638,30 @@ pub enum AtomicOp {
     Exchange,
 }
 
+impl AtomicOp {
+    /// The value that leaves every operand as it is when combined with
+    /// this op on `s` (`-0.0` for float `add`, `+inf`/`-inf` for float
+    /// `min`/`max`, the type's extremes for integer `min`/`max`, all ones
+    /// for `and`, zero otherwise): the start of a reduction's accumulator.
+    pub fn identity(self, s: crate::Scalar) -> Const {
+        let bits = s.bits();
+        let (min, max) = if s.is_signed_int() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        match (self, s.is_float()) {
+            (AtomicOp::Add, true) => Const::float(s, -0.0),
+            (AtomicOp::Min, true) => Const::float(s, f64::INFINITY),
+            (AtomicOp::Max, true) => Const::float(s, f64::NEG_INFINITY),
+            (AtomicOp::Min, false) => Const::from_i128(s, max),
+            (AtomicOp::Max, false) => Const::from_i128(s, min),
+            (AtomicOp::And, _) => Const::from_i128(s, -1),
+            _ => Const::from_i128(s, 0),
+        }
+    }
+}
+
 /// A constant scalar: its type and bits. Integers are stored sign- or
 /// zero-extended to 64 bits; floats of every width are stored as the `f64`
 /// bits of their (exactly representable) value; bool is 0 or 1.

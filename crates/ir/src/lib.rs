@@ -13,6 +13,8 @@
 //! * [`verify`]: the verifier (its docs list every invariant), which
 //!   returns the [`info::ModuleInfo`] backends and the runtime rely on;
 //! * [`opt`]: the one optimization level type ([`OptLevel`]);
+//! * [`uniform`]: which values are uniform or varying under SPMD
+//!   execution (the vectorizing CPU tier);
 //! * [`text`]: the text form — printer and parser, which round-trip;
 //! * [`interp`]: the reference interpreter, the oracle backends are tested
 //!   against.
@@ -29,6 +31,7 @@ pub mod mathfn;
 pub mod opt;
 pub mod text;
 pub mod types;
+pub mod uniform;
 pub mod verify;
 
 pub use builder::FuncBuilder;

@@ -471,13 +471,18 @@ impl Module {
             .map_err(|e| Error::Backend(Box::new(e)))
     }
     /// The LLVM IR of the LLVM backend, optimized: for NVPTX with
-    /// `Some(options)`, else for the host (`llvm-cpu`).
+    /// `Some(options)`, else for the host as the `llvm-cpu` device compiles
+    /// it by default (the vector tier on unless `WEFT_VECTOR=0`).
     #[cfg(feature = "llvm")]
     pub fn llvm_ir(&self, nvptx: Option<&PtxOptions>) -> Result<String, Error> {
         let info = pipeline::verify(&self.ir)?;
+        let host = weft_backend_ptx::host::Options {
+            vector: weft_runtime::DeviceOptions::default().vector,
+            ..Default::default()
+        };
         match nvptx {
             Some(o) => weft_backend_ptx::emit_llvm(&self.ir, &info, o),
-            None => weft_backend_ptx::host::emit_text(&self.ir, &info, &Default::default()),
+            None => weft_backend_ptx::host::emit_text(&self.ir, &info, &host),
         }
         .map_err(|e| Error::Backend(Box::new(e)))
     }

@@ -15,7 +15,7 @@ use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{self as cl, condcodes::IntCC, InstBuilder};
 use cranelift_frontend::Variable;
 use weft_ir::ir::{AtomicOp, BinaryOp};
-use weft_ir::{Const, Inst, Scalar};
+use weft_ir::{Inst, Scalar};
 
 /// One demoted atomic site.
 pub(super) struct Reduction {
@@ -24,25 +24,6 @@ pub(super) struct Reduction {
     acc: Variable,
     /// The site's address, 0 until a thread reaches it.
     addr: Variable,
-}
-
-/// The identity of `op` on `s`.
-fn identity(op: AtomicOp, s: Scalar) -> Const {
-    let bits = s.bits();
-    let (min, max) = if s.is_signed_int() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
-    match (op, s.is_float()) {
-        (AtomicOp::Add, true) => Const::float(s, -0.0),
-        (AtomicOp::Min, true) => Const::float(s, f64::INFINITY),
-        (AtomicOp::Max, true) => Const::float(s, f64::NEG_INFINITY),
-        (AtomicOp::Min, false) => Const::from_i128(s, max),
-        (AtomicOp::Max, false) => Const::from_i128(s, min),
-        (AtomicOp::And, _) => Const::from_i128(s, -1),
-        _ => Const::from_i128(s, 0),
-    }
 }
 
 impl FnTx<'_, '_, '_> {
@@ -65,7 +46,7 @@ impl FnTx<'_, '_, '_> {
             let ty = super::cty(s);
             let acc = self.b.declare_var(ty);
             let addr = self.b.declare_var(I64);
-            let init = self.konst(identity(*op, s));
+            let init = self.konst(op.identity(s));
             self.b.def_var(acc, init);
             let zero = self.b.ins().iconst(I64, 0);
             self.b.def_var(addr, zero);

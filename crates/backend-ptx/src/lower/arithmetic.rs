@@ -170,6 +170,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         a: BasicValueEnum<'ctx>,
         b: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>> {
+        // Scalars, or vectors of them (the vector tier).
         let name = if is_min { "llvm.minnum" } else { "llvm.maxnum" };
         let m = self.call_intr(name, &[a.get_type()], &[a, b])?;
         let it = if s == Scalar::F64 {
@@ -177,21 +178,37 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         } else {
             self.ctx.i32_type()
         };
-        let ia = self.b.build_bit_cast(a, it, "")?.into_int_value();
-        let ib = self.b.build_bit_cast(b, it, "")?.into_int_value();
-        let comb = if is_min {
-            self.b.build_or(ia, ib, "")?
-        } else {
-            self.b.build_and(ia, ib, "")?
+        let bb = &self.b;
+        let (comb, eq): (BasicValueEnum, BasicValueEnum) = match (a, b) {
+            (BasicValueEnum::VectorValue(va), BasicValueEnum::VectorValue(vb)) => {
+                let vt = it.vec_type(va.get_type().get_size());
+                let ia = bb.build_bit_cast(a, vt, "")?.into_vector_value();
+                let ib = bb.build_bit_cast(b, vt, "")?.into_vector_value();
+                let c = if is_min {
+                    bb.build_or(ia, ib, "")?
+                } else {
+                    bb.build_and(ia, ib, "")?
+                };
+                let eq = bb.build_float_compare(FloatPredicate::OEQ, va, vb, "")?;
+                (bb.build_bit_cast(c, a.get_type(), "")?, eq.into())
+            }
+            _ => {
+                let ia = bb.build_bit_cast(a, it, "")?.into_int_value();
+                let ib = bb.build_bit_cast(b, it, "")?.into_int_value();
+                let c = if is_min {
+                    bb.build_or(ia, ib, "")?
+                } else {
+                    bb.build_and(ia, ib, "")?
+                };
+                let (fa, fb) = (a.into_float_value(), b.into_float_value());
+                let eq = bb.build_float_compare(FloatPredicate::OEQ, fa, fb, "")?;
+                (bb.build_bit_cast(c, a.get_type(), "")?, eq.into())
+            }
         };
-        let comb = self.b.build_bit_cast(comb, a.get_type(), "")?;
-        let eq = self.b.build_float_compare(
-            FloatPredicate::OEQ,
-            a.into_float_value(),
-            b.into_float_value(),
-            "",
-        )?;
-        Ok(self.b.build_select(eq, comb, m, "")?)
+        Ok(match eq {
+            BasicValueEnum::VectorValue(e) => bb.build_select(e, comb, m, "")?,
+            e => bb.build_select(e.into_int_value(), comb, m, "")?,
+        })
     }
 
     pub(super) fn int_binary(

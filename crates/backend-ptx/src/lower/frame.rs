@@ -119,9 +119,25 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
         }
         match f.kind {
-            FuncKind::Kernel => self.kernel_body(f, fv),
+            FuncKind::Kernel => match self.vector_width_for(f) {
+                Some(w) => {
+                    let a = self
+                        .ctx
+                        .create_string_attribute("min-legal-vector-width", &(w * 32).to_string());
+                    fv.add_attribute(AttributeLoc::Function, a);
+                    self.spmd_kernel_body(f, fv, w)
+                }
+                None => self.kernel_body(f, fv),
+            },
             FuncKind::Func => self.func_body(f, fv),
         }
+    }
+
+    /// The vector tier's width for kernel `f`, when it takes it.
+    fn vector_width_for(&self, f: &weft_ir::Function) -> Option<u32> {
+        let c = &self.cfg;
+        let on = c.kind == TargetKind::Host && c.vector_width > 1 && !c.debug && !c.cancel_checks;
+        (on && super::spmd::rejects(f).is_none()).then_some(c.vector_width)
     }
 
     pub(super) fn load_params(

@@ -24,7 +24,9 @@
 //!   fast-math flags set on arithmetic;
 //! - `math.rs`: transcendentals (libdevice, host shims, approximate
 //!   instructions, the host's inlined `f32` approximations);
-//! - `debug.rs`: line info and the bounds-checked mode's `Trap`.
+//! - `debug.rs`: line info and the bounds-checked mode's `Trap`;
+//! - `spmd.rs`: the host's vector tier (a kernel runs `W` threads per
+//!   vector register; `docs/vector.md`).
 
 use crate::Error;
 use inkwell::basic_block::BasicBlock;
@@ -50,6 +52,7 @@ mod frame;
 mod instructions;
 mod math;
 mod memory;
+mod spmd;
 
 type Result<T> = std::result::Result<T, Error>;
 
@@ -72,6 +75,10 @@ pub(crate) struct TargetCfg {
     /// shim, [`weft_abi::cancel`]); the thread ends once it says so. Off,
     /// nothing of it is in the code.
     pub cancel_checks: bool,
+    /// Host: threads per vector of the vector tier ([`spmd`]), 0 or 1 for
+    /// the scalar thread loop only. Kernels the tier does not take
+    /// ([`spmd::rejects`]) and debug or cancel-checked builds stay scalar.
+    pub vector_width: u32,
 }
 
 /// The host shims the generated code calls on the host target (one table
@@ -271,6 +278,8 @@ struct FnState<'ctx> {
     /// The fast-math flags of the instruction being lowered (the IR's,
     /// the one source of fast math).
     flags: MathFlags,
+    /// The vector tier's state while it lowers a kernel.
+    vx: Option<spmd::Vx<'ctx>>,
 }
 
 impl Default for FnState<'_> {
@@ -289,6 +298,7 @@ impl Default for FnState<'_> {
             file_scopes: HashMap::new(),
             sqrt_of: HashMap::new(),
             flags: MathFlags::NONE,
+            vx: None,
         }
     }
 }

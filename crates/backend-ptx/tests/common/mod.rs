@@ -46,7 +46,7 @@ pub fn llvm_ir(m: &Module, nvptx: Option<&Options>, o: weft_ir::OptLevel) -> Str
             &info,
             &weft_backend_ptx::host::Options {
                 opt_level: o,
-                cancel_checks: false,
+                ..Default::default()
             },
         ),
     }

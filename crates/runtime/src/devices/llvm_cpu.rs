@@ -16,6 +16,7 @@ fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, Run
         Llvm(weft_backend_ptx::host::Options {
             opt_level: opts.opt_level,
             cancel_checks: opts.timeout.is_some(),
+            vector: opts.vector,
         }),
         opts.timeout,
     )))

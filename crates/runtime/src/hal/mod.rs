@@ -75,6 +75,12 @@ pub struct DeviceOptions {
     /// (`cpu`, `interp`; `llvm-cpu` between chunks of threads only).
     /// `None` (the default): no limit, and no check in the generated code.
     pub timeout: Option<std::time::Duration>,
+    /// `llvm-cpu`: the vector tier (`docs/vector.md`): each kernel it
+    /// takes runs the host's native vector width of consecutive threads
+    /// per vector register, with results bit-identical to the scalar
+    /// thread loop. Default on; `WEFT_VECTOR=0` in the environment turns
+    /// the default off.
+    pub vector: bool,
 }
 
 impl Default for DeviceOptions {
@@ -85,6 +91,7 @@ impl Default for DeviceOptions {
             group_size: 64,
             cache: CacheLocation::Default,
             timeout: None,
+            vector: std::env::var("WEFT_VECTOR").map_or(true, |v| v != "0"),
         }
     }
 }

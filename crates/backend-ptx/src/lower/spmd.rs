@@ -1,0 +1,1506 @@
+//! The vector tier (host only; `docs/vector.md`): a kernel runs `W`
+//! consecutive threads per vector register, SPMD-on-SIMD as ISPC does.
+//!
+//! * Values: [`weft_ir::uniform`] splits them. A uniform value keeps its
+//!   scalar slots in the scalar lowering's map, so uniform instructions
+//!   are lowered by [`Lx::inst`] itself; a varying value has one `<W x T>`
+//!   per slot in [`Vx::vmap`].
+//! * Varying instructions: arithmetic, comparisons, casts, selects,
+//!   aggregates and 32/64-bit loads and stores have vector forms (a load or
+//!   store whose lanes turn out to be consecutive elements is one masked
+//!   vector access, otherwise a gather or scatter); every other one is
+//!   lowered once per lane by the scalar lowering (extracting the lane's
+//!   operands), under the lane's mask when it has effects, so it computes
+//!   exactly what the scalar path does.
+//! * Control: the current mask says which lanes run. An `if` on a varying
+//!   condition runs each side under its part of the mask, skipping a side
+//!   no lane takes; a loop runs while some lane is in it (its params, exit
+//!   values and masks live in allocas, which LLVM turns into phis); a
+//!   `break`, `continue` or `return` removes its lanes, and code after a
+//!   construct that may have removed lanes is skipped when none is left. So
+//!   every uniform instruction runs only when some lane would run it.
+//! * The thread loop steps by `W`; the last chunk is masked.
+//! * Reductions ([`weft_ir::info::reductions`]) accumulate per lane and
+//!   combine once per thread range, lanes in order.
+
+use super::{Lx, Result, SlotKind};
+use crate::Error;
+use inkwell::basic_block::BasicBlock;
+use inkwell::types::{BasicTypeEnum, VectorType};
+use inkwell::values::{
+    BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue, VectorValue,
+};
+use inkwell::{FloatPredicate, IntPredicate};
+use std::collections::HashMap;
+use weft_ir::ir::{BinaryOp, InstKind, UnaryOp};
+use weft_ir::uniform::Uniformity;
+use weft_ir::{layout, Inst, MathFlags, MathFn, Region, Scalar, Type, Value};
+
+/// Why a kernel stays on the scalar path, or `None` when the vector tier
+/// takes it.
+pub(crate) fn rejects(f: &weft_ir::Function) -> Option<&'static str> {
+    let mut why = None;
+    weft_ir::info::for_each_inst(f, &mut |i| {
+        why = why.or(match f.insts[i].kind {
+            InstKind::Call(..) => Some("a call that was not inlined"),
+            InstKind::Trap(..) => Some("bounds-checked mode (traps)"),
+            _ => None,
+        });
+    });
+    why
+}
+
+/// A variable in an alloca: one slot of a loop param, loop result or `if`
+/// result, a vector when the value is varying.
+#[derive(Copy, Clone)]
+struct Var<'ctx> {
+    ptr: PointerValue<'ctx>,
+    ty: BasicTypeEnum<'ctx>,
+    varying: bool,
+}
+
+/// Where an `if` region's `yield` goes.
+struct YieldTo<'ctx> {
+    mask: PointerValue<'ctx>,
+    vals: Vec<Var<'ctx>>,
+    /// Stores may overwrite every lane (the condition is uniform, so one
+    /// side runs).
+    plain: bool,
+}
+
+/// An enclosing loop.
+struct LoopTo<'ctx> {
+    params: Vec<Var<'ctx>>,
+    results: Vec<Var<'ctx>>,
+    cont: PointerValue<'ctx>,
+    brk: PointerValue<'ctx>,
+    divergent: bool,
+}
+
+/// A demoted atomic: its per-lane accumulator and the address it
+/// combines into (null until a lane reaches it).
+struct Acc<'ctx> {
+    acc: PointerValue<'ctx>,
+    addr: PointerValue<'ctx>,
+    op: weft_ir::ir::AtomicOp,
+    s: Scalar,
+}
+
+/// The vector tier's per-kernel state.
+pub(super) struct Vx<'ctx> {
+    w: u32,
+    uni: Uniformity,
+    vmap: HashMap<Value, Vec<BasicValueEnum<'ctx>>>,
+    mask: VectorValue<'ctx>,
+    tid: VectorValue<'ctx>,
+    ends: Vec<BasicBlock<'ctx>>,
+    yields: Vec<YieldTo<'ctx>>,
+    loops: Vec<LoopTo<'ctx>>,
+    accs: HashMap<Inst, Acc<'ctx>>,
+}
+
+/// True if a terminator in `r` may take lanes out of the region: a
+/// `return` or trap anywhere, or a `break`/`continue` of a loop around
+/// `r` (`depth` counts the loops entered inside it).
+fn leaves(f: &weft_ir::Function, r: Region, depth: u32) -> bool {
+    let Some(rd) = f.regions.get(r) else {
+        return false;
+    };
+    rd.insts.iter().any(|&i| match &f.insts[i].kind {
+        InstKind::Return(_) | InstKind::Trap(..) => true,
+        InstKind::Break(_) | InstKind::Continue(_) => depth == 0,
+        InstKind::If {
+            then_region,
+            else_region,
+            ..
+        } => leaves(f, *then_region, depth) || leaves(f, *else_region, depth),
+        InstKind::Loop { body, .. } => leaves(f, *body, depth + 1),
+        _ => false,
+    })
+}
+
+impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
+    fn vx(&self) -> Result<&Vx<'ctx>> {
+        self.st
+            .vx
+            .as_ref()
+            .ok_or_else(|| Error::Llvm("vector state outside the vector tier".into()))
+    }
+
+    fn vx_mut(&mut self) -> Result<&mut Vx<'ctx>> {
+        self.st
+            .vx
+            .as_mut()
+            .ok_or_else(|| Error::Llvm("vector state outside the vector tier".into()))
+    }
+
+    fn width(&self) -> u32 {
+        self.st.vx.as_ref().map_or(1, |v| v.w)
+    }
+
+    fn vty(&self, t: BasicTypeEnum<'ctx>) -> Result<VectorType<'ctx>> {
+        let w = self.width();
+        Ok(match t {
+            BasicTypeEnum::IntType(i) => i.vec_type(w),
+            BasicTypeEnum::FloatType(f) => f.vec_type(w),
+            BasicTypeEnum::PointerType(p) => p.vec_type(w),
+            _ => return self.invalid("a vector of a non-scalar slot"),
+        })
+    }
+
+    fn word_type(&self, size: u32) -> inkwell::types::IntType<'ctx> {
+        if size == 8 {
+            self.ctx.i64_type()
+        } else {
+            self.ctx.i32_type()
+        }
+    }
+
+    /// Calls an intrinsic that returns nothing (masked stores, scatters).
+    fn call_intr_void(
+        &self,
+        name: &str,
+        tys: &[BasicTypeEnum<'ctx>],
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<()> {
+        let f = self.intrinsic(name, tys)?;
+        let a: Vec<inkwell::values::BasicMetadataValueEnum> =
+            args.iter().map(|&v| v.into()).collect();
+        self.b.build_call(f, &a, "")?;
+        Ok(())
+    }
+
+    fn i32c(&self, x: u64) -> IntValue<'ctx> {
+        self.ctx.i32_type().const_int(x, false)
+    }
+
+    fn splat(&self, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let vt = self.vty(x.get_type())?;
+        let v = self
+            .b
+            .build_insert_element(vt.get_poison(), x, self.i32c(0), "")?;
+        let zeros = self.ctx.i32_type().vec_type(self.width()).const_zero();
+        Ok(self
+            .b
+            .build_shuffle_vector(v, vt.get_poison(), zeros, "")?
+            .into())
+    }
+
+    fn shuffle_mask(&self, idx: &[u32]) -> VectorValue<'ctx> {
+        let v: Vec<IntValue> = idx.iter().map(|&i| self.i32c(i as u64)).collect();
+        VectorType::const_vector(&v)
+    }
+
+    fn is_var(&self, v: Value) -> bool {
+        self.st.vx.as_ref().is_some_and(|x| x.uni.is_varying(v))
+    }
+
+    /// `v`'s slots as vectors (a uniform value broadcast).
+    fn vget(&mut self, v: Value) -> Result<Vec<BasicValueEnum<'ctx>>> {
+        if let Some(s) = self.vx()?.vmap.get(&v) {
+            return Ok(s.clone());
+        }
+        if self.is_var(v) {
+            return self.invalid(format!("use of undefined varying value {v}"));
+        }
+        let sc = self.get(v)?;
+        sc.into_iter().map(|x| self.splat(x)).collect()
+    }
+
+    fn vget1(&mut self, v: Value) -> Result<BasicValueEnum<'ctx>> {
+        match self.vget(v)?.as_slice() {
+            [x] => Ok(*x),
+            _ => self.invalid(format!("{v} is not a scalar")),
+        }
+    }
+
+    fn vdef(&mut self, v: Value, slots: Vec<BasicValueEnum<'ctx>>) -> Result<()> {
+        self.vx_mut()?.vmap.insert(v, slots);
+        Ok(())
+    }
+
+    fn vdef_results(&mut self, inst: Inst, slots: Vec<BasicValueEnum<'ctx>>) -> Result<()> {
+        let rs = self.cur().insts[inst].results.clone();
+        let mut it = slots.into_iter();
+        for r in rs {
+            let n = self.flat(self.cur().value_type(r)).len();
+            let part: Vec<_> = it.by_ref().take(n).collect();
+            if part.len() != n {
+                return self.invalid("value count mismatch");
+            }
+            self.vdef(r, part)?;
+        }
+        Ok(())
+    }
+
+    fn mask(&self) -> Result<VectorValue<'ctx>> {
+        Ok(self.vx()?.mask)
+    }
+
+    fn set_mask(&mut self, m: VectorValue<'ctx>) -> Result<()> {
+        self.vx_mut()?.mask = m;
+        Ok(())
+    }
+
+    fn mask_ty(&self) -> VectorType<'ctx> {
+        self.ctx.bool_type().vec_type(self.width())
+    }
+
+    fn any(&self, m: VectorValue<'ctx>) -> Result<IntValue<'ctx>> {
+        Ok(self
+            .call_intr("llvm.vector.reduce.or", &[m.get_type().into()], &[m.into()])?
+            .into_int_value())
+    }
+
+    fn end_block(&self) -> Result<BasicBlock<'ctx>> {
+        self.vx()?
+            .ends
+            .last()
+            .copied()
+            .ok_or_else(|| Error::Llvm("a terminator outside every region".into()))
+    }
+
+    fn var(&mut self, ty: BasicTypeEnum<'ctx>, varying: bool) -> Result<Var<'ctx>> {
+        let ty = if varying { self.vty(ty)?.into() } else { ty };
+        Ok(Var {
+            ptr: self.entry_alloca(ty)?,
+            ty,
+            varying,
+        })
+    }
+
+    /// The vars of the values `vs` (one per slot).
+    fn vars_of(&mut self, vs: &[Value]) -> Result<Vec<Var<'ctx>>> {
+        let mut out = Vec::new();
+        for &v in vs {
+            let varying = self.is_var(v);
+            for t in self.types_of(self.cur().value_type(v)) {
+                out.push(self.var(t, varying)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `vals`'s slots in the representation of `to` (broadcast when `to`
+    /// is varying).
+    fn slots_for(&mut self, vals: &[Value], to: &[Var<'ctx>]) -> Result<Vec<BasicValueEnum<'ctx>>> {
+        let mut out = Vec::new();
+        let mut k = 0;
+        for &v in vals {
+            let n = self.flat(self.cur().value_type(v)).len();
+            let varying = to.get(k).is_some_and(|t| t.varying);
+            out.extend(if varying { self.vget(v)? } else { self.get(v)? });
+            k += n;
+        }
+        if out.len() != to.len() {
+            return self.invalid("value count mismatch");
+        }
+        Ok(out)
+    }
+
+    /// Stores `vals` into `to`: into every lane when `plain`, else into the
+    /// current mask's lanes.
+    fn store_vars(
+        &mut self,
+        to: &[Var<'ctx>],
+        vals: &[BasicValueEnum<'ctx>],
+        plain: bool,
+    ) -> Result<()> {
+        let m = self.mask()?;
+        for (t, &v) in to.iter().zip(vals) {
+            let v = if t.varying && !plain {
+                let old = self.b.build_load(t.ty, t.ptr, "")?;
+                self.b.build_select(m, v, old, "")?
+            } else {
+                v
+            };
+            self.b.build_store(t.ptr, v)?;
+        }
+        Ok(())
+    }
+
+    /// Defines the values `vs` from the vars `from`.
+    fn load_vars(&mut self, vs: &[Value], from: &[Var<'ctx>]) -> Result<()> {
+        let mut k = 0;
+        for &v in vs {
+            let n = self.flat(self.cur().value_type(v)).len();
+            let Some(part) = from.get(k..k + n) else {
+                return self.invalid("value count mismatch");
+            };
+            let mut slots = Vec::with_capacity(n);
+            for t in part {
+                slots.push(self.b.build_load(t.ty, t.ptr, "")?);
+            }
+            if part.first().is_some_and(|t| t.varying) || (n == 0 && self.is_var(v)) {
+                self.vdef(v, slots)?;
+            } else {
+                self.def(v, &slots);
+            }
+            k += n;
+        }
+        Ok(())
+    }
+
+    fn or_mask(&mut self, at: PointerValue<'ctx>) -> Result<()> {
+        let m = self.mask()?;
+        let old = self
+            .b
+            .build_load(self.mask_ty(), at, "")?
+            .into_vector_value();
+        let new = self.b.build_or(old, m, "")?;
+        self.b.build_store(at, new)?;
+        Ok(())
+    }
+
+    // ---- the kernel ----
+
+    /// A kernel's host entry in the vector tier: the thread range
+    /// `start..end` in chunks of `w` threads.
+    pub(super) fn spmd_kernel_body(
+        &mut self,
+        f: &'m weft_ir::Function,
+        fv: FunctionValue<'ctx>,
+        w: u32,
+    ) -> Result<()> {
+        let i64t = self.ctx.i64_type();
+        let entry = self.new_block("entry")?;
+        self.switch_to(entry);
+        self.set_loc(f.loc);
+        let (Some(args), Some(start), Some(end)) = (
+            fv.get_nth_param(0).map(|p| p.into_pointer_value()),
+            fv.get_nth_param(1).map(|p| p.into_int_value()),
+            fv.get_nth_param(2).map(|p| p.into_int_value()),
+        ) else {
+            return Err(Error::Llvm("host kernel signature".into()));
+        };
+        self.st.args = Some(args);
+        self.load_params(f, args)?;
+        let lanes: Vec<IntValue> = (0..w).map(|l| i64t.const_int(l as u64, false)).collect();
+        let lanes = VectorType::const_vector(&lanes);
+        let mt = self.ctx.bool_type().vec_type(w);
+        self.st.vx = Some(Vx {
+            w,
+            uni: weft_ir::uniform::uniformity(f),
+            vmap: HashMap::new(),
+            mask: mt.const_zero(),
+            tid: lanes,
+            ends: Vec::new(),
+            yields: Vec::new(),
+            loops: Vec::new(),
+            accs: HashMap::new(),
+        });
+        self.begin_accs(f)?;
+        let body = self.new_block("vthread")?;
+        let latch = self.new_block("vnext")?;
+        let exit = self.new_block("exit")?;
+        let c = self
+            .b
+            .build_int_compare(IntPredicate::SLT, start, end, "")?;
+        self.b.build_conditional_branch(c, body, exit)?;
+        self.switch_to(body);
+        let base = self.b.build_phi(i64t, "base")?;
+        base.add_incoming(&[(&start, entry)]);
+        let basev = base.as_basic_value().into_int_value();
+        let tid =
+            self.b
+                .build_int_add(self.splat(basev.into())?.into_vector_value(), lanes, "tid")?;
+        let endv = self.splat(end.into())?.into_vector_value();
+        let m = self.b.build_int_compare(IntPredicate::SLT, tid, endv, "")?;
+        self.st.tid = Some(basev);
+        {
+            let vx = self.vx_mut()?;
+            vx.tid = tid;
+            vx.mask = m;
+            vx.ends.push(latch);
+        }
+        self.vregion(f.body)?;
+        self.switch_to(latch);
+        let next = self
+            .b
+            .build_int_add(basev, i64t.const_int(w as u64, false), "")?;
+        base.add_incoming(&[(&next, latch)]);
+        let c = self.b.build_int_compare(IntPredicate::SLT, next, end, "")?;
+        self.b.build_conditional_branch(c, body, exit)?;
+        self.switch_to(exit);
+        self.finish_accs()?;
+        self.b.build_return(None)?;
+        self.st.vx = None;
+        Ok(())
+    }
+
+    fn vregion(&mut self, r: Region) -> Result<()> {
+        let f = self.cur();
+        let Some(rd) = f.regions.get(r) else {
+            return self.invalid(format!("no region {r}"));
+        };
+        for &inst in &rd.insts {
+            if self.st.filled {
+                return self.invalid("instruction after a terminator");
+            }
+            self.vinst(inst)?;
+        }
+        if !self.st.filled {
+            return self.invalid(format!("{r} does not end in a terminator"));
+        }
+        Ok(())
+    }
+
+    /// After a construct that may have taken lanes out: skips to the end
+    /// of the enclosing region when none is left.
+    fn skip_if_empty(&mut self) -> Result<()> {
+        let m = self.mask()?;
+        let any = self.any(m)?;
+        let cont = self.new_block("lanes")?;
+        let end = self.end_block()?;
+        self.b.build_conditional_branch(any, cont, end)?;
+        self.switch_to(cont);
+        Ok(())
+    }
+
+    fn vinst(&mut self, inst: Inst) -> Result<()> {
+        let f = self.cur();
+        let data = &f.insts[inst];
+        self.set_loc(data.loc);
+        self.st.flags = if f.accepts_math_flags(inst) {
+            data.flags
+        } else {
+            MathFlags::NONE
+        };
+        match &data.kind {
+            InstKind::If {
+                cond,
+                then_region,
+                else_region,
+            } => return self.vif(inst, *cond, *then_region, *else_region),
+            InstKind::Loop { init, body } => return self.vloop(inst, init, *body),
+            InstKind::Yield(vs) => return self.vyield(vs),
+            InstKind::Continue(vs) => return self.vcontinue(vs),
+            InstKind::Break(vs) => return self.vbreak(vs),
+            InstKind::Return(_) => {
+                let end = self.end_block()?;
+                self.b.build_unconditional_branch(end)?;
+                self.st.filled = true;
+                return Ok(());
+            }
+            InstKind::Trap(..) => return self.unsupported("a trap in the vector tier"),
+            _ => {}
+        }
+        let per_lane = matches!(
+            data.kind,
+            InstKind::Atomic(..)
+                | InstKind::AtomicCas(..)
+                | InstKind::Print(..)
+                | InstKind::Call(..)
+        );
+        let varying = data.kind.args().iter().any(|&v| self.is_var(v))
+            || data.results.iter().any(|&r| self.is_var(r));
+        if let InstKind::Atomic(..) = data.kind {
+            if self.vx()?.accs.contains_key(&inst) {
+                return self.vreduce(inst);
+            }
+        }
+        if !per_lane && !varying {
+            return self.inst(inst, None);
+        }
+        if !per_lane && self.vector_form(inst)? {
+            return Ok(());
+        }
+        let guarded = per_lane || matches!(data.kind, InstKind::Load(_) | InstKind::Store(..));
+        self.lanewise(inst, guarded)
+    }
+
+    // ---- control flow ----
+
+    fn vif(&mut self, inst: Inst, cond: Value, tr: Region, er: Region) -> Result<()> {
+        let f = self.cur();
+        let results = f.insts[inst].results.to_vec();
+        let vc = self.is_var(cond);
+        let m = self.mask()?;
+        let vals = self.vars_of(&results)?;
+        let ymask = self.entry_alloca(self.mask_ty().into())?;
+        self.b.build_store(ymask, self.mask_ty().const_zero())?;
+        let (mt, me, c) = if vc {
+            let c = self.vget1(cond)?.into_vector_value();
+            let nc = self.b.build_not(c, "")?;
+            (
+                self.b.build_and(m, c, "")?,
+                self.b.build_and(m, nc, "")?,
+                None,
+            )
+        } else {
+            (m, m, Some(self.cond(cond)?))
+        };
+        let then_b = self.new_block("vthen")?;
+        let mid_b = self.new_block("vmid")?;
+        let else_b = self.new_block("velse")?;
+        let end_b = self.new_block("vendif")?;
+        match c {
+            Some(c) => self.b.build_conditional_branch(c, then_b, mid_b)?,
+            None => {
+                let a = self.any(mt)?;
+                self.b.build_conditional_branch(a, then_b, mid_b)?
+            }
+        };
+        for (region, mask, block, next) in [(tr, mt, then_b, mid_b), (er, me, else_b, end_b)] {
+            self.switch_to(block);
+            self.set_mask(mask)?;
+            {
+                let vx = self.vx_mut()?;
+                vx.ends.push(next);
+                vx.yields.push(YieldTo {
+                    mask: ymask,
+                    vals: vals.clone(),
+                    plain: !vc,
+                });
+            }
+            let r = self.vregion(region);
+            let vx = self.vx_mut()?;
+            vx.ends.pop();
+            vx.yields.pop();
+            r?;
+            if next == mid_b {
+                self.switch_to(mid_b);
+                match c {
+                    Some(c) => self.b.build_conditional_branch(c, end_b, else_b)?,
+                    None => {
+                        let a = self.any(me)?;
+                        self.b.build_conditional_branch(a, else_b, end_b)?
+                    }
+                };
+            }
+        }
+        self.switch_to(end_b);
+        let nm = self
+            .b
+            .build_load(self.mask_ty(), ymask, "")?
+            .into_vector_value();
+        self.set_mask(nm)?;
+        self.load_vars(&results, &vals)?;
+        if leaves(f, tr, 0) || leaves(f, er, 0) {
+            self.skip_if_empty()?;
+        }
+        Ok(())
+    }
+
+    fn vyield(&mut self, vs: &[Value]) -> Result<()> {
+        let Some(y) = self.vx()?.yields.last() else {
+            return self.invalid("yield outside an if");
+        };
+        let (ymask, vars, plain) = (y.mask, y.vals.clone(), y.plain);
+        let slots = self.slots_for(vs, &vars)?;
+        self.store_vars(&vars, &slots, plain)?;
+        self.or_mask(ymask)?;
+        let end = self.end_block()?;
+        self.b.build_unconditional_branch(end)?;
+        self.st.filled = true;
+        Ok(())
+    }
+
+    fn vloop(&mut self, inst: Inst, init: &[Value], body: Region) -> Result<()> {
+        let f = self.cur();
+        let Some(rd) = f.regions.get(body) else {
+            return self.invalid("loop without a body");
+        };
+        let params = rd.params.clone();
+        let results = f.insts[inst].results.to_vec();
+        let divergent = self.vx()?.uni.is_divergent(inst);
+        let pvars = self.vars_of(&params)?;
+        let rvars = self.vars_of(&results)?;
+        let mt = self.mask_ty();
+        let lmask = self.entry_alloca(mt.into())?;
+        let cont = self.entry_alloca(mt.into())?;
+        let brk = self.entry_alloca(mt.into())?;
+        let iv = self.slots_for(init, &pvars)?;
+        self.store_vars(&pvars, &iv, true)?;
+        let m = self.mask()?;
+        self.b.build_store(lmask, m)?;
+        self.b.build_store(brk, mt.const_zero())?;
+        let header = self.new_block("vloop")?;
+        let latch = self.new_block("vlatch")?;
+        let exit = self.new_block("vendloop")?;
+        self.b.build_unconditional_branch(header)?;
+        self.switch_to(header);
+        let mi = self.b.build_load(mt, lmask, "")?.into_vector_value();
+        self.b.build_store(cont, mt.const_zero())?;
+        self.set_mask(mi)?;
+        self.load_vars(&params, &pvars)?;
+        {
+            let vx = self.vx_mut()?;
+            vx.ends.push(latch);
+            vx.loops.push(LoopTo {
+                params: pvars,
+                results: rvars.clone(),
+                cont,
+                brk,
+                divergent,
+            });
+        }
+        let r = self.vregion(body);
+        let vx = self.vx_mut()?;
+        vx.ends.pop();
+        vx.loops.pop();
+        r?;
+        self.switch_to(latch);
+        let mn = self.b.build_load(mt, cont, "")?.into_vector_value();
+        self.b.build_store(lmask, mn)?;
+        let a = self.any(mn)?;
+        self.b.build_conditional_branch(a, header, exit)?;
+        self.switch_to(exit);
+        let mb = self.b.build_load(mt, brk, "")?.into_vector_value();
+        self.set_mask(mb)?;
+        self.load_vars(&results, &rvars)?;
+        if leaves(f, body, 1) {
+            self.skip_if_empty()?;
+        }
+        Ok(())
+    }
+
+    fn vcontinue(&mut self, vs: &[Value]) -> Result<()> {
+        let Some(l) = self.vx()?.loops.last() else {
+            return self.invalid("continue outside a loop");
+        };
+        let (vars, at, plain) = (l.params.clone(), l.cont, !l.divergent);
+        let slots = self.slots_for(vs, &vars)?;
+        self.store_vars(&vars, &slots, plain)?;
+        self.or_mask(at)?;
+        let end = self.end_block()?;
+        self.b.build_unconditional_branch(end)?;
+        self.st.filled = true;
+        Ok(())
+    }
+
+    fn vbreak(&mut self, vs: &[Value]) -> Result<()> {
+        let Some(l) = self.vx()?.loops.last() else {
+            return self.invalid("break outside a loop");
+        };
+        let (vars, at, plain) = (l.results.clone(), l.brk, !l.divergent);
+        let slots = self.slots_for(vs, &vars)?;
+        self.store_vars(&vars, &slots, plain)?;
+        self.or_mask(at)?;
+        let end = self.end_block()?;
+        self.b.build_unconditional_branch(end)?;
+        self.st.filled = true;
+        Ok(())
+    }
+
+    // ---- instructions, lane by lane ----
+
+    /// `inst` once per lane by the scalar lowering, each lane's varying
+    /// operands extracted; when `guarded`, only in the lanes of the mask.
+    fn lanewise(&mut self, inst: Inst, guarded: bool) -> Result<()> {
+        let f = self.cur();
+        let data = &f.insts[inst];
+        let mut ops: Vec<Value> = data.kind.args().into_vec();
+        ops.sort_unstable();
+        ops.dedup();
+        ops.retain(|&v| self.is_var(v));
+        let rtypes: Vec<BasicTypeEnum> = data
+            .results
+            .iter()
+            .flat_map(|&r| self.types_of(f.value_type(r)))
+            .collect();
+        let mut acc: Vec<BasicValueEnum> = Vec::with_capacity(rtypes.len());
+        for &t in &rtypes {
+            acc.push(self.vty(t)?.get_poison().into());
+        }
+        let m = self.mask()?;
+        for lane in 0..self.width() {
+            let li = self.i32c(lane as u64);
+            for &v in &ops {
+                let slots = self.vget(v)?;
+                let mut one = Vec::with_capacity(slots.len());
+                for s in slots {
+                    one.push(
+                        self.b
+                            .build_extract_element(s.into_vector_value(), li, "")?,
+                    );
+                }
+                self.def(v, &one);
+            }
+            let outs = if guarded {
+                let bit = self.b.build_extract_element(m, li, "")?.into_int_value();
+                let run = self.new_block("lane")?;
+                let join = self.new_block("lane_end")?;
+                let Some(from) = self.b.get_insert_block() else {
+                    return Err(Error::Llvm("builder not positioned".into()));
+                };
+                self.b.build_conditional_branch(bit, run, join)?;
+                self.switch_to(run);
+                self.inst(inst, None)?;
+                let outs = self.result_slots(inst)?;
+                let Some(ran) = self.b.get_insert_block() else {
+                    return Err(Error::Llvm("builder not positioned".into()));
+                };
+                self.b.build_unconditional_branch(join)?;
+                self.switch_to(join);
+                let mut merged = Vec::with_capacity(outs.len());
+                for (o, &t) in outs.iter().zip(&rtypes) {
+                    let p = self.b.build_phi(t, "")?;
+                    let poison = poison_of(t);
+                    p.add_incoming(&[(o as &dyn BasicValue, ran), (&poison, from)]);
+                    merged.push(p.as_basic_value());
+                }
+                merged
+            } else {
+                self.inst(inst, None)?;
+                self.result_slots(inst)?
+            };
+            for (a, o) in acc.iter_mut().zip(outs) {
+                *a = self
+                    .b
+                    .build_insert_element(a.into_vector_value(), o, li, "")?
+                    .into();
+            }
+        }
+        self.vdef_results(inst, acc)
+    }
+
+    fn result_slots(&self, inst: Inst) -> Result<Vec<BasicValueEnum<'ctx>>> {
+        let mut out = Vec::new();
+        for &r in &self.cur().insts[inst].results {
+            out.extend(self.get(r)?);
+        }
+        Ok(out)
+    }
+
+    // ---- instructions with a vector form ----
+
+    /// Lowers a varying `inst` with vector instructions; false when it has
+    /// no vector form here (it is then lowered lane by lane).
+    fn vector_form(&mut self, inst: Inst) -> Result<bool> {
+        let f = self.cur();
+        let data = &f.insts[inst];
+        let vec_scalar = |s: Scalar| !matches!(s, Scalar::F16 | Scalar::BF16);
+        let out: BasicValueEnum = match &data.kind {
+            InstKind::ThreadId => {
+                let t = self.vx()?.tid;
+                let i32v = self.ctx.i32_type().vec_type(self.width());
+                self.b.build_int_truncate(t, i32v, "")?.into()
+            }
+            InstKind::Unary(op, x) => {
+                let s = self.scalar_of(*x)?;
+                if !vec_scalar(s) || MathFn::of_unary(*op).is_some() {
+                    return Ok(false);
+                }
+                let xv = self.vget1(*x)?;
+                let Some(v) = self.vunary(*op, s, xv)? else {
+                    return Ok(false);
+                };
+                v
+            }
+            InstKind::Binary(op, a, b) => {
+                let s = self.scalar_of(*a)?;
+                if !vec_scalar(s) {
+                    return Ok(false);
+                }
+                let (av, bv) = (self.vget1(*a)?, self.vget1(*b)?);
+                let Some(v) = self.vbinary(*op, s, av, bv)? else {
+                    return Ok(false);
+                };
+                v
+            }
+            InstKind::Fma(a, b, c) => {
+                let s = self.scalar_of(*a)?;
+                if !vec_scalar(s) || !s.is_float() {
+                    return Ok(false);
+                }
+                let (av, bv, cv) = (self.vget1(*a)?, self.vget1(*b)?, self.vget1(*c)?);
+                let v = self.call_intr("llvm.fma", &[av.get_type()], &[av, bv, cv])?;
+                self.fast_flags(v);
+                v
+            }
+            InstKind::Cast(x, to) => {
+                let s = self.scalar_of(*x)?;
+                if !vec_scalar(s) || !vec_scalar(*to) {
+                    return Ok(false);
+                }
+                let xv = self.vget1(*x)?;
+                self.vcast(s, *to, xv)?
+            }
+            InstKind::Bitcast(x, to) => {
+                let s = self.scalar_of(*x)?;
+                if !vec_scalar(s) || !vec_scalar(*to) || s.size() != to.size() || s == Scalar::Bool
+                {
+                    return Ok(false);
+                }
+                let xv = self.vget1(*x)?;
+                let t = self.vty(self.scalar_ty(*to))?;
+                self.b.build_bit_cast(xv, t, "")?
+            }
+            InstKind::Select(c, a, b) => {
+                let (av, bv) = (self.vget(*a)?, self.vget(*b)?);
+                let mut out = Vec::with_capacity(av.len());
+                if self.is_var(*c) {
+                    let cv = self.vget1(*c)?.into_vector_value();
+                    for (x, y) in av.into_iter().zip(bv) {
+                        out.push(self.b.build_select(cv, x, y, "")?);
+                    }
+                } else {
+                    let cv = self.cond(*c)?;
+                    for (x, y) in av.into_iter().zip(bv) {
+                        out.push(self.b.build_select(cv, x, y, "")?);
+                    }
+                }
+                self.vdef_results(inst, out)?;
+                return Ok(true);
+            }
+            InstKind::Make(_, parts) => {
+                let mut out = Vec::new();
+                for &p in parts {
+                    out.extend(self.vget(p)?);
+                }
+                self.vdef_results(inst, out)?;
+                return Ok(true);
+            }
+            InstKind::Extract(agg, path) => {
+                let ty = f.value_type(*agg);
+                let Some((s, n, _)) = self.path_range(ty, path) else {
+                    return self.invalid("bad extract path");
+                };
+                let leaves = self.vget(*agg)?;
+                let Some(part) = leaves.get(s..s + n) else {
+                    return self.invalid("bad extract path");
+                };
+                let part = part.to_vec();
+                self.vdef_results(inst, part)?;
+                return Ok(true);
+            }
+            InstKind::Insert(agg, path, v) => {
+                let ty = f.value_type(*agg);
+                let Some((s, n, _)) = self.path_range(ty, path) else {
+                    return self.invalid("bad insert path");
+                };
+                let mut leaves = self.vget(*agg)?;
+                let vv = self.vget(*v)?;
+                if vv.len() != n || s + n > leaves.len() {
+                    return self.invalid("insert of a mismatched value");
+                }
+                leaves[s..s + n].copy_from_slice(&vv);
+                self.vdef_results(inst, leaves)?;
+                return Ok(true);
+            }
+            InstKind::Load(m) => return self.vload(inst, m),
+            InstKind::Store(m, v) => return self.vstore(m, *v),
+            _ => return Ok(false),
+        };
+        self.vdef_results(inst, vec![out])?;
+        Ok(true)
+    }
+
+    fn vunary(
+        &mut self,
+        op: UnaryOp,
+        s: Scalar,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<Option<BasicValueEnum<'ctx>>> {
+        use UnaryOp::*;
+        let xv = x.into_vector_value();
+        let fl = s.is_float();
+        let v: BasicValueEnum = match op {
+            Neg if fl => self.b.build_float_neg(xv, "")?.into(),
+            Neg if s.is_int() => self.b.build_int_neg(xv, "")?.into(),
+            Not if !fl => self.b.build_not(xv, "")?.into(),
+            Abs if fl => self.fintr("llvm.fabs", x)?,
+            Abs if s.is_unsigned_int() => x,
+            Sqrt if fl => self.fintr("llvm.sqrt", x)?,
+            Floor if fl => self.fintr("llvm.floor", x)?,
+            Ceil if fl => self.fintr("llvm.ceil", x)?,
+            Trunc if fl => self.fintr("llvm.trunc", x)?,
+            Rint if fl => self.fintr("llvm.rint", x)?,
+            Round if fl => self.fintr("llvm.round", x)?,
+            Floor | Ceil | Trunc | Rint | Round if s.is_int() => x,
+            _ => return Ok(None),
+        };
+        self.fast_flags(v);
+        Ok(Some(v))
+    }
+
+    fn vbinary(
+        &mut self,
+        op: BinaryOp,
+        s: Scalar,
+        a: BasicValueEnum<'ctx>,
+        b: BasicValueEnum<'ctx>,
+    ) -> Result<Option<BasicValueEnum<'ctx>>> {
+        use BinaryOp::*;
+        let (x, y) = (a.into_vector_value(), b.into_vector_value());
+        let bb = &self.b;
+        if s.is_float() {
+            let cmp = |p| -> Result<BasicValueEnum<'ctx>> {
+                Ok(bb.build_float_compare(p, x, y, "")?.into())
+            };
+            let v: BasicValueEnum = match op {
+                Add => bb.build_float_add(x, y, "")?.into(),
+                Sub => bb.build_float_sub(x, y, "")?.into(),
+                Mul => bb.build_float_mul(x, y, "")?.into(),
+                Div => bb.build_float_div(x, y, "")?.into(),
+                Min | Max => return Ok(Some(self.fminmax(op == Min, s, a, b)?)),
+                Copysign => {
+                    return Ok(Some(self.call_intr(
+                        "llvm.copysign",
+                        &[a.get_type()],
+                        &[a, b],
+                    )?))
+                }
+                Eq => cmp(FloatPredicate::OEQ)?,
+                Ne => cmp(FloatPredicate::UNE)?,
+                Lt => cmp(FloatPredicate::OLT)?,
+                Le => cmp(FloatPredicate::OLE)?,
+                Gt => cmp(FloatPredicate::OGT)?,
+                Ge => cmp(FloatPredicate::OGE)?,
+                _ => return Ok(None),
+            };
+            self.fast_flags(v);
+            return Ok(Some(v));
+        }
+        let signed = s.is_signed_int();
+        let is_bool = s == Scalar::Bool;
+        let pred = |sp: IntPredicate, up: IntPredicate| if signed { sp } else { up };
+        let cmp =
+            |p| -> Result<BasicValueEnum<'ctx>> { Ok(bb.build_int_compare(p, x, y, "")?.into()) };
+        let minmax = |n: &str| self.call_intr(n, &[a.get_type()], &[a, b]);
+        Ok(Some(match op {
+            Add if !is_bool => bb.build_int_add(x, y, "")?.into(),
+            Sub if !is_bool => bb.build_int_sub(x, y, "")?.into(),
+            Mul if !is_bool => bb.build_int_mul(x, y, "")?.into(),
+            Min if !is_bool => minmax(if signed { "llvm.smin" } else { "llvm.umin" })?,
+            Max if !is_bool => minmax(if signed { "llvm.smax" } else { "llvm.umax" })?,
+            And => bb.build_and(x, y, "")?.into(),
+            Or => bb.build_or(x, y, "")?.into(),
+            Xor => bb.build_xor(x, y, "")?.into(),
+            Shl | Shr if !is_bool => {
+                let bits = x
+                    .get_type()
+                    .get_element_type()
+                    .into_int_type()
+                    .get_bit_width();
+                let k = self.splat(
+                    self.scalar_ty(s)
+                        .into_int_type()
+                        .const_int(bits as u64 - 1, false)
+                        .into(),
+                )?;
+                let amt = self.b.build_and(y, k.into_vector_value(), "")?;
+                match op {
+                    Shl => self.b.build_left_shift(x, amt, "")?.into(),
+                    _ => self.b.build_right_shift(x, amt, signed, "")?.into(),
+                }
+            }
+            Eq => cmp(IntPredicate::EQ)?,
+            Ne => cmp(IntPredicate::NE)?,
+            Lt => cmp(pred(IntPredicate::SLT, IntPredicate::ULT))?,
+            Le => cmp(pred(IntPredicate::SLE, IntPredicate::ULE))?,
+            Gt => cmp(pred(IntPredicate::SGT, IntPredicate::UGT))?,
+            Ge => cmp(pred(IntPredicate::SGE, IntPredicate::UGE))?,
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The scalar lowering's casts, on vectors (f16 and bf16 excluded).
+    fn vcast(
+        &mut self,
+        from: Scalar,
+        to: Scalar,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        if from == to {
+            return Ok(x);
+        }
+        let xv = x.into_vector_value();
+        let tt = self.vty(self.scalar_ty(to))?;
+        if to == Scalar::Bool {
+            let zero = self.vty(self.scalar_ty(from))?.const_zero();
+            return Ok(if from.is_float() {
+                self.b
+                    .build_float_compare(FloatPredicate::UNE, xv, zero, "")?
+                    .into()
+            } else {
+                self.b
+                    .build_int_compare(IntPredicate::NE, xv, zero, "")?
+                    .into()
+            });
+        }
+        if !from.is_float() && !to.is_float() {
+            let width = |t: VectorType<'ctx>| t.get_element_type().into_int_type().get_bit_width();
+            let (fb, tb) = (width(xv.get_type()), width(tt));
+            return Ok(match fb.cmp(&tb) {
+                std::cmp::Ordering::Equal => x,
+                std::cmp::Ordering::Greater => self.b.build_int_truncate(xv, tt, "")?.into(),
+                std::cmp::Ordering::Less if from.is_signed_int() => {
+                    self.b.build_int_s_extend(xv, tt, "")?.into()
+                }
+                std::cmp::Ordering::Less => self.b.build_int_z_extend(xv, tt, "")?.into(),
+            });
+        }
+        if !from.is_float() {
+            return Ok(if from.is_signed_int() {
+                self.b.build_signed_int_to_float(xv, tt, "")?.into()
+            } else {
+                self.b.build_unsigned_int_to_float(xv, tt, "")?.into()
+            });
+        }
+        if to.is_float() {
+            return Ok(if to == Scalar::F64 {
+                self.b.build_float_ext(xv, tt, "")?.into()
+            } else {
+                self.b.build_float_trunc(xv, tt, "")?.into()
+            });
+        }
+        let name = if to.is_signed_int() {
+            "llvm.fptosi.sat"
+        } else {
+            "llvm.fptoui.sat"
+        };
+        self.call_intr(name, &[tt.into(), x.get_type()], &[x])
+    }
+
+    // ---- memory ----
+
+    /// The byte offsets of a varying access's elements from the array's
+    /// data pointer (`<W x i64>`), the data pointer, the path's offset in
+    /// the element, its type and the element's size; `None` when the array
+    /// handle itself is varying.
+    #[allow(clippy::type_complexity)]
+    fn vaddress(
+        &mut self,
+        m: &weft_ir::ir::MemAccess,
+    ) -> Result<Option<(VectorValue<'ctx>, PointerValue<'ctx>, u32, Type, u32)>> {
+        let Type::Array(at) = self.cur().value_type(m.array) else {
+            return self.invalid("memory access on a non-array");
+        };
+        if self.is_var(m.array) || m.indices.len() != at.ndim as usize {
+            return Ok(None);
+        }
+        let leaves = self.get(m.array)?;
+        let nd = at.ndim as usize;
+        let i64v = self.ctx.i64_type().vec_type(self.width());
+        let mut off = i64v.const_zero();
+        for (k, &ix) in m.indices.iter().enumerate() {
+            let s = self.scalar_of(ix)?;
+            let iv = self.vget1(ix)?.into_vector_value();
+            let iv = match s {
+                Scalar::I64 | Scalar::U64 => iv,
+                s if s.is_signed_int() => self.b.build_int_s_extend(iv, i64v, "")?,
+                s if s.is_int() || s == Scalar::Bool => self.b.build_int_z_extend(iv, i64v, "")?,
+                _ => return self.invalid("float array index"),
+            };
+            let st = self.splat(leaves[1 + nd + k])?.into_vector_value();
+            let o = self.b.build_int_mul(iv, st, "")?;
+            off = self.b.build_int_add(off, o, "")?;
+        }
+        let Some((poff, ty)) = layout::path_offset(at.elem.into(), &m.path, &self.m.structs) else {
+            return self.invalid("bad component path in a memory access");
+        };
+        let esize = layout::elem_size(at.elem, &self.m.structs);
+        Ok(Some((off, leaves[0].into_pointer_value(), poff, ty, esize)))
+    }
+
+    /// The slot size shared by every slot of `ty` (4 or 8 bytes, numbers
+    /// only), or `None`.
+    fn plain_slot_size(&mut self, ty: Type) -> Option<u32> {
+        let slots = self.flat(ty);
+        let mut size = None;
+        for s in slots.iter() {
+            let SlotKind::Scalar(sc) = s.kind else {
+                return None;
+            };
+            if matches!(sc, Scalar::Bool | Scalar::F16 | Scalar::BF16)
+                || !matches!(sc.size(), 4 | 8)
+            {
+                return None;
+            }
+            if size.is_some_and(|z| z != sc.size()) {
+                return None;
+            }
+            size = Some(sc.size());
+        }
+        size
+    }
+
+    /// Branches on whether the lanes' element offsets `off` are
+    /// consecutive elements of `esize` bytes; positions the builder in the
+    /// consecutive block and returns (consecutive, scattered, join).
+    fn split_consecutive(
+        &mut self,
+        off: VectorValue<'ctx>,
+        esize: u32,
+    ) -> Result<(
+        BasicBlock<'ctx>,
+        BasicBlock<'ctx>,
+        BasicBlock<'ctx>,
+        IntValue<'ctx>,
+    )> {
+        let i64t = self.ctx.i64_type();
+        let o0 = self
+            .b
+            .build_extract_element(off, self.i32c(0), "")?
+            .into_int_value();
+        let steps: Vec<IntValue> = (0..self.width())
+            .map(|l| i64t.const_int(l as u64 * esize as u64, false))
+            .collect();
+        let want = self.b.build_int_add(
+            self.splat(o0.into())?.into_vector_value(),
+            VectorType::const_vector(&steps),
+            "",
+        )?;
+        let eq = self.b.build_int_compare(IntPredicate::EQ, off, want, "")?;
+        let all = self
+            .call_intr(
+                "llvm.vector.reduce.and",
+                &[eq.get_type().into()],
+                &[eq.into()],
+            )?
+            .into_int_value();
+        let dense = self.new_block("dense")?;
+        let sparse = self.new_block("sparse")?;
+        let join = self.new_block("mem_end")?;
+        self.b.build_conditional_branch(all, dense, sparse)?;
+        self.switch_to(dense);
+        Ok((dense, sparse, join, o0))
+    }
+
+    /// The mask of the `p` words of each of the `W` elements: word `k` of
+    /// lane `l` is on when `l` is in the mask and `used[k]`.
+    fn word_mask(&mut self, p: u32, used: &[bool]) -> Result<VectorValue<'ctx>> {
+        let m = self.mask()?;
+        let w = self.width();
+        let idx: Vec<u32> = (0..w * p).map(|i| i / p).collect();
+        let spread = self.b.build_shuffle_vector(
+            m,
+            m.get_type().get_poison(),
+            self.shuffle_mask(&idx),
+            "",
+        )?;
+        if used.iter().all(|&u| u) {
+            return Ok(spread);
+        }
+        let bits: Vec<IntValue> = (0..w * p)
+            .map(|i| {
+                self.ctx
+                    .bool_type()
+                    .const_int(used[(i % p) as usize] as u64, false)
+            })
+            .collect();
+        Ok(self
+            .b
+            .build_and(spread, VectorType::const_vector(&bits), "")?)
+    }
+
+    fn vload(&mut self, inst: Inst, m: &weft_ir::ir::MemAccess) -> Result<bool> {
+        let Some((off, data, poff, ty, esize)) = self.vaddress(m)? else {
+            return Ok(false);
+        };
+        let Some(sz) = self.plain_slot_size(ty) else {
+            return Ok(false);
+        };
+        let slots = self.flat(ty);
+        let w = self.width();
+        let stys: Vec<BasicTypeEnum> = slots.iter().map(|&s| self.slot_ty(s)).collect();
+        let vtys: Vec<VectorType> = stys.iter().map(|&t| self.vty(t)).collect::<Result<_>>()?;
+        let mask = self.mask()?;
+        let p = esize / sz;
+        let dense_ok = esize % sz == 0 && poff % sz == 0 && p * w <= 256;
+        let (dense_out, dense_b, sparse_b, join) = if dense_ok {
+            let (_, sparse, join, o0) = self.split_consecutive(off, esize)?;
+            let word = self.word_type(sz);
+            let wt = word.vec_type(w * p);
+            // SAFETY: address arithmetic only; the masked load reads the
+            // elements of the mask's lanes.
+            let base = unsafe { self.b.build_gep(self.ctx.i8_type(), data, &[o0], "")? };
+            let mut used = vec![false; p as usize];
+            for s in slots.iter() {
+                used[((poff + s.offset) / sz) as usize] = true;
+            }
+            let wm = self.word_mask(p, &used)?;
+            let align = self.i32c(sz as u64);
+            let all = self.call_intr(
+                "llvm.masked.load",
+                &[wt.into(), base.get_type().into()],
+                &[base.into(), align.into(), wm.into(), wt.get_poison().into()],
+            )?;
+            let mut outs = Vec::with_capacity(slots.len());
+            for (s, vt) in slots.iter().zip(&vtys) {
+                let k = (poff + s.offset) / sz;
+                let idx: Vec<u32> = (0..w).map(|l| l * p + k).collect();
+                let av = all.into_vector_value();
+                let lane = self.b.build_shuffle_vector(
+                    av,
+                    av.get_type().get_poison(),
+                    self.shuffle_mask(&idx),
+                    "",
+                )?;
+                outs.push(self.b.build_bit_cast(lane, *vt, "")?);
+            }
+            let Some(db) = self.b.get_insert_block() else {
+                return Err(Error::Llvm("builder not positioned".into()));
+            };
+            self.b.build_unconditional_branch(join)?;
+            self.switch_to(sparse);
+            (outs, Some(db), Some(sparse), Some(join))
+        } else {
+            (Vec::new(), None, None, None)
+        };
+        let ptrs = self.vptrs(off, data)?;
+        let mut outs = Vec::with_capacity(slots.len());
+        for (s, vt) in slots.iter().zip(&vtys) {
+            let at = self.voffset(ptrs, poff + s.offset)?;
+            let align = self.i32c(sz as u64);
+            outs.push(self.call_intr(
+                "llvm.masked.gather",
+                &[(*vt).into(), at.get_type().into()],
+                &[at.into(), align.into(), mask.into(), vt.get_poison().into()],
+            )?);
+        }
+        if let (Some(db), Some(sb), Some(join)) = (dense_b, sparse_b, join) {
+            let Some(sb_end) = self.b.get_insert_block() else {
+                return Err(Error::Llvm("builder not positioned".into()));
+            };
+            let _ = sb;
+            self.b.build_unconditional_branch(join)?;
+            self.switch_to(join);
+            let mut merged = Vec::with_capacity(outs.len());
+            for ((d, s), vt) in dense_out.iter().zip(&outs).zip(&vtys) {
+                let phi = self.b.build_phi(*vt, "")?;
+                phi.add_incoming(&[(d as &dyn BasicValue, db), (s as &dyn BasicValue, sb_end)]);
+                merged.push(phi.as_basic_value());
+            }
+            outs = merged;
+        }
+        self.vdef_results(inst, outs)?;
+        Ok(true)
+    }
+
+    fn vstore(&mut self, m: &weft_ir::ir::MemAccess, v: Value) -> Result<bool> {
+        let Some((off, data, poff, ty, esize)) = self.vaddress(m)? else {
+            return Ok(false);
+        };
+        let Some(sz) = self.plain_slot_size(ty) else {
+            return Ok(false);
+        };
+        let slots = self.flat(ty);
+        let vals = self.vget(v)?;
+        let w = self.width();
+        let mask = self.mask()?;
+        let p = esize / sz;
+        let dense_ok = esize % sz == 0 && poff % sz == 0 && p * w <= 256;
+        let join = if dense_ok {
+            let (_, sparse, join, o0) = self.split_consecutive(off, esize)?;
+            let word = self.word_type(sz);
+            let lanes_t = word.vec_type(w);
+            let wt = word.vec_type(w * p);
+            // SAFETY: address arithmetic only; the masked store writes the
+            // words of the mask's lanes that the access covers.
+            let base = unsafe { self.b.build_gep(self.ctx.i8_type(), data, &[o0], "")? };
+            let mut used = vec![false; p as usize];
+            let mut by_word: Vec<Option<VectorValue>> = vec![None; p as usize];
+            for (s, &x) in slots.iter().zip(&vals) {
+                let k = ((poff + s.offset) / sz) as usize;
+                used[k] = true;
+                by_word[k] = Some(self.b.build_bit_cast(x, lanes_t, "")?.into_vector_value());
+            }
+            // Interleave: word k of lane l is lane l of the slot at word k
+            // (words no slot covers are masked off).
+            let Some(fill) = by_word.iter().flatten().next().copied() else {
+                return self.invalid("a store of no slots");
+            };
+            let mut all = wt.get_poison();
+            for l in 0..w {
+                for (k, word) in by_word.iter().enumerate() {
+                    let src = word.unwrap_or(fill);
+                    let x = self.b.build_extract_element(src, self.i32c(l as u64), "")?;
+                    let at = self.i32c((l * p) as u64 + k as u64);
+                    all = self.b.build_insert_element(all, x, at, "")?;
+                }
+            }
+            let wm = self.word_mask(p, &used)?;
+            let align = self.i32c(sz as u64);
+            self.call_intr_void(
+                "llvm.masked.store",
+                &[wt.into(), base.get_type().into()],
+                &[all.into(), base.into(), align.into(), wm.into()],
+            )?;
+            self.b.build_unconditional_branch(join)?;
+            self.switch_to(sparse);
+            Some(join)
+        } else {
+            None
+        };
+        let ptrs = self.vptrs(off, data)?;
+        for (s, &x) in slots.iter().zip(&vals) {
+            let at = self.voffset(ptrs, poff + s.offset)?;
+            let align = self.i32c(sz as u64);
+            self.call_intr_void(
+                "llvm.masked.scatter",
+                &[x.get_type(), at.get_type().into()],
+                &[x, at.into(), align.into(), mask.into()],
+            )?;
+        }
+        if let Some(join) = join {
+            self.b.build_unconditional_branch(join)?;
+            self.switch_to(join);
+        }
+        Ok(true)
+    }
+
+    /// The lanes' element pointers: `data + off`.
+    fn vptrs(
+        &mut self,
+        off: VectorValue<'ctx>,
+        data: PointerValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>> {
+        let i64t = self.ctx.i64_type();
+        let d = self.b.build_ptr_to_int(data, i64t, "")?;
+        let dv = self.splat(d.into())?.into_vector_value();
+        let a = self.b.build_int_add(dv, off, "")?;
+        let pt = data.get_type().vec_type(self.width());
+        Ok(self.b.build_int_to_ptr(a, pt, "")?)
+    }
+
+    fn voffset(&mut self, ptrs: VectorValue<'ctx>, by: u32) -> Result<VectorValue<'ctx>> {
+        if by == 0 {
+            return Ok(ptrs);
+        }
+        let i64t = self.ctx.i64_type();
+        let i64v = i64t.vec_type(self.width());
+        let a = self.b.build_ptr_to_int(ptrs, i64v, "")?;
+        let k = self
+            .splat(i64t.const_int(by as u64, false).into())?
+            .into_vector_value();
+        let a = self.b.build_int_add(a, k, "")?;
+        Ok(self.b.build_int_to_ptr(a, ptrs.get_type(), "")?)
+    }
+
+    // ---- reductions ----
+
+    fn begin_accs(&mut self, f: &'m weft_ir::Function) -> Result<()> {
+        for i in weft_ir::info::reductions(f) {
+            let InstKind::Atomic(op, _, v) = &f.insts[i].kind else {
+                continue;
+            };
+            let Some(s) = f.value_type(*v).as_scalar() else {
+                continue;
+            };
+            if matches!(s, Scalar::F16 | Scalar::BF16 | Scalar::Bool) {
+                continue;
+            }
+            let t = self.scalar_ty(s);
+            let vt = self.vty(t)?;
+            let acc = self.entry_alloca(vt.into())?;
+            let id = self.konst(op.identity(s));
+            let idv = self.splat(id)?;
+            self.b.build_store(acc, idv)?;
+            let pt = self.ctx.ptr_type(self.data_space());
+            let addr = self.entry_alloca(pt.into())?;
+            self.b.build_store(addr, pt.const_null())?;
+            self.vx_mut()?.accs.insert(
+                i,
+                Acc {
+                    acc,
+                    addr,
+                    op: *op,
+                    s,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// A reduction site: the lanes of the mask fold their value into the
+    /// accumulator; the (uniform) address is kept for the end.
+    fn vreduce(&mut self, inst: Inst) -> Result<()> {
+        let InstKind::Atomic(_, m, v) = &self.cur().insts[inst].kind else {
+            return self.invalid("a reduction that is not an atomic");
+        };
+        let Some(a) = self.vx()?.accs.get(&inst) else {
+            return self.invalid("an undeclared reduction");
+        };
+        let (acc, addr_at, op, s) = (a.acc, a.addr, a.op, a.s);
+        let (addr, off, _) = self.address(m)?;
+        let p = self.offset_ptr(addr, off as u64)?;
+        self.b.build_store(addr_at, p)?;
+        let x = self.vget1(*v)?;
+        let vt = x.get_type();
+        let old = self.b.build_load(vt, acc, "")?;
+        let bin = match op {
+            weft_ir::ir::AtomicOp::Add => BinaryOp::Add,
+            weft_ir::ir::AtomicOp::Min => BinaryOp::Min,
+            weft_ir::ir::AtomicOp::Max => BinaryOp::Max,
+            weft_ir::ir::AtomicOp::And => BinaryOp::And,
+            weft_ir::ir::AtomicOp::Or => BinaryOp::Or,
+            weft_ir::ir::AtomicOp::Xor => BinaryOp::Xor,
+            _ => return self.invalid("a reduction with an op that is not one"),
+        };
+        let saved = self.st.flags;
+        self.st.flags = MathFlags::NONE;
+        let Some(new) = self.vbinary(bin, s, old, x)? else {
+            return self.invalid("a reduction op without a vector form");
+        };
+        self.st.flags = saved;
+        let msk = self.mask()?;
+        let new = self.b.build_select(msk, new, old, "")?;
+        self.b.build_store(acc, new)?;
+        // The atomic's old value is unused (a condition of a reduction).
+        let rs = self.cur().insts[inst].results.clone();
+        for r in rs {
+            let t = self.types_of(self.cur().value_type(r));
+            let mut slots = Vec::new();
+            for ty in t {
+                slots.push(poison_of(self.vty(ty)?.into()));
+            }
+            self.vdef(r, slots)?;
+        }
+        Ok(())
+    }
+
+    /// At the end of the range: each reached reduction combines its lanes
+    /// in order and updates memory with one atomic.
+    fn finish_accs(&mut self) -> Result<()> {
+        let mut sites: Vec<Inst> = self.vx()?.accs.keys().copied().collect();
+        sites.sort_unstable();
+        for i in sites {
+            let Some(a) = self.vx()?.accs.get(&i) else {
+                continue;
+            };
+            let (acc, addr_at, op, s) = (a.acc, a.addr, a.op, a.s);
+            let pt = self.ctx.ptr_type(self.data_space());
+            let p = self.b.build_load(pt, addr_at, "")?.into_pointer_value();
+            let reached = self.b.build_is_not_null(p, "")?;
+            let go = self.new_block("reduce")?;
+            let done = self.new_block("reduced")?;
+            self.b.build_conditional_branch(reached, go, done)?;
+            self.switch_to(go);
+            let vt = self.vty(self.scalar_ty(s))?;
+            let v = self.b.build_load(vt, acc, "")?.into_vector_value();
+            let bin = match op {
+                weft_ir::ir::AtomicOp::Add => BinaryOp::Add,
+                weft_ir::ir::AtomicOp::Min => BinaryOp::Min,
+                weft_ir::ir::AtomicOp::Max => BinaryOp::Max,
+                weft_ir::ir::AtomicOp::And => BinaryOp::And,
+                weft_ir::ir::AtomicOp::Or => BinaryOp::Or,
+                _ => BinaryOp::Xor,
+            };
+            self.st.flags = MathFlags::NONE;
+            let mut t = self.b.build_extract_element(v, self.i32c(0), "")?;
+            for l in 1..self.width() {
+                let x = self.b.build_extract_element(v, self.i32c(l as u64), "")?;
+                t = self.binary(bin, s, t, x)?;
+            }
+            self.atomic(op, s, p, t)?;
+            self.b.build_unconditional_branch(done)?;
+            self.switch_to(done);
+        }
+        Ok(())
+    }
+}
+
+fn poison_of(t: BasicTypeEnum<'_>) -> BasicValueEnum<'_> {
+    match t {
+        BasicTypeEnum::IntType(x) => x.get_poison().into(),
+        BasicTypeEnum::FloatType(x) => x.get_poison().into(),
+        BasicTypeEnum::PointerType(x) => x.get_poison().into(),
+        BasicTypeEnum::VectorType(x) => x.get_poison().into(),
+        BasicTypeEnum::ArrayType(x) => x.get_poison().into(),
+        BasicTypeEnum::StructType(x) => x.get_poison().into(),
+        BasicTypeEnum::ScalableVectorType(x) => x.get_poison().into(),
+    }
+}
