@@ -37,18 +37,42 @@ use weft_ir::uniform::Uniformity;
 use weft_ir::{layout, Inst, MathFlags, MathFn, Region, Scalar, Type, Value};
 
 /// Why a kernel stays on the scalar path, or `None` when the vector tier
-/// takes it.
+/// takes it: a call left after inlining, a trap (bounds-checked mode), or
+/// varying work that is mostly host math calls (each runs lane by lane
+/// anyway, and the tier would add the lanes' extracts and the spills of
+/// every live vector around each call: more than 1 such call per
+/// [`CALLS_PER_VECTOR_OP`] vector instructions).
 pub(crate) fn rejects(f: &weft_ir::Function) -> Option<&'static str> {
     let mut why = None;
+    let uni = weft_ir::uniform::uniformity(f);
+    let (mut calls, mut ops) = (0usize, 0usize);
     weft_ir::info::for_each_inst(f, &mut |i| {
-        why = why.or(match f.insts[i].kind {
+        let d = &f.insts[i];
+        why = why.or(match d.kind {
             InstKind::Call(..) => Some("a call that was not inlined"),
             InstKind::Trap(..) => Some("bounds-checked mode (traps)"),
             _ => None,
         });
+        if !d.results.iter().any(|&r| uni.is_varying(r)) {
+            return;
+        }
+        let float = |v: &Value| f.value_type(*v).as_scalar().is_some_and(|s| s.is_float());
+        match &d.kind {
+            InstKind::Unary(op, _) if MathFn::of_unary(*op).is_some() => calls += 1,
+            InstKind::Binary(BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2, a, _) if float(a) => {
+                calls += 1
+            }
+            _ => ops += 1,
+        }
     });
+    if why.is_none() && calls * CALLS_PER_VECTOR_OP > ops {
+        why = Some("mostly host math calls, which run lane by lane");
+    }
     why
 }
+
+/// See [`rejects`].
+const CALLS_PER_VECTOR_OP: usize = 4;
 
 /// A variable in an alloca: one slot of a loop param, loop result or `if`
 /// result, a vector when the value is varying.
@@ -1303,14 +1327,24 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             let Some(fill) = by_word.iter().flatten().next().copied() else {
                 return self.invalid("a store of no slots");
             };
+            // Each slot's lanes widened to `W * p` words, then merged in:
+            // word `l * p + k` takes lane `l` of the slot at word `k`.
+            let wide_idx: Vec<u32> = (0..w * p).map(|i| i.min(w - 1)).collect();
             let mut all = wt.get_poison();
-            for l in 0..w {
-                for (k, word) in by_word.iter().enumerate() {
-                    let src = word.unwrap_or(fill);
-                    let x = self.b.build_extract_element(src, self.i32c(l as u64), "")?;
-                    let at = self.i32c((l * p) as u64 + k as u64);
-                    all = self.b.build_insert_element(all, x, at, "")?;
-                }
+            for (k, word) in by_word.iter().enumerate() {
+                let src = word.unwrap_or(fill);
+                let wide = self.b.build_shuffle_vector(
+                    src,
+                    lanes_t.get_poison(),
+                    self.shuffle_mask(&wide_idx),
+                    "",
+                )?;
+                let idx: Vec<u32> = (0..w * p)
+                    .map(|i| if i % p == k as u32 { w * p + i / p } else { i })
+                    .collect();
+                all = self
+                    .b
+                    .build_shuffle_vector(all, wide, self.shuffle_mask(&idx), "")?;
             }
             let wm = self.word_mask(p, &used)?;
             let align = self.i32c(sz as u64);

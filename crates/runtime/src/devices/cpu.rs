@@ -1,5 +1,9 @@
 //! The `cpu` device: kernels JIT-compiled by Cranelift
-//! (`weft-backend-cpu`), run on all cores, arrays in host memory.
+//! (`weft-backend-cpu`), run on all cores, arrays in host memory. With the
+//! `llvm` feature, hot modules move to LLVM's vector tier ([`tiers`]).
+
+#[cfg(feature = "llvm")]
+mod tiers;
 
 use crate::error::RuntimeError;
 use crate::hal::host::{HostDevice, HostJit};
@@ -18,13 +22,24 @@ fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, Run
 /// not support is reported when a module is compiled).
 pub(super) fn device(opts: &DeviceOptions) -> Arc<dyn DynDevice> {
     let timeout = opts.timeout;
-    let opts = weft_backend_cpu::Options {
+    let cl = weft_backend_cpu::Options {
         opt_level: opts.opt_level,
         debug_info: opts.debug_info,
         cancel_checks: opts.timeout.is_some(),
         ..Default::default()
     };
-    Arc::new(HostDevice(Cranelift(opts), timeout))
+    // The vector tier takes over hot modules, unless asked for off or for
+    // code that must stay as compiled (debug info, cancel checks, -O0).
+    #[cfg(feature = "llvm")]
+    if opts.vector && !opts.debug_info && timeout.is_none() && opts.opt_level != weft_ir::OptLevel::O0 {
+        let vector = weft_backend_ptx::host::Options {
+            opt_level: opts.opt_level,
+            vector: true,
+            ..Default::default()
+        };
+        return Arc::new(HostDevice(tiers::Tiered { scalar: cl, vector }, timeout));
+    }
+    Arc::new(HostDevice(Cranelift(cl), timeout))
 }
 
 struct Cranelift(weft_backend_cpu::Options);

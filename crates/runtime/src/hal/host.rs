@@ -29,6 +29,18 @@ pub trait HostJit: Send + Sync + 'static {
     fn compile(&self, module: &Module, info: &ModuleInfo) -> Result<Self::Code, RuntimeError>;
     /// The entry point of kernel `name`.
     fn entry(code: &Self::Code, name: &str) -> Option<KernelEntry>;
+    /// The entry to run kernel `name` with now, `loaded` being
+    /// [`HostJit::entry`]'s: a tiered JIT returns faster code once it has
+    /// it. Called before each launch, so it must be cheap.
+    fn current(_code: &Arc<Self::Code>, _name: &str, loaded: KernelEntry) -> KernelEntry {
+        loaded
+    }
+    /// After each launch of the code: how long it ran (a tiered JIT
+    /// decides from it when to compile the faster tier).
+    fn ran(_code: &Arc<Self::Code>, _took: Duration) {}
+    /// True if the JIT uses [`HostJit::ran`] (the launch is timed only
+    /// then).
+    const TIERED: bool = false;
 }
 
 /// A host JIT as a device: kernels compiled by `J`, run by [`run_entry`]
@@ -39,7 +51,8 @@ pub struct HostDevice<J>(pub J, pub Option<Duration>);
 /// A kernel's entry point and the code that holds it.
 pub struct HostKernel<C> {
     entry: KernelEntry,
-    _code: Arc<C>,
+    name: String,
+    code: Arc<C>,
 }
 
 impl<J: HostJit> DeviceApi for HostDevice<J> {
@@ -73,7 +86,8 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
         })?;
         Ok(HostKernel {
             entry,
-            _code: program.clone(),
+            name: kernel.name.clone(),
+            code: program.clone(),
         })
     }
 
@@ -83,7 +97,7 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
         launch: &Launch<'_>,
         _args: &[Arg<'_>],
     ) -> Result<Option<TrapRecord>, LaunchError> {
-        launch_entry::<J>(k.entry, launch, self.1)
+        launch_kernel::<J>(k, launch, self.1)
     }
 
     fn launch_async(
@@ -92,8 +106,25 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
         launch: &Launch<'_>,
         _args: &[BufArg<'_, HostBuffer>],
     ) -> Result<Option<TrapRecord>, LaunchError> {
-        launch_entry::<J>(k.entry, launch, self.1)
+        launch_kernel::<J>(k, launch, self.1)
     }
+}
+
+/// Launches `k` with the entry its JIT picks now, timing the launch for a
+/// tiered JIT.
+fn launch_kernel<J: HostJit>(
+    k: &HostKernel<J::Code>,
+    launch: &Launch<'_>,
+    timeout: Option<Duration>,
+) -> Result<Option<TrapRecord>, LaunchError> {
+    let entry = J::current(&k.code, &k.name, k.entry);
+    if !J::TIERED {
+        return launch_entry::<J>(entry, launch, timeout);
+    }
+    let t0 = Instant::now();
+    let r = launch_entry::<J>(entry, launch, timeout);
+    J::ran(&k.code, t0.elapsed());
+    r
 }
 
 /// The storage of a host device's array: zeroed, 16-byte aligned host
