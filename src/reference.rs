@@ -50,15 +50,26 @@ pub fn nbody_step(
         .par_chunks_mut(c)
         .zip(new_vel.par_chunks_mut(c))
         .enumerate()
-        .for_each(|(k, (np, nv))| {
-            for (off, (np, nv)) in np.iter_mut().zip(nv.iter_mut()).enumerate() {
-                (*np, *nv) = nbody_body(k * c + off, pos, vel, mass, prm);
-            }
-        });
+        .for_each(|(k, (np, nv))| nbody_seq(k * c, pos, vel, mass, np, nv, prm));
+}
+
+/// Bodies `first..first + new_pos.len()` of [`nbody_step`] on one thread.
+pub fn nbody_seq(
+    first: usize,
+    pos: &[V3],
+    vel: &[V3],
+    mass: &[f32],
+    new_pos: &mut [V3],
+    new_vel: &mut [V3],
+    prm: NbodyParams,
+) {
+    for (off, (np, nv)) in new_pos.iter_mut().zip(new_vel).enumerate() {
+        (*np, *nv) = nbody_body(first + off, pos, vel, mass, prm);
+    }
 }
 
 /// Body `i` of [`nbody_step`]: its new position and velocity.
-pub fn nbody_body(
+fn nbody_body(
     i: usize,
     pos: &[V3],
     vel: &[V3],
@@ -100,26 +111,24 @@ pub fn particles(x: &mut [V3], v: &mut [V3], gravity: f32, dt: f32) {
     let c = chunk_len(x.len());
     x.par_chunks_mut(c)
         .zip(v.par_chunks_mut(c))
-        .for_each(|(x, v)| {
-            for (x, v) in x.iter_mut().zip(v) {
-                particle(x, v, gravity, dt);
-            }
-        });
+        .for_each(|(x, v)| particles_seq(x, v, gravity, dt));
 }
 
-/// One particle of [`particles`]: `vi = v + vec3(0, -g, 0) * dt`,
-/// `xi = x + vi * dt`, and if `xi.y < 0` the bounce `xi.y = -xi.y`,
+/// [`particles`] on one thread. Per particle: `vi = v + vec3(0, -g, 0) *
+/// dt`, `xi = x + vi * dt`, and if `xi.y < 0` the bounce `xi.y = -xi.y`,
 /// `vi.y = -0.5 * vi.y`.
-pub fn particle(x: &mut V3, v: &mut V3, gravity: f32, dt: f32) {
+pub fn particles_seq(x: &mut [V3], v: &mut [V3], gravity: f32, dt: f32) {
     let g = [0.0 * dt, -gravity * dt, 0.0 * dt];
-    let mut vi = [v[0] + g[0], v[1] + g[1], v[2] + g[2]];
-    let mut xi = [x[0] + vi[0] * dt, x[1] + vi[1] * dt, x[2] + vi[2] * dt];
-    if xi[1] < 0.0 {
-        xi[1] = -xi[1];
-        vi[1] *= -0.5; // = -0.5 * vi.y (commutative, same bits)
+    for (x, v) in x.iter_mut().zip(v) {
+        let mut vi = [v[0] + g[0], v[1] + g[1], v[2] + g[2]];
+        let mut xi = [x[0] + vi[0] * dt, x[1] + vi[1] * dt, x[2] + vi[2] * dt];
+        if xi[1] < 0.0 {
+            xi[1] = -xi[1];
+            vi[1] *= -0.5; // = -0.5 * vi.y (commutative, same bits)
+        }
+        *v = vi;
+        *x = xi;
     }
-    *v = vi;
-    *x = xi;
 }
 
 /// Deterministic bodies in the unit cube (xorshift), velocities in the unit

@@ -12,7 +12,7 @@
 //! at the end of a chunk take the scalar code. Other CPUs and architectures
 //! get the scalar versions ([`Isa::SCALAR`]).
 
-use super::{chunk_len, nbody_body, particle, saxpy_seq, sum_seq, NbodyParams, V3};
+use super::{chunk_len, nbody_seq, particles_seq, saxpy_seq, sum_seq, NbodyParams, V3};
 use rayon::prelude::*;
 
 /// A vector instruction set the kernels can run with. Only
@@ -127,9 +127,7 @@ pub fn nbody_step(
             let first = k * c;
             dispatch!(
                 isa,
-                for (off, (np, nv)) in np.iter_mut().zip(nv).enumerate() {
-                    (*np, *nv) = nbody_body(first + off, pos, vel, mass, prm);
-                },
+                nbody_seq(first, pos, vel, mass, np, nv, prm),
                 nbody(pos, vel, mass, first, np, nv, prm)
             )
         });
@@ -153,9 +151,7 @@ pub fn particles(isa: Isa, x: &mut [V3], v: &mut [V3], gravity: f32, dt: f32) {
         .for_each(|(x, v)| {
             dispatch!(
                 isa,
-                for (x, v) in x.iter_mut().zip(v) {
-                    particle(x, v, gravity, dt);
-                },
+                particles_seq(x, v, gravity, dt),
                 particles(x, v, gravity, dt)
             )
         });
@@ -189,7 +185,7 @@ fn join3<const L: usize>(c: &[[f32; L]; 3], v: &mut [V3]) {
 macro_rules! kernels {
     ($feat:literal) => {
         use super::{join3, split3};
-        use crate::reference::{nbody_body, particle, saxpy_seq, sum_seq, NbodyParams, V3};
+        use crate::reference::{nbody_seq, particles_seq, saxpy_seq, sum_seq, NbodyParams, V3};
 
         #[target_feature(enable = $feat)]
         pub(super) fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
@@ -245,10 +241,16 @@ macro_rules! kernels {
                 join3(&v, &mut nv[b..]);
                 join3(&p, &mut np[b..]);
             }
-            let rest = np[whole..].iter_mut().zip(&mut nv[whole..]);
-            for (off, (np, nv)) in rest.enumerate() {
-                (*np, *nv) = nbody_body(first + whole + off, pos, vel, mass, (dt, grav, eps2));
-            }
+            let prm = (dt, grav, eps2);
+            nbody_seq(
+                first + whole,
+                pos,
+                vel,
+                mass,
+                &mut np[whole..],
+                &mut nv[whole..],
+                prm,
+            );
         }
 
         /// The sum of `x`: 4 vector accumulators, then their lanes and the
@@ -307,9 +309,49 @@ macro_rules! kernels {
                     store(&mut xg[k], select(bounce, neg(xi), xi));
                 }
             }
-            for (x, v) in xt.iter_mut().zip(vt) {
-                particle(x, v, gravity, dt);
-            }
+            particles_seq(xt, vt, gravity, dt);
+        }
+    };
+}
+
+/// The operations every instruction set has alike (`splat`, `load`,
+/// `store`, `add`, `sub`, `mul`, `div`, `sqrt`), from its intrinsics.
+#[cfg(target_arch = "x86_64")]
+macro_rules! wrappers {
+    ($feat:literal, $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident) => {
+        #[target_feature(enable = $feat)]
+        fn splat(x: f32) -> V {
+            $set1(x)
+        }
+        #[target_feature(enable = $feat)]
+        fn load(s: &[f32; L]) -> V {
+            // SAFETY: `s` is L floats; `loadu` needs no alignment.
+            unsafe { $loadu(s.as_ptr()) }
+        }
+        #[target_feature(enable = $feat)]
+        fn store(s: &mut [f32; L], v: V) {
+            // SAFETY: `s` is L writable floats; `storeu` needs no alignment.
+            unsafe { $storeu(s.as_mut_ptr(), v) }
+        }
+        #[target_feature(enable = $feat)]
+        fn add(a: V, b: V) -> V {
+            $add(a, b)
+        }
+        #[target_feature(enable = $feat)]
+        fn sub(a: V, b: V) -> V {
+            $sub(a, b)
+        }
+        #[target_feature(enable = $feat)]
+        fn mul(a: V, b: V) -> V {
+            $mul(a, b)
+        }
+        #[target_feature(enable = $feat)]
+        fn div(a: V, b: V) -> V {
+            $div(a, b)
+        }
+        #[target_feature(enable = $feat)]
+        fn sqrt(a: V) -> V {
+            $sqrt(a)
         }
     };
 }
@@ -323,40 +365,17 @@ mod avx2 {
     type M = __m256;
     const L: usize = 8;
 
-    #[target_feature(enable = "avx2")]
-    fn splat(x: f32) -> V {
-        _mm256_set1_ps(x)
-    }
-    #[target_feature(enable = "avx2")]
-    fn load(s: &[f32; L]) -> V {
-        // SAFETY: `s` is L floats; `loadu` needs no alignment.
-        unsafe { _mm256_loadu_ps(s.as_ptr()) }
-    }
-    #[target_feature(enable = "avx2")]
-    fn store(s: &mut [f32; L], v: V) {
-        // SAFETY: `s` is L writable floats; `storeu` needs no alignment.
-        unsafe { _mm256_storeu_ps(s.as_mut_ptr(), v) }
-    }
-    #[target_feature(enable = "avx2")]
-    fn add(a: V, b: V) -> V {
-        _mm256_add_ps(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    fn sub(a: V, b: V) -> V {
-        _mm256_sub_ps(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    fn mul(a: V, b: V) -> V {
-        _mm256_mul_ps(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    fn div(a: V, b: V) -> V {
-        _mm256_div_ps(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    fn sqrt(a: V) -> V {
-        _mm256_sqrt_ps(a)
-    }
+    wrappers!(
+        "avx2",
+        _mm256_set1_ps,
+        _mm256_loadu_ps,
+        _mm256_storeu_ps,
+        _mm256_add_ps,
+        _mm256_sub_ps,
+        _mm256_mul_ps,
+        _mm256_div_ps,
+        _mm256_sqrt_ps
+    );
     /// `-a`: the sign bit flipped.
     #[target_feature(enable = "avx2")]
     fn neg(a: V) -> V {
@@ -389,40 +408,17 @@ mod avx512 {
     type M = __mmask16;
     const L: usize = 16;
 
-    #[target_feature(enable = "avx512f")]
-    fn splat(x: f32) -> V {
-        _mm512_set1_ps(x)
-    }
-    #[target_feature(enable = "avx512f")]
-    fn load(s: &[f32; L]) -> V {
-        // SAFETY: `s` is L floats; `loadu` needs no alignment.
-        unsafe { _mm512_loadu_ps(s.as_ptr()) }
-    }
-    #[target_feature(enable = "avx512f")]
-    fn store(s: &mut [f32; L], v: V) {
-        // SAFETY: `s` is L writable floats; `storeu` needs no alignment.
-        unsafe { _mm512_storeu_ps(s.as_mut_ptr(), v) }
-    }
-    #[target_feature(enable = "avx512f")]
-    fn add(a: V, b: V) -> V {
-        _mm512_add_ps(a, b)
-    }
-    #[target_feature(enable = "avx512f")]
-    fn sub(a: V, b: V) -> V {
-        _mm512_sub_ps(a, b)
-    }
-    #[target_feature(enable = "avx512f")]
-    fn mul(a: V, b: V) -> V {
-        _mm512_mul_ps(a, b)
-    }
-    #[target_feature(enable = "avx512f")]
-    fn div(a: V, b: V) -> V {
-        _mm512_div_ps(a, b)
-    }
-    #[target_feature(enable = "avx512f")]
-    fn sqrt(a: V) -> V {
-        _mm512_sqrt_ps(a)
-    }
+    wrappers!(
+        "avx512f",
+        _mm512_set1_ps,
+        _mm512_loadu_ps,
+        _mm512_storeu_ps,
+        _mm512_add_ps,
+        _mm512_sub_ps,
+        _mm512_mul_ps,
+        _mm512_div_ps,
+        _mm512_sqrt_ps
+    );
     /// `-a`: the sign bit flipped (integer xor: `xor_ps` is AVX-512DQ).
     #[target_feature(enable = "avx512f")]
     fn neg(a: V) -> V {
