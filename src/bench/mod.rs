@@ -113,6 +113,8 @@ pub const PARTICLES_SOURCE: &str = particles_source!("");
 /// [`PARTICLES_SOURCE`] with `x` hinted SoA in the source.
 pub const PARTICLES_SOA_HINT: &str = particles_source!("  # weft: layout=soa");
 
+/// The saxpy workload's `a`.
+const SAXPY_A: f32 = 0.5;
 const DT: f32 = 1e-3;
 const GRAV: f32 = 1.0;
 const EPS2: f32 = 0.0025;
@@ -200,8 +202,8 @@ impl Reference {
                 let x: Vec<f32> = w.arrays[0].to_vec()?;
                 let mut y: Vec<f32> = w.arrays[1].to_vec()?;
                 Box::new(move || match isa {
-                    None => reference::saxpy(0.5, &x, &mut y),
-                    Some(isa) => simd::saxpy(isa, 0.5, &x, &mut y),
+                    None => reference::saxpy(SAXPY_A, &x, &mut y),
+                    Some(isa) => simd::saxpy(isa, SAXPY_A, &x, &mut y),
                 })
             }
             "nbody_step" => {
@@ -277,7 +279,7 @@ impl Workload {
     /// `self.arrays[i]` and `value(v)` for a by-value argument.
     fn args_by<A>(&self, array: impl Fn(usize) -> A, value: impl Fn(Value) -> A) -> Vec<A> {
         match self.kernel {
-            "saxpy" => vec![array(0), array(1), value(Value::new(0.5f32))],
+            "saxpy" => vec![array(0), array(1), value(Value::new(SAXPY_A))],
             "particles" => vec![
                 array(0),
                 array(1),
@@ -773,7 +775,7 @@ impl Report {
                 r.vs_hand.map_or("-".into(), |x| format!("{x:.2}x")),
                 r.vs_limit
                     .as_ref()
-                    .map_or("-".into(), |(x, _)| format!("{x:.2}x")),
+                    .map_or("-".into(), |(x, isa)| format!("{x:.2}x {}", isa_short(isa))),
             ]);
         }
         let mut out = align(&rows);
@@ -804,7 +806,7 @@ impl Report {
         }
         if !self.isas.is_empty() {
             out.push(format!(
-                "vs rayon = the rayon loop's time / the run's; vs limit = the run's time / the fastest SIMD version's ({}), same arithmetic as the kernel, {} threads",
+                "vs rayon = the rayon loop's time / the run's; vs limit = the run's time / the fastest SIMD version's (of {}; same arithmetic as the kernel), {} threads",
                 self.isas.join(" or "),
                 self.threads
             ));
@@ -853,6 +855,11 @@ impl Report {
             "compile_scaling": self.scaling.as_ref().map(scaling::Report::json),
         })
     }
+}
+
+/// An [`Isa::name`] without its lanes: `AVX-512`.
+fn isa_short(name: &str) -> &str {
+    name.split(',').next().unwrap_or(name)
 }
 
 /// Rows of cells as left-aligned columns.
