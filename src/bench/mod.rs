@@ -718,7 +718,8 @@ fn launches(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Er
                         }
                         Some(isa) => {
                             let isa = isa.name();
-                            if row.vs_limit.as_ref().is_none_or(|(v, _)| t / h_ms < *v) {
+                            // The fastest SIMD version gives the largest ratio.
+                            if row.vs_limit.as_ref().is_none_or(|(v, _)| t / h_ms > *v) {
                                 row.vs_limit = Some((t / h_ms, isa.clone()));
                             }
                             let same = |s: &&mut SimdTime| s.workload == w.name && s.isa == isa;
