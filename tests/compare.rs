@@ -138,8 +138,32 @@ fn bench_quick_reports_every_backend_as_json() {
         assert!(r["compile_cold_ms"].as_f64().unwrap() > 0.0, "{r}");
         let w = r["workload"].as_str().unwrap();
         assert!(workloads.iter().any(|p| w.starts_with(p)), "{w}");
-        let hand = w.starts_with("saxpy") || w.starts_with("nbody");
+        // Every workload but the transcendental one has hand-written
+        // versions: scalar (vs rayon) and SIMD (vs limit).
+        let hand = !w.starts_with("transcendental");
         assert_eq!(r["vs_rayon"].is_number(), hand, "{r}");
+        assert_eq!(r["vs_limit"].is_number(), hand, "{r}");
+        if hand {
+            // The limit is the fastest SIMD version (cpu is the only
+            // backend timed, so the footer's times are this row's).
+            let simd = j["simd_ms"].as_array().unwrap().iter();
+            let (fastest, ms) = simd
+                .filter(|s| s["workload"] == w)
+                .map(|s| (s["isa"].as_str().unwrap(), s["ms"].as_f64().unwrap()))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap();
+            assert_eq!(r["limit_isa"], fastest, "{r}");
+            let want = r["run_ms"].as_f64().unwrap() / ms;
+            let got = r["vs_limit"].as_f64().unwrap();
+            assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}: {r}");
+        }
+    }
+    let simd = j["simd_ms"].as_array().unwrap();
+    let isas = j["simd_isas"].as_array().unwrap();
+    assert!(!isas.is_empty(), "{text}");
+    for isa in isas {
+        let timed = simd.iter().filter(|s| s["isa"] == *isa).count();
+        assert_eq!(timed, workloads.len() - 1, "{isa}: {text}");
     }
     let lo = j["launch_overhead_us"].as_array().unwrap();
     assert!(lo

@@ -1,6 +1,7 @@
 //! `weft bench`: compile latency, launch overhead and throughput of a few
 //! kernels on every backend available here, beside hand-written Rust +
-//! rayon loops.
+//! rayon loops and their native-width SIMD versions
+//! ([`crate::reference::simd`]: AVX-512 and AVX2, the faster is the limit).
 //!
 //! Workloads: saxpy (2^24 floats), the seed's N-body step
 //! (`examples/nbody.py`, N = 4096 and 16 384), a transcendental-heavy
@@ -17,7 +18,12 @@
 //!   (`Device::load` of a module already compiled for the device);
 //! * throughput: the median of several launches at full size;
 //! * launch overhead (one column per backend, measured once): the median of
-//!   10 000 launches of saxpy over `dim = 1`.
+//!   10 000 launches of saxpy over `dim = 1`;
+//! * beside each throughput: the hand-written scalar loops ("vs rayon":
+//!   their time / the launch's) and the hand-written SIMD ones ("vs limit":
+//!   the launch's time / the fastest SIMD version's), each timed
+//!   alternately with the launches. The particle references work on AoS
+//!   arrays; both particle rows are set beside them.
 //!
 //! A launch is timed from its call until the kernel has finished. On the
 //! host devices it runs with the host arrays ([`Device::launch`]). On a
@@ -37,8 +43,10 @@
 
 pub mod scaling;
 
-use crate::reference::{bodies, nbody_step, saxpy, V3};
+use crate::reference::simd::{self, Isa};
+use crate::reference::{self, bodies, V3};
 use crate::Error;
+use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use weft::{
@@ -105,9 +113,13 @@ pub const PARTICLES_SOURCE: &str = particles_source!("");
 /// [`PARTICLES_SOURCE`] with `x` hinted SoA in the source.
 pub const PARTICLES_SOA_HINT: &str = particles_source!("  # weft: layout=soa");
 
+/// The saxpy workload's `a`.
+const SAXPY_A: f32 = 0.5;
 const DT: f32 = 1e-3;
 const GRAV: f32 = 1.0;
 const EPS2: f32 = 0.0025;
+/// The particle update's `gravity`.
+const GRAVITY: f32 = 9.81;
 
 /// Options of [`run`].
 #[derive(Clone, Debug)]
@@ -135,6 +147,9 @@ pub struct Row {
     pub unit: &'static str,
     /// The hand-written loop's time divided by this one's (>1: faster).
     pub vs_hand: Option<f64>,
+    /// This time divided by the fastest hand-written SIMD version's (1:
+    /// at the limit), and that version's instruction set.
+    pub vs_limit: Option<(f64, String)>,
     /// Why a measurement is missing.
     pub note: String,
 }
@@ -148,11 +163,85 @@ pub struct Report {
     /// Hand-written Rust + rayon: (workload, ms), the fastest median of
     /// its runs alternating with each backend's.
     pub hand: Vec<(String, f64)>,
+    /// The hand-written SIMD versions' times.
+    pub simd: Vec<SimdTime>,
+    /// The instruction sets of the SIMD versions, widest first.
+    pub isas: Vec<String>,
     /// Backends not available here, with the reason.
     pub skipped: Vec<(String, String)>,
     pub threads: usize,
     /// The compile-scaling workload, when asked for.
     pub scaling: Option<scaling::Report>,
+}
+
+/// A hand-written SIMD version's time on a workload: the fastest median
+/// of its runs alternating with each backend's launches.
+#[derive(Clone, Debug)]
+pub struct SimdTime {
+    pub workload: String,
+    /// [`Isa::name`].
+    pub isa: String,
+    pub ms: f64,
+}
+
+/// A hand-written version of a workload's kernel (on its own copy of the
+/// workload's data), timed beside its launches.
+struct Reference {
+    kernel: &'static str,
+    n: usize,
+    /// None: the scalar Rust + rayon loop; else the SIMD one.
+    isa: Option<Isa>,
+    run: Box<dyn FnMut()>,
+}
+
+impl Reference {
+    /// The reference of `w`'s kernel with `isa`, if it has one.
+    fn new(w: &Workload, isa: Option<Isa>) -> Result<Option<Reference>, Error> {
+        let run: Box<dyn FnMut()> = match w.kernel {
+            "saxpy" => {
+                let x: Vec<f32> = w.arrays[0].to_vec()?;
+                let mut y: Vec<f32> = w.arrays[1].to_vec()?;
+                Box::new(move || match isa {
+                    None => reference::saxpy(SAXPY_A, &x, &mut y),
+                    Some(isa) => simd::saxpy(isa, SAXPY_A, &x, &mut y),
+                })
+            }
+            "nbody_step" => {
+                let p: Vec<V3> = w.arrays[0].to_vec()?;
+                let v: Vec<V3> = w.arrays[1].to_vec()?;
+                let m: Vec<f32> = w.arrays[2].to_vec()?;
+                let (mut np, mut nv) = (vec![[0.0; 3]; w.n], vec![[0.0; 3]; w.n]);
+                let prm = (DT, GRAV, EPS2);
+                Box::new(move || match isa {
+                    None => reference::nbody_step(&p, &v, &m, &mut np, &mut nv, prm),
+                    Some(isa) => simd::nbody_step(isa, &p, &v, &m, &mut np, &mut nv, prm),
+                })
+            }
+            "atomic_sum" => {
+                let x: Vec<f32> = w.arrays[0].to_vec()?;
+                Box::new(move || {
+                    black_box(match isa {
+                        None => reference::atomic_sum(&x),
+                        Some(isa) => simd::atomic_sum(isa, &x),
+                    });
+                })
+            }
+            "particles" => {
+                let (mut x, mut v) = particles(w.n);
+                Box::new(move || match isa {
+                    None => reference::particles(&mut x, &mut v, GRAVITY, DT),
+                    Some(isa) => simd::particles(isa, &mut x, &mut v, GRAVITY, DT),
+                })
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Reference {
+            kernel: w.kernel,
+            n: w.n,
+            isa,
+            run,
+        }))
+    }
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -190,11 +279,11 @@ impl Workload {
     /// `self.arrays[i]` and `value(v)` for a by-value argument.
     fn args_by<A>(&self, array: impl Fn(usize) -> A, value: impl Fn(Value) -> A) -> Vec<A> {
         match self.kernel {
-            "saxpy" => vec![array(0), array(1), value(Value::new(0.5f32))],
+            "saxpy" => vec![array(0), array(1), value(Value::new(SAXPY_A))],
             "particles" => vec![
                 array(0),
                 array(1),
-                value(Value::new(9.81f32)),
+                value(Value::new(GRAVITY)),
                 value(Value::new(DT)),
             ],
             "nbody_step" => vec![
@@ -511,25 +600,20 @@ fn launches(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Er
     // Hand-written loops, timed alternately with each backend's launches
     // (a shared machine's load then disturbs both sides alike).
     let reps = if opts.quick { 3 } else { 7 };
-    let mut hands: Vec<(String, Box<dyn FnMut()>)> = Vec::new();
+    let mut isas = Isa::detected();
+    if isas.is_empty() {
+        isas.push(Isa::SCALAR);
+    }
+    report.isas = isas.iter().map(|i| i.name()).collect();
+    let mut refs = Vec::new();
     for w in &ws {
-        match w.kernel {
-            "saxpy" => {
-                let x: Vec<f32> = w.arrays[0].to_vec()?;
-                let mut y: Vec<f32> = w.arrays[1].to_vec()?;
-                hands.push((w.name.clone(), Box::new(move || saxpy(0.5, &x, &mut y))));
+        if !refs
+            .iter()
+            .any(|r: &Reference| r.kernel == w.kernel && r.n == w.n)
+        {
+            for isa in std::iter::once(None).chain(isas.iter().copied().map(Some)) {
+                refs.extend(Reference::new(w, isa)?);
             }
-            "nbody_step" => {
-                let p: Vec<V3> = w.arrays[0].to_vec()?;
-                let v: Vec<V3> = w.arrays[1].to_vec()?;
-                let m: Vec<f32> = w.arrays[2].to_vec()?;
-                let (mut np, mut nv) = (vec![[0.0; 3]; w.n], vec![[0.0; 3]; w.n]);
-                hands.push((
-                    w.name.clone(),
-                    Box::new(move || nbody_step(&p, &v, &m, &mut np, &mut nv, (DT, GRAV, EPS2))),
-                ));
-            }
-            _ => {}
         }
     }
     for dev in &devices {
@@ -601,29 +685,53 @@ fn launches(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Er
                     }
                     _ => None,
                 };
-                let mut hand = hands.iter_mut().find(|(n, _)| *n == w.name);
-                if let Some((_, h)) = hand.as_mut() {
-                    h();
+                let mut mine: Vec<&mut Reference> = refs
+                    .iter_mut()
+                    .filter(|h| h.kernel == w.kernel && h.n == w.n)
+                    .collect();
+                for h in &mut mine {
+                    (h.run)();
                 }
-                let (mut times, mut htimes) = (Vec::new(), Vec::new());
+                let mut times = Vec::new();
+                let mut htimes = vec![Vec::new(); mine.len()];
                 for _ in 0..r {
                     times.push(timed_launch(dev, &k, w.n, &args)?);
-                    if let Some((_, h)) = hand.as_mut() {
-                        htimes.push(time(h));
+                    for (h, ht) in mine.iter_mut().zip(&mut htimes) {
+                        ht.push(time(&mut h.run));
                     }
                     if let Some((tk, n, targs)) = &twin {
                         timed_launch(dev, tk, *n, targs)?;
                     }
                 }
-                let t = median(times);
-                row.run_ms = Some(ms(t));
-                row.rate = Some(w.work / t.as_secs_f64());
-                if !htimes.is_empty() {
-                    let h = ms(median(htimes));
-                    row.vs_hand = Some(h / ms(t));
-                    match report.hand.iter_mut().find(|(n, _)| *n == w.name) {
-                        Some((_, best)) => *best = best.min(h),
-                        None => report.hand.push((w.name.clone(), h)),
+                let t = ms(median(times));
+                row.run_ms = Some(t);
+                row.rate = Some(w.work / t * 1e3);
+                for (h, ht) in mine.iter().zip(htimes) {
+                    let h_ms = ms(median(ht));
+                    match h.isa {
+                        None => {
+                            row.vs_hand = Some(h_ms / t);
+                            match report.hand.iter_mut().find(|(n, _)| *n == w.name) {
+                                Some((_, best)) => *best = best.min(h_ms),
+                                None => report.hand.push((w.name.clone(), h_ms)),
+                            }
+                        }
+                        Some(isa) => {
+                            let isa = isa.name();
+                            // The fastest SIMD version gives the largest ratio.
+                            if row.vs_limit.as_ref().is_none_or(|(v, _)| t / h_ms > *v) {
+                                row.vs_limit = Some((t / h_ms, isa.clone()));
+                            }
+                            let same = |s: &&mut SimdTime| s.workload == w.name && s.isa == isa;
+                            match report.simd.iter_mut().find(same) {
+                                Some(s) => s.ms = s.ms.min(h_ms),
+                                None => report.simd.push(SimdTime {
+                                    workload: w.name.clone(),
+                                    isa,
+                                    ms: h_ms,
+                                }),
+                            }
+                        }
                     }
                 }
             }
@@ -652,6 +760,7 @@ impl Report {
             "run (median)",
             "throughput",
             "vs rayon",
+            "vs limit",
         ];
         let mut rows: Vec<Vec<String>> = vec![head.map(String::from).to_vec()];
         for r in &self.rows {
@@ -665,6 +774,9 @@ impl Report {
                 r.rate
                     .map_or(r.note.clone(), |x| format!("{x:.2} {}", r.unit)),
                 r.vs_hand.map_or("-".into(), |x| format!("{x:.2}x")),
+                r.vs_limit
+                    .as_ref()
+                    .map_or("-".into(), |(x, isa)| format!("{x:.2}x {}", isa_short(isa))),
             ]);
         }
         let mut out = align(&rows);
@@ -684,6 +796,22 @@ impl Report {
             .map(|(n, t)| format!("{n} {t:.2} ms"))
             .collect();
         out.push(format!("hand-written Rust + rayon: {}", hand.join(", ")));
+        for isa in &self.isas {
+            let t: Vec<_> = self
+                .simd
+                .iter()
+                .filter(|s| s.isa == *isa)
+                .map(|s| format!("{} {:.2} ms", s.workload, s.ms))
+                .collect();
+            out.push(format!("hand-written SIMD, {isa}: {}", t.join(", ")));
+        }
+        if !self.isas.is_empty() {
+            out.push(format!(
+                "vs rayon = the rayon loop's time / the run's; vs limit = the run's time / the fastest SIMD version's (of {}; same arithmetic as the kernel), {} threads",
+                self.isas.join(" or "),
+                self.threads
+            ));
+        }
         let resident: Vec<_> = self
             .launch_us
             .iter()
@@ -716,14 +844,23 @@ impl Report {
                 "compile_cold_ms": r.cold_ms, "compile_warm_ms": r.warm_ms,
                 "load_in_memory_us": r.mem_us, "run_ms": r.run_ms,
                 "throughput": r.rate, "unit": r.unit, "vs_rayon": r.vs_hand,
+                "vs_limit": r.vs_limit.as_ref().map(|l| l.0),
+                "limit_isa": r.vs_limit.as_ref().map(|l| &l.1),
                 "note": r.note,
             })).collect::<Vec<_>>(),
             "launch_overhead_us": self.launch_us.iter().map(|(b, us)| json!({"backend": b, "us": us})).collect::<Vec<_>>(),
             "rayon_ms": self.hand.iter().map(|(n, t)| json!({"workload": n, "ms": t})).collect::<Vec<_>>(),
+            "simd_isas": self.isas,
+            "simd_ms": self.simd.iter().map(|s| json!({"workload": s.workload, "isa": s.isa, "ms": s.ms})).collect::<Vec<_>>(),
             "skipped": self.skipped.iter().map(|(b, w)| json!({"backend": b, "reason": w})).collect::<Vec<_>>(),
             "compile_scaling": self.scaling.as_ref().map(scaling::Report::json),
         })
     }
+}
+
+/// An [`Isa::name`] without its lanes: `AVX-512`.
+fn isa_short(name: &str) -> &str {
+    name.split(',').next().unwrap_or(name)
 }
 
 /// Rows of cells as left-aligned columns.
