@@ -72,6 +72,10 @@ if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
   # 20 s more on these three backends; vulkan's SoA subset is tests/layout.rs).
   for layout in aos soa; do
     for b in interp cpu llvm-cpu; do conform_on "$WEFT_CONFORMANCE_DIR" "$b" --layout "$layout"; done
+    # cpu on its vector tier from the first launch (docs/vector.md; llvm-cpu
+    # above runs the vector tier by default).
+    echo "(WEFT_TIER_UP_MS=0: cpu's vector tier)"
+    WEFT_TIER_UP_MS=0 conform_on "$WEFT_CONFORMANCE_DIR" cpu --layout "$layout"
   done
   echo "== weft conform (our own cases, conformance/)"
   for b in interp cpu llvm-cpu; do conform_on conformance "$b"; done

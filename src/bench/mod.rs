@@ -244,6 +244,31 @@ impl Reference {
     }
 }
 
+/// Launches before the timed ones: one, and on the host devices (without
+/// `--quick`) at least three and [`WARM_UP`] of launches, so that `cpu`
+/// has moved the module to its vector tier (`docs/vector.md`: after 20 ms
+/// of launches, compiled in the background) and the medians are the steady
+/// state.
+fn warm_up(
+    dev: &Device,
+    k: &Kernel,
+    n: usize,
+    args: &LaunchArgs<'_>,
+    quick: bool,
+) -> Result<(), Error> {
+    let host = dev.describe().host_memory && !quick;
+    let t0 = Instant::now();
+    let mut launches = 0;
+    while launches == 0 || (host && (launches < 3 || t0.elapsed() < WARM_UP)) {
+        timed_launch(dev, k, n, args)?;
+        launches += 1;
+    }
+    Ok(())
+}
+
+/// See [`warm_up`].
+const WARM_UP: Duration = Duration::from_millis(500);
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()
@@ -651,7 +676,7 @@ fn launches(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Er
             } else {
                 let res = Resident::new(dev, w)?;
                 let args = res.args(w);
-                timed_launch(dev, &k, w.n, &args)?;
+                warm_up(dev, &k, w.n, &args, opts.quick)?;
                 // The same workload in the other layout runs between the
                 // timed launches (untimed), so both layouts' medians see the
                 // same machine load.

@@ -101,6 +101,16 @@ struct LoopTo<'ctx> {
     divergent: bool,
 }
 
+/// A varying array access ([`Lx::vaccess`]).
+struct Access<'ctx> {
+    data: PointerValue<'ctx>,
+    /// Per axis: the index value and the stride (bytes).
+    axes: Vec<(Value, IntValue<'ctx>)>,
+    poff: u32,
+    ty: Type,
+    esize: u32,
+}
+
 /// A demoted atomic: its per-lane accumulator and the address it
 /// combines into (null until a lane reaches it).
 struct Acc<'ctx> {
@@ -1080,15 +1090,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
 
     // ---- memory ----
 
-    /// The byte offsets of a varying access's elements from the array's
-    /// data pointer (`<W x i64>`), the data pointer, the path's offset in
-    /// the element, its type and the element's size; `None` when the array
+    /// A varying access to a uniform array: its data pointer, each axis's
+    /// index (as the IR value) and stride, the path's offset in the
+    /// element, its type and the element's size; `None` when the array
     /// handle itself is varying.
-    #[allow(clippy::type_complexity)]
-    fn vaddress(
-        &mut self,
-        m: &weft_ir::ir::MemAccess,
-    ) -> Result<Option<(VectorValue<'ctx>, PointerValue<'ctx>, u32, Type, u32)>> {
+    fn vaccess(&mut self, m: &weft_ir::ir::MemAccess) -> Result<Option<Access<'ctx>>> {
         let Type::Array(at) = self.cur().value_type(m.array) else {
             return self.invalid("memory access on a non-array");
         };
@@ -1097,26 +1103,73 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         }
         let leaves = self.get(m.array)?;
         let nd = at.ndim as usize;
-        let i64v = self.ctx.i64_type().vec_type(self.width());
-        let mut off = i64v.const_zero();
-        for (k, &ix) in m.indices.iter().enumerate() {
-            let s = self.scalar_of(ix)?;
-            let iv = self.vget1(ix)?.into_vector_value();
-            let iv = match s {
-                Scalar::I64 | Scalar::U64 => iv,
-                s if s.is_signed_int() => self.b.build_int_s_extend(iv, i64v, "")?,
-                s if s.is_int() || s == Scalar::Bool => self.b.build_int_z_extend(iv, i64v, "")?,
-                _ => return self.invalid("float array index"),
-            };
-            let st = self.splat(leaves[1 + nd + k])?.into_vector_value();
-            let o = self.b.build_int_mul(iv, st, "")?;
-            off = self.b.build_int_add(off, o, "")?;
-        }
+        let axes = m
+            .indices
+            .iter()
+            .enumerate()
+            .map(|(k, &ix)| (ix, leaves[1 + nd + k].into_int_value()))
+            .collect();
         let Some((poff, ty)) = layout::path_offset(at.elem.into(), &m.path, &self.m.structs) else {
             return self.invalid("bad component path in a memory access");
         };
-        let esize = layout::elem_size(at.elem, &self.m.structs);
-        Ok(Some((off, leaves[0].into_pointer_value(), poff, ty, esize)))
+        Ok(Some(Access {
+            data: leaves[0].into_pointer_value(),
+            axes,
+            poff,
+            ty,
+            esize: layout::elem_size(at.elem, &self.m.structs),
+        }))
+    }
+
+    /// An index as `i64`: a vector when `vector`, else the scalar (of a
+    /// uniform index, or lane 0 of a varying one).
+    fn index64(&mut self, ix: Value, vector: bool) -> Result<BasicValueEnum<'ctx>> {
+        let s = self.scalar_of(ix)?;
+        let i64t = self.ctx.i64_type();
+        let v: BasicValueEnum = if vector {
+            self.vget1(ix)?
+        } else if self.is_var(ix) {
+            let v = self.vget1(ix)?.into_vector_value();
+            self.b.build_extract_element(v, self.i32c(0), "")?
+        } else {
+            self.get1(ix)?
+        };
+        let wide = |t: BasicTypeEnum<'ctx>| -> Result<BasicTypeEnum<'ctx>> {
+            Ok(match t {
+                BasicTypeEnum::VectorType(_) => i64t.vec_type(self.width()).into(),
+                _ => i64t.into(),
+            })
+        };
+        let to = wide(v.get_type())?;
+        Ok(match (s, v) {
+            (Scalar::I64 | Scalar::U64, v) => v,
+            (s, BasicValueEnum::VectorValue(x)) if s.is_signed_int() => self
+                .b
+                .build_int_s_extend(x, to.into_vector_type(), "")?
+                .into(),
+            (_, BasicValueEnum::VectorValue(x)) => self
+                .b
+                .build_int_z_extend(x, to.into_vector_type(), "")?
+                .into(),
+            (s, BasicValueEnum::IntValue(x)) if s.is_signed_int() => {
+                self.b.build_int_s_extend(x, i64t, "")?.into()
+            }
+            (_, BasicValueEnum::IntValue(x)) => self.b.build_int_z_extend(x, i64t, "")?.into(),
+            _ => return self.invalid("float array index"),
+        })
+    }
+
+    /// The lanes' byte offsets from the data pointer (`<W x i64>`).
+    fn lane_offsets(&mut self, a: &Access<'ctx>) -> Result<VectorValue<'ctx>> {
+        let i64v = self.ctx.i64_type().vec_type(self.width());
+        let mut off = i64v.const_zero();
+        for &(ix, stride) in &a.axes {
+            let iv = self.index64(ix, true)?.into_vector_value();
+            let st = self.splat(stride.into())?.into_vector_value();
+            let o = self.b.build_int_mul(iv, st, "")?;
+            off = self.b.build_int_add(off, o, "")?;
+        }
+        Ok(off)
     }
 
     /// The slot size shared by every slot of `ty` (4 or 8 bytes, numbers
@@ -1141,33 +1194,34 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         size
     }
 
-    /// Branches on whether the lanes' element offsets `off` are
-    /// consecutive elements of `esize` bytes; positions the builder in the
-    /// consecutive block and returns (consecutive, scattered, join).
+    /// When exactly one axis's index is varying: branches on whether its
+    /// lanes are consecutive (`i, i+1, ...`) and its stride is the
+    /// element's size, so that the lanes' elements are consecutive in
+    /// memory. Returns the scattered block and the join, with the builder
+    /// in the consecutive block, and lane 0's element pointer there.
     fn split_consecutive(
         &mut self,
-        off: VectorValue<'ctx>,
-        esize: u32,
-    ) -> Result<(
-        BasicBlock<'ctx>,
-        BasicBlock<'ctx>,
-        BasicBlock<'ctx>,
-        IntValue<'ctx>,
-    )> {
-        let i64t = self.ctx.i64_type();
-        let o0 = self
-            .b
-            .build_extract_element(off, self.i32c(0), "")?
-            .into_int_value();
+        a: &Access<'ctx>,
+    ) -> Result<Option<(BasicBlock<'ctx>, BasicBlock<'ctx>, PointerValue<'ctx>)>> {
+        let varying: Vec<usize> = (0..a.axes.len())
+            .filter(|&k| self.is_var(a.axes[k].0))
+            .collect();
+        let [k] = varying[..] else {
+            return Ok(None);
+        };
+        let (ix, stride) = a.axes[k];
+        let iv = self.vget1(ix)?.into_vector_value();
+        let it = iv.get_type().get_element_type().into_int_type();
+        let i0 = self.b.build_extract_element(iv, self.i32c(0), "")?;
         let steps: Vec<IntValue> = (0..self.width())
-            .map(|l| i64t.const_int(l as u64 * esize as u64, false))
+            .map(|l| it.const_int(l as u64, false))
             .collect();
         let want = self.b.build_int_add(
-            self.splat(o0.into())?.into_vector_value(),
+            self.splat(i0)?.into_vector_value(),
             VectorType::const_vector(&steps),
             "",
         )?;
-        let eq = self.b.build_int_compare(IntPredicate::EQ, off, want, "")?;
+        let eq = self.b.build_int_compare(IntPredicate::EQ, iv, want, "")?;
         let all = self
             .call_intr(
                 "llvm.vector.reduce.and",
@@ -1175,12 +1229,24 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 &[eq.into()],
             )?
             .into_int_value();
+        let es = self.ctx.i64_type().const_int(a.esize as u64, false);
+        let dense_stride = self.b.build_int_compare(IntPredicate::EQ, stride, es, "")?;
+        let ok = self.b.build_and(all, dense_stride, "")?;
         let dense = self.new_block("dense")?;
         let sparse = self.new_block("sparse")?;
         let join = self.new_block("mem_end")?;
-        self.b.build_conditional_branch(all, dense, sparse)?;
+        self.b.build_conditional_branch(ok, dense, sparse)?;
         self.switch_to(dense);
-        Ok((dense, sparse, join, o0))
+        let mut off = self.ctx.i64_type().const_zero();
+        for &(ix, st) in &a.axes {
+            let i = self.index64(ix, false)?.into_int_value();
+            let o = self.b.build_int_mul(i, st, "")?;
+            off = self.b.build_int_add(off, o, "")?;
+        }
+        // SAFETY: address arithmetic only; the masked access touches the
+        // elements of the mask's lanes.
+        let base = unsafe { self.b.build_gep(self.ctx.i8_type(), a.data, &[off], "")? };
+        Ok(Some((sparse, join, base)))
     }
 
     /// The mask of the `p` words of each of the `W` elements: word `k` of
@@ -1211,45 +1277,48 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     fn vload(&mut self, inst: Inst, m: &weft_ir::ir::MemAccess) -> Result<bool> {
-        let Some((off, data, poff, ty, esize)) = self.vaddress(m)? else {
+        let Some(acc) = self.vaccess(m)? else {
             return Ok(false);
         };
-        let Some(sz) = self.plain_slot_size(ty) else {
+        let (poff, esize) = (acc.poff, acc.esize);
+        let Some(sz) = self.plain_slot_size(acc.ty) else {
             return Ok(false);
         };
-        let slots = self.flat(ty);
+        let slots = self.flat(acc.ty);
         let w = self.width();
         let stys: Vec<BasicTypeEnum> = slots.iter().map(|&s| self.slot_ty(s)).collect();
         let vtys: Vec<VectorType> = stys.iter().map(|&t| self.vty(t)).collect::<Result<_>>()?;
         let mask = self.mask()?;
         let p = esize / sz;
         let dense_ok = esize % sz == 0 && poff % sz == 0 && p * w <= 256;
-        let (dense_out, dense_b, sparse_b, join) = if dense_ok {
-            let (_, sparse, join, o0) = self.split_consecutive(off, esize)?;
-            let word = self.word_type(sz);
-            let wt = word.vec_type(w * p);
-            // SAFETY: address arithmetic only; the masked load reads the
-            // elements of the mask's lanes.
-            let base = unsafe { self.b.build_gep(self.ctx.i8_type(), data, &[o0], "")? };
+        let split = if dense_ok {
+            self.split_consecutive(&acc)?
+        } else {
+            None
+        };
+        let mut dense = None;
+        if let Some((sparse, join, base)) = split {
+            let wt = self.word_type(sz).vec_type(w * p);
             let mut used = vec![false; p as usize];
             for s in slots.iter() {
                 used[((poff + s.offset) / sz) as usize] = true;
             }
             let wm = self.word_mask(p, &used)?;
             let align = self.i32c(sz as u64);
-            let all = self.call_intr(
-                "llvm.masked.load",
-                &[wt.into(), base.get_type().into()],
-                &[base.into(), align.into(), wm.into(), wt.get_poison().into()],
-            )?;
+            let all = self
+                .call_intr(
+                    "llvm.masked.load",
+                    &[wt.into(), base.get_type().into()],
+                    &[base.into(), align.into(), wm.into(), wt.get_poison().into()],
+                )?
+                .into_vector_value();
             let mut outs = Vec::with_capacity(slots.len());
             for (s, vt) in slots.iter().zip(&vtys) {
                 let k = (poff + s.offset) / sz;
                 let idx: Vec<u32> = (0..w).map(|l| l * p + k).collect();
-                let av = all.into_vector_value();
                 let lane = self.b.build_shuffle_vector(
-                    av,
-                    av.get_type().get_poison(),
+                    all,
+                    all.get_type().get_poison(),
                     self.shuffle_mask(&idx),
                     "",
                 )?;
@@ -1260,11 +1329,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             };
             self.b.build_unconditional_branch(join)?;
             self.switch_to(sparse);
-            (outs, Some(db), Some(sparse), Some(join))
-        } else {
-            (Vec::new(), None, None, None)
-        };
-        let ptrs = self.vptrs(off, data)?;
+            dense = Some((outs, db, join));
+        }
+        let off = self.lane_offsets(&acc)?;
+        let ptrs = self.vptrs(off, acc.data)?;
         let mut outs = Vec::with_capacity(slots.len());
         for (s, vt) in slots.iter().zip(&vtys) {
             let at = self.voffset(ptrs, poff + s.offset)?;
@@ -1275,17 +1343,16 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 &[at.into(), align.into(), mask.into(), vt.get_poison().into()],
             )?);
         }
-        if let (Some(db), Some(sb), Some(join)) = (dense_b, sparse_b, join) {
-            let Some(sb_end) = self.b.get_insert_block() else {
+        if let Some((dense_out, db, join)) = dense {
+            let Some(sb) = self.b.get_insert_block() else {
                 return Err(Error::Llvm("builder not positioned".into()));
             };
-            let _ = sb;
             self.b.build_unconditional_branch(join)?;
             self.switch_to(join);
             let mut merged = Vec::with_capacity(outs.len());
             for ((d, s), vt) in dense_out.iter().zip(&outs).zip(&vtys) {
                 let phi = self.b.build_phi(*vt, "")?;
-                phi.add_incoming(&[(d as &dyn BasicValue, db), (s as &dyn BasicValue, sb_end)]);
+                phi.add_incoming(&[(d as &dyn BasicValue, db), (s as &dyn BasicValue, sb)]);
                 merged.push(phi.as_basic_value());
             }
             outs = merged;
@@ -1295,26 +1362,28 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     fn vstore(&mut self, m: &weft_ir::ir::MemAccess, v: Value) -> Result<bool> {
-        let Some((off, data, poff, ty, esize)) = self.vaddress(m)? else {
+        let Some(acc) = self.vaccess(m)? else {
             return Ok(false);
         };
-        let Some(sz) = self.plain_slot_size(ty) else {
+        let (poff, esize) = (acc.poff, acc.esize);
+        let Some(sz) = self.plain_slot_size(acc.ty) else {
             return Ok(false);
         };
-        let slots = self.flat(ty);
+        let slots = self.flat(acc.ty);
         let vals = self.vget(v)?;
         let w = self.width();
         let mask = self.mask()?;
         let p = esize / sz;
         let dense_ok = esize % sz == 0 && poff % sz == 0 && p * w <= 256;
-        let join = if dense_ok {
-            let (_, sparse, join, o0) = self.split_consecutive(off, esize)?;
+        let split = if dense_ok {
+            self.split_consecutive(&acc)?
+        } else {
+            None
+        };
+        let join = if let Some((sparse, join, base)) = split {
             let word = self.word_type(sz);
             let lanes_t = word.vec_type(w);
             let wt = word.vec_type(w * p);
-            // SAFETY: address arithmetic only; the masked store writes the
-            // words of the mask's lanes that the access covers.
-            let base = unsafe { self.b.build_gep(self.ctx.i8_type(), data, &[o0], "")? };
             let mut used = vec![false; p as usize];
             let mut by_word: Vec<Option<VectorValue>> = vec![None; p as usize];
             for (s, &x) in slots.iter().zip(&vals) {
@@ -1359,7 +1428,8 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         } else {
             None
         };
-        let ptrs = self.vptrs(off, data)?;
+        let off = self.lane_offsets(&acc)?;
+        let ptrs = self.vptrs(off, acc.data)?;
         for (s, &x) in slots.iter().zip(&vals) {
             let at = self.voffset(ptrs, poff + s.offset)?;
             let align = self.i32c(sz as u64);

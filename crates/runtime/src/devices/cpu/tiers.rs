@@ -1,7 +1,7 @@
 //! `cpu` in a build with the `llvm` feature: a module starts on
 //! Cranelift's code (compiled in milliseconds) and moves to the LLVM
 //! vector tier (`docs/vector.md`) once its launches have run
-//! [`TIER_UP_AFTER`] in all. The vector tier is compiled on a background
+//! [`TIER_UP_AFTER`] in all (`WEFT_TIER_UP_MS` overrides it). The vector tier is compiled on a background
 //! thread meanwhile; each launch runs whichever code is ready. Both tiers
 //! compute the same bits (`tests/vector_tier.rs`), except the order of
 //! float atomic adds. A module with fast math stays on Cranelift (the two
@@ -21,6 +21,19 @@ use weft_ir::{Module, ModuleInfo};
 /// compiled: about the vector tier's compile time, so that a module never
 /// spends much more on the second compile than it has run.
 pub const TIER_UP_AFTER: Duration = Duration::from_millis(20);
+
+/// [`TIER_UP_AFTER`], or `WEFT_TIER_UP_MS` from the environment; 0 compiles
+/// the vector tier with the module (before its first launch: what tests of
+/// the tier on `cpu` use, e.g. `WEFT_TIER_UP_MS=0 weft conform --backend cpu`).
+fn tier_up_after() -> Duration {
+    static AFTER: OnceLock<Duration> = OnceLock::new();
+    *AFTER.get_or_init(|| {
+        std::env::var("WEFT_TIER_UP_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(TIER_UP_AFTER, Duration::from_millis)
+    })
+}
 
 /// The tiered JIT: Cranelift first, then LLVM's vector tier.
 pub(super) struct Tiered {
@@ -78,13 +91,19 @@ impl HostJit for Tiered {
         let scalar = weft_backend_cpu::compile(module, info, &self.scalar)
             .map_err(|e| RuntimeError::backend(Self::NAME, e.is_unsupported(), e))?;
         let source = vector_eligible(module).then(|| (module.clone(), info.clone(), self.vector.clone()));
-        Ok(TieredCode {
+        let code = TieredCode {
             scalar,
             source,
             spent_ns: AtomicU64::new(0),
             started: AtomicBool::new(false),
             vector: OnceLock::new(),
-        })
+        };
+        if tier_up_after().is_zero() && code.source.is_some() {
+            code.started.store(true, Ordering::Release);
+            let art = code.source.as_ref().and_then(|(m, i, o)| host::compile(m, i, o).ok());
+            let _ = code.vector.set(art);
+        }
+        Ok(code)
     }
 
     fn entry(code: &TieredCode, name: &str) -> Option<KernelEntry> {
@@ -104,8 +123,64 @@ impl HostJit for Tiered {
         }
         let ns = took.as_nanos().min(u64::MAX as u128) as u64;
         let spent = code.spent_ns.fetch_add(ns, Ordering::AcqRel).saturating_add(ns);
-        if spent >= TIER_UP_AFTER.as_nanos() as u64 {
+        if spent >= tier_up_after().as_nanos() as u64 {
             TieredCode::tier_up(code);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = r#"kernel @scale(v0 "a": array1<f32>, v1 "k": f32) {
+  v2 "i": i32 = thread_id
+  v3: f32 = load v0[v2]
+  v4: f32 = mul v3, v1
+  store v0[v2], v4
+  return
+}"#;
+
+    fn jit() -> Tiered {
+        Tiered {
+            scalar: weft_backend_cpu::Options::default(),
+            vector: host::Options {
+                vector: true,
+                ..Default::default()
+            },
+        }
+    }
+
+    fn compiled(src: &str) -> Arc<TieredCode> {
+        let m = weft_ir::text::parse_module(src).expect("parses");
+        let info = weft_ir::verify::verify_module(&m).expect("verifies");
+        Arc::new(jit().compile(&m, &info).expect("compiles"))
+    }
+
+    #[test]
+    fn a_hot_module_moves_to_the_vector_tier() {
+        let code = compiled(SRC);
+        let loaded = Tiered::entry(&code, "scale").expect("entry");
+        // Cold: short launches keep the Cranelift code and start nothing.
+        Tiered::ran(&code, Duration::from_millis(1));
+        assert!(!code.started.load(Ordering::Acquire));
+        assert_eq!(Tiered::current(&code, "scale", loaded) as usize, loaded as usize);
+        // Hot: the vector compile starts; once done, launches switch.
+        Tiered::ran(&code, TIER_UP_AFTER);
+        assert!(code.started.load(Ordering::Acquire));
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        while code.vector.get().is_none() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(matches!(code.vector.get(), Some(Some(_))), "the vector tier compiled");
+        assert_ne!(Tiered::current(&code, "scale", loaded) as usize, loaded as usize);
+    }
+
+    #[test]
+    fn fast_math_modules_stay_on_cranelift() {
+        let code = compiled(&SRC.replace("v4: f32 = mul v3, v1", "v4: f32 = mul v3, v1 fast(afn)"));
+        assert!(code.source.is_none());
+        Tiered::ran(&code, TIER_UP_AFTER * 2);
+        assert!(!code.started.load(Ordering::Acquire));
     }
 }
