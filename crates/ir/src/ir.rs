@@ -639,6 +639,20 @@ pub enum AtomicOp {
 }
 
 impl AtomicOp {
+    /// The binary operation that combines two values as this op does
+    /// (`add` → `add`, ...), for the ops a reduction may use; `None` for
+    /// `sub` and `exchange`.
+    pub fn combine(self) -> Option<BinaryOp> {
+        Some(match self {
+            AtomicOp::Add => BinaryOp::Add,
+            AtomicOp::Min => BinaryOp::Min,
+            AtomicOp::Max => BinaryOp::Max,
+            AtomicOp::And => BinaryOp::And,
+            AtomicOp::Or => BinaryOp::Or,
+            AtomicOp::Xor => BinaryOp::Xor,
+            AtomicOp::Sub | AtomicOp::Exchange => return None,
+        })
+    }
     /// The value that leaves every operand as it is when combined with
     /// this op on `s` (`-0.0` for float `add`, `+inf`/`-inf` for float
     /// `min`/`max`, the type's extremes for integer `min`/`max`, all ones

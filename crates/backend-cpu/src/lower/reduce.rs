@@ -14,7 +14,7 @@ use super::{FnTx, Result};
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{self as cl, condcodes::IntCC, InstBuilder};
 use cranelift_frontend::Variable;
-use weft_ir::ir::{AtomicOp, BinaryOp};
+use weft_ir::ir::AtomicOp;
 use weft_ir::{Inst, Scalar};
 
 /// One demoted atomic site.
@@ -76,14 +76,8 @@ impl FnTx<'_, '_, '_> {
             return Ok(None);
         };
         let (op, s, acc, addr) = (r.op, r.s, r.acc, r.addr);
-        let bop = match op {
-            AtomicOp::Add => BinaryOp::Add,
-            AtomicOp::Min => BinaryOp::Min,
-            AtomicOp::Max => BinaryOp::Max,
-            AtomicOp::And => BinaryOp::And,
-            AtomicOp::Or => BinaryOp::Or,
-            AtomicOp::Xor => BinaryOp::Xor,
-            _ => return self.invalid("a reduction with an op that is not one"),
+        let Some(bop) = op.combine() else {
+            return self.invalid("a reduction with an op that is not one");
         };
         let a = self.b.use_var(acc);
         let n = self.binary(bop, s, a, x)?;

@@ -170,29 +170,14 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 self.def_result(inst, &out)
             }
             InstKind::Extract(agg, path) => {
-                let ty = f.value_type(*agg);
-                let Some((s, n, _)) = self.path_range(ty, path) else {
-                    return self.invalid("bad extract path");
-                };
                 let leaves = self.get(*agg)?;
-                let Some(part) = leaves.get(s..s + n) else {
-                    return self.invalid("bad extract path");
-                };
-                let part = part.to_vec();
+                let part = self.extract_part(f.value_type(*agg), path, &leaves)?;
                 self.def_result(inst, &part)
             }
             InstKind::Insert(agg, path, v) => {
-                let ty = f.value_type(*agg);
-                let Some((s, n, _)) = self.path_range(ty, path) else {
-                    return self.invalid("bad insert path");
-                };
-                let mut leaves = self.get(*agg)?;
-                let vv = self.get(*v)?;
-                if vv.len() != n || s + n > leaves.len() {
-                    return self.invalid("insert of a mismatched value");
-                }
-                leaves[s..s + n].copy_from_slice(&vv);
-                self.def_result(inst, &leaves)
+                let (leaves, vv) = (self.get(*agg)?, self.get(*v)?);
+                let out = self.insert_part(f.value_type(*agg), path, leaves, &vv)?;
+                self.def_result(inst, &out)
             }
             InstKind::ThreadId => {
                 let Some(t) = self.st.tid else {
@@ -392,6 +377,42 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
             InstKind::Trap(kind, vs) => self.trap(*kind, vs, data.loc),
         }
+    }
+
+    /// The slots of the component at `path` of a value of type `ty` whose
+    /// slots are `leaves` (scalars, or the vector tier's vectors).
+    pub(super) fn extract_part(
+        &mut self,
+        ty: Type,
+        path: &[u32],
+        leaves: &[BasicValueEnum<'ctx>],
+    ) -> Result<Vec<BasicValueEnum<'ctx>>> {
+        let Some((s, n, _)) = self.path_range(ty, path) else {
+            return self.invalid("bad extract path");
+        };
+        match leaves.get(s..s + n) {
+            Some(part) => Ok(part.to_vec()),
+            None => self.invalid("bad extract path"),
+        }
+    }
+
+    /// `leaves` (a value of type `ty`) with the component at `path`
+    /// replaced by `v`'s slots.
+    pub(super) fn insert_part(
+        &mut self,
+        ty: Type,
+        path: &[u32],
+        mut leaves: Vec<BasicValueEnum<'ctx>>,
+        v: &[BasicValueEnum<'ctx>],
+    ) -> Result<Vec<BasicValueEnum<'ctx>>> {
+        let Some((s, n, _)) = self.path_range(ty, path) else {
+            return self.invalid("bad insert path");
+        };
+        if v.len() != n || s + n > leaves.len() {
+            return self.invalid("insert of a mismatched value");
+        }
+        leaves[s..s + n].copy_from_slice(v);
+        Ok(leaves)
     }
 
     pub(super) fn path_range(&mut self, ty: Type, path: &[u32]) -> Option<(usize, usize, Type)> {

@@ -621,13 +621,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return self.invalid("yield outside an if");
         };
         let (ymask, vars, plain) = (y.mask, y.vals.clone(), y.plain);
-        let slots = self.slots_for(vs, &vars)?;
-        self.store_vars(&vars, &slots, plain)?;
-        self.or_mask(ymask)?;
-        let end = self.end_block()?;
-        self.b.build_unconditional_branch(end)?;
-        self.st.filled = true;
-        Ok(())
+        self.hand_over(vs, &vars, ymask, plain)
     }
 
     fn vloop(&mut self, inst: Inst, init: &[Value], body: Region) -> Result<()> {
@@ -694,13 +688,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return self.invalid("continue outside a loop");
         };
         let (vars, at, plain) = (l.params.clone(), l.cont, !l.divergent);
-        let slots = self.slots_for(vs, &vars)?;
-        self.store_vars(&vars, &slots, plain)?;
-        self.or_mask(at)?;
-        let end = self.end_block()?;
-        self.b.build_unconditional_branch(end)?;
-        self.st.filled = true;
-        Ok(())
+        self.hand_over(vs, &vars, at, plain)
     }
 
     fn vbreak(&mut self, vs: &[Value]) -> Result<()> {
@@ -708,8 +696,20 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return self.invalid("break outside a loop");
         };
         let (vars, at, plain) = (l.results.clone(), l.brk, !l.divergent);
-        let slots = self.slots_for(vs, &vars)?;
-        self.store_vars(&vars, &slots, plain)?;
+        self.hand_over(vs, &vars, at, plain)
+    }
+
+    /// A `yield`, `continue` or `break`: the lanes of the mask store `vs`
+    /// into `vars` and join the mask at `at`; the region ends.
+    fn hand_over(
+        &mut self,
+        vs: &[Value],
+        vars: &[Var<'ctx>],
+        at: PointerValue<'ctx>,
+        plain: bool,
+    ) -> Result<()> {
+        let slots = self.slots_for(vs, vars)?;
+        self.store_vars(vars, &slots, plain)?;
         self.or_mask(at)?;
         let end = self.end_block()?;
         self.b.build_unconditional_branch(end)?;
@@ -887,30 +887,15 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 return Ok(true);
             }
             InstKind::Extract(agg, path) => {
-                let ty = f.value_type(*agg);
-                let Some((s, n, _)) = self.path_range(ty, path) else {
-                    return self.invalid("bad extract path");
-                };
                 let leaves = self.vget(*agg)?;
-                let Some(part) = leaves.get(s..s + n) else {
-                    return self.invalid("bad extract path");
-                };
-                let part = part.to_vec();
+                let part = self.extract_part(f.value_type(*agg), path, &leaves)?;
                 self.vdef_results(inst, part)?;
                 return Ok(true);
             }
             InstKind::Insert(agg, path, v) => {
-                let ty = f.value_type(*agg);
-                let Some((s, n, _)) = self.path_range(ty, path) else {
-                    return self.invalid("bad insert path");
-                };
-                let mut leaves = self.vget(*agg)?;
-                let vv = self.vget(*v)?;
-                if vv.len() != n || s + n > leaves.len() {
-                    return self.invalid("insert of a mismatched value");
-                }
-                leaves[s..s + n].copy_from_slice(&vv);
-                self.vdef_results(inst, leaves)?;
+                let (leaves, vv) = (self.vget(*agg)?, self.vget(*v)?);
+                let out = self.insert_part(f.value_type(*agg), path, leaves, &vv)?;
+                self.vdef_results(inst, out)?;
                 return Ok(true);
             }
             InstKind::Load(m) => return self.vload(inst, m),
@@ -1525,14 +1510,8 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let x = self.vget1(*v)?;
         let vt = x.get_type();
         let old = self.b.build_load(vt, acc, "")?;
-        let bin = match op {
-            weft_ir::ir::AtomicOp::Add => BinaryOp::Add,
-            weft_ir::ir::AtomicOp::Min => BinaryOp::Min,
-            weft_ir::ir::AtomicOp::Max => BinaryOp::Max,
-            weft_ir::ir::AtomicOp::And => BinaryOp::And,
-            weft_ir::ir::AtomicOp::Or => BinaryOp::Or,
-            weft_ir::ir::AtomicOp::Xor => BinaryOp::Xor,
-            _ => return self.invalid("a reduction with an op that is not one"),
+        let Some(bin) = op.combine() else {
+            return self.invalid("a reduction with an op that is not one");
         };
         let saved = self.st.flags;
         self.st.flags = MathFlags::NONE;
@@ -1575,13 +1554,8 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             self.switch_to(go);
             let vt = self.vty(self.scalar_ty(s))?;
             let v = self.b.build_load(vt, acc, "")?.into_vector_value();
-            let bin = match op {
-                weft_ir::ir::AtomicOp::Add => BinaryOp::Add,
-                weft_ir::ir::AtomicOp::Min => BinaryOp::Min,
-                weft_ir::ir::AtomicOp::Max => BinaryOp::Max,
-                weft_ir::ir::AtomicOp::And => BinaryOp::And,
-                weft_ir::ir::AtomicOp::Or => BinaryOp::Or,
-                _ => BinaryOp::Xor,
+            let Some(bin) = op.combine() else {
+                return self.invalid("a reduction with an op that is not one");
             };
             self.st.flags = MathFlags::NONE;
             let mut t = self.b.build_extract_element(v, self.i32c(0), "")?;
