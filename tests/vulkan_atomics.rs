@@ -117,8 +117,12 @@ fn launch(dev: &Device, m: &Module, kernel: &str, args: &[Arg]) {
         .unwrap_or_else(|e| panic!("{kernel} on {}: {e}", dev.describe().name));
 }
 
-/// `contended` on `dev`: the final slots and the sorted old values.
-fn contended(dev: &Device, m: &Module) -> (Vec<i64>, Vec<u64>, Vec<f64>, Vec<i64>, Vec<f64>) {
+/// What `contended` leaves: the int64, uint64 and float64 slots, then the
+/// sorted old values of the int64 and float64 adds.
+type Contended = (Vec<i64>, Vec<u64>, Vec<f64>, Vec<i64>, Vec<f64>);
+
+/// `contended` on `dev`.
+fn contended(dev: &Device, m: &Module) -> Contended {
     let n = arr(&[0i64, 10, i64::MIN, i64::MAX]);
     let u = arr(&[0u64, u64::MAX, 0, 0, u64::MAX]);
     let d = arr(&[0.0f64, 1.0, f64::INFINITY, f64::NEG_INFINITY]);
