@@ -20,6 +20,20 @@ fn from_word(s: Scalar, w: &str) -> String {
     }
 }
 
+/// The new bits (`uint2`) of a leaf updated under a lock, from the old
+/// value and the old bits.
+type NewBits = Box<dyn FnOnce(&mut Emitter<'_>, &str, &str) -> R<String>>;
+
+/// One 64-bit leaf of an atomic done under the lock table.
+struct LockedLeaf {
+    /// Byte offset expression of the leaf.
+    off: String,
+    s: Scalar,
+    /// The local that receives the old value.
+    old: String,
+    new: NewBits,
+}
+
 /// Reads of the lock word after each failed attempt to take it.
 const BACKOFF_READS: usize = 8;
 
@@ -90,6 +104,18 @@ impl<'a> Emitter<'a> {
 
     /// The array info and the byte offset expression of element `mem.indices`.
     fn address(&mut self, mem: &MemAccess) -> R<(String, String, Type)> {
+        let (buf, elem, off, t) = self.address_parts(mem)?;
+        let addr = match (elem.is_empty(), off) {
+            (true, _) => format!("{off}u"),
+            (false, 0) => elem,
+            (false, _) => format!("{elem} + {off}u"),
+        };
+        Ok((buf, addr, t))
+    }
+
+    /// The buffer, the byte offset expression of the array element (empty
+    /// for a 0-d access), the path's byte offset in it and its type.
+    fn address_parts(&mut self, mem: &MemAccess) -> R<(String, String, u32, Type)> {
         let Type::Array(at) = self.vty(mem.array) else {
             return Err(self.invalid("memory access on a non-array"));
         };
@@ -114,10 +140,7 @@ impl<'a> Emitter<'a> {
         let elem = Type::from(at.elem);
         let (off, t) = layout::path_offset(elem, &mem.path, &self.m.structs)
             .ok_or_else(|| self.invalid("bad access path"))?;
-        if off != 0 {
-            terms.push(format!("{off}u"));
-        }
-        Ok((buf, terms.join(" + "), t))
+        Ok((buf, terms.join(" + "), off, t))
     }
 
     /// A name for an address used more than once.
@@ -279,6 +302,7 @@ impl<'a> Emitter<'a> {
             addr
         };
         let old = self.decl(v)?;
+        let mut locked: Vec<LockedLeaf> = Vec::new();
         for leaf in &leaves {
             let (suf, _) = self.path_suffix(t, &leaf.path)?;
             let off = if leaf.offset == 0 {
@@ -287,15 +311,20 @@ impl<'a> Emitter<'a> {
                 format!("{addr} + {}u", leaf.offset)
             };
             let (x, old) = (format!("{xe}{suf}"), format!("{old}{suf}"));
-            if leaf.scalar.size() == 8 && self.lock_buf.is_some() {
-                let s = leaf.scalar;
-                self.locked_leaf(&buf, &off, s, &old, |e, old, _| {
+            let s = leaf.scalar;
+            if s.size() == 8 && self.lock_buf.is_some() {
+                let new: NewBits = Box::new(move |e, old, _| {
                     let new = e.atomic_update(op, s, old, &x)?;
                     Ok(e.bits64(s, &new))
-                })?;
+                });
+                locked.push(LockedLeaf { off, s, old, new });
             } else {
-                self.atomic_leaf(op, &buf, &off, leaf.scalar, &x, &old)?;
+                self.atomic_leaf(op, &buf, &off, s, &x, &old)?;
             }
+        }
+        if !locked.is_empty() {
+            let (_, elem, _, _) = self.address_parts(mem)?;
+            self.locked(&buf, &elem, locked)?;
         }
         Ok(())
     }
@@ -331,9 +360,16 @@ impl<'a> Emitter<'a> {
             let (c_bits, x_bits) = (self.bits64(s, &ce), self.bits64(s, &xe));
             self.line(&format!("uint2 {cb} = {c_bits};"));
             self.line(&format!("uint2 {xb} = {x_bits};"));
-            return self.locked_leaf(&buf, &addr, s, &old, |_, _, raw| {
-                Ok(format!("(all({raw} == {cb}) ? {xb} : {raw})"))
-            });
+            let new: NewBits =
+                Box::new(move |_, _, raw| Ok(format!("(all({raw} == {cb}) ? {xb} : {raw})")));
+            let (_, elem, _, _) = self.address_parts(mem)?;
+            let leaf = LockedLeaf {
+                off: addr,
+                s,
+                old,
+                new,
+            };
+            return self.locked(&buf, &elem, vec![leaf]);
         }
         let o = self.names.fresh("weft_old");
         self.line(&format!("uint {o};"));
@@ -352,43 +388,36 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// A 64-bit read-modify-write under the lock of its address (the lock
-    /// table, `LockBinding`): `old` = the element at byte `off`, then the
-    /// element's bits = `new(old, its bits)` (a `uint2`). Every 64-bit
-    /// atomic of the kernel takes the same lock for the same address, so
-    /// each is atomic with respect to the others. The loop is in the
-    /// done-flag form: the thread that wins the lock finishes inside the
-    /// same iteration, so lanes of a subgroup run in lockstep (lavapipe,
-    /// pre-Volta GPUs) cannot wait on each other.
+    /// 64-bit read-modify-writes of the leaves of one array element under
+    /// the element's lock (the lock table, `LockBinding`, hashed from
+    /// `elem`, the element's byte offset, so that an atomic on the whole
+    /// element and one on a component take the same lock): per leaf, `old`
+    /// = its value, then its bits = `new(old, its bits)` (a `uint2`).
+    /// Every 64-bit atomic of the kernel on an element takes the same
+    /// lock, so each is atomic with respect to the others. The loop is in
+    /// the done-flag form: the thread that wins the lock finishes inside
+    /// the same iteration, so lanes of a subgroup run in lockstep
+    /// (lavapipe, pre-Volta GPUs) cannot wait on each other.
     ///
     /// Ordering without barriers (a `DeviceMemoryBarrier` in divergent
-    /// code stops lavapipe's threads; see docs/hlsl.md): the element's words
+    /// code stops lavapipe's threads; see docs/hlsl.md): the leaves' words
     /// are read and written with atomics, which act at the device's
     /// coherence point (glslang drops `globallycoherent` when buffers share
     /// a type); the reads are inside the branch on the acquiring
     /// compare-exchange's result, and the releasing value is computed from
     /// the writes' results (the constant buffer's zero word `AND` them), so
     /// no thread can release before its writes are done.
-    fn locked_leaf(
-        &mut self,
-        buf: &str,
-        off: &str,
-        s: Scalar,
-        old: &str,
-        new: impl FnOnce(&mut Self, &str, &str) -> R<String>,
-    ) -> R<()> {
+    fn locked(&mut self, buf: &str, elem: &str, leaves: Vec<LockedLeaf>) -> R<()> {
         let locks = self
             .lock_buf
             .clone()
             .ok_or_else(|| self.invalid("a 64-bit atomic without the lock table"))?;
-        let at = self.names.fresh("weft_at");
         let lock = self.names.fresh("weft_lock");
         let done = self.names.fresh("weft_done");
         let got = self.names.fresh("weft_got");
-        let (lo, hi) = (self.names.fresh("weft_lo"), self.names.fresh("weft_hi"));
-        self.line(&format!("uint {at} = {off};"));
+        let elem = if elem.is_empty() { "0u" } else { elem };
         self.line(&format!(
-            "uint {lock} = (({at} >> 3u) & {}u) * 4u;",
+            "uint {lock} = ((({elem}) >> 3u) & {}u) * 4u;",
             LOCK_WORDS - 1
         ));
         // The lock's count of waits not yet finished (see `LockBinding`).
@@ -405,27 +434,35 @@ impl<'a> Emitter<'a> {
         self.line(&format!("if ({got} == 0u)"));
         self.line("{");
         self.indent += 1;
-        self.line(&format!("uint {lo}, {hi};"));
-        self.line(&format!("{buf}.InterlockedOr({at}, 0u, {lo});"));
-        self.line(&format!("{buf}.InterlockedOr({at} + 4u, 0u, {hi});"));
-        let decoded = match s {
-            Scalar::F64 => format!("asdouble({lo}, {hi})"),
-            _ => format!("uint2({lo}, {hi})"),
-        };
-        self.line(&format!("{old} = {decoded};"));
-        let bits = new(self, old, &format!("uint2({lo}, {hi})"))?;
-        let w = self.names.fresh("weft_new");
-        self.line(&format!("uint2 {w} = {bits};"));
-        self.line(&format!("{buf}.InterlockedExchange({at}, {w}.x, {lo});"));
-        self.line(&format!(
-            "{buf}.InterlockedExchange({at} + 4u, {w}.y, {hi});"
-        ));
+        let mut written = Vec::new();
+        for leaf in leaves {
+            let at = self.names.fresh("weft_at");
+            let (lo, hi) = (self.names.fresh("weft_lo"), self.names.fresh("weft_hi"));
+            self.line(&format!("uint {at} = {};", leaf.off));
+            self.line(&format!("uint {lo}, {hi};"));
+            self.line(&format!("{buf}.InterlockedOr({at}, 0u, {lo});"));
+            self.line(&format!("{buf}.InterlockedOr({at} + 4u, 0u, {hi});"));
+            let decoded = match leaf.s {
+                Scalar::F64 => format!("asdouble({lo}, {hi})"),
+                _ => format!("uint2({lo}, {hi})"),
+            };
+            self.line(&format!("{} = {decoded};", leaf.old));
+            let bits = (leaf.new)(self, &leaf.old, &format!("uint2({lo}, {hi})"))?;
+            let w = self.names.fresh("weft_new");
+            self.line(&format!("uint2 {w} = {bits};"));
+            self.line(&format!("{buf}.InterlockedExchange({at}, {w}.x, {lo});"));
+            self.line(&format!(
+                "{buf}.InterlockedExchange({at} + 4u, {w}.y, {hi});"
+            ));
+            written.push(format!("{lo} | {hi}"));
+        }
         self.line(&format!(
             "{locks}.InterlockedAdd({pending}, 0xffffffffu, {got});"
         ));
         self.line(&format!(
-            "{locks}.InterlockedExchange({lock}, {} & ({lo} | {hi}), {got});",
-            super::frame::cb_word(CB_ZERO)
+            "{locks}.InterlockedExchange({lock}, {} & ({}), {got});",
+            super::frame::cb_word(CB_ZERO),
+            written.join(" | ")
         ));
         self.line(&format!("{done} = true;"));
         self.indent -= 1;

@@ -287,8 +287,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     int t44 = (b + t43);
     int t45 = (t21 ? t44 : b);
     uint2 t46;
-    uint weft_at_ = (uint)t45 * big_strides.x;
-    uint weft_lock_ = ((weft_at_ >> 3u) & 4095u) * 4u;
+    uint weft_lock_ = ((((uint)t45 * big_strides.x) >> 3u) & 4095u) * 4u;
     uint weft_got_;
     weft_locks_.InterlockedAdd(weft_lock_ + 16384u, 1u, weft_got_);
     bool weft_done_ = false;
@@ -297,6 +296,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         weft_locks_.InterlockedCompareExchange(weft_lock_, 0u, 1u, weft_got_);
         if (weft_got_ == 0u)
         {
+            uint weft_at_ = (uint)t45 * big_strides.x;
             uint weft_lo_, weft_hi_;
             big.InterlockedOr(weft_at_, 0u, weft_lo_);
             big.InterlockedOr(weft_at_ + 4u, 0u, weft_hi_);
@@ -326,8 +326,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     int t51 = (b + t50);
     int t52 = (t21 ? t51 : b);
     double t53;
-    uint weft_at__1 = (uint)t52 * dsum_strides.x;
-    uint weft_lock__1 = ((weft_at__1 >> 3u) & 4095u) * 4u;
+    uint weft_lock__1 = ((((uint)t52 * dsum_strides.x) >> 3u) & 4095u) * 4u;
     uint weft_got__1;
     weft_locks_.InterlockedAdd(weft_lock__1 + 16384u, 1u, weft_got__1);
     bool weft_done__1 = false;
@@ -336,6 +335,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         weft_locks_.InterlockedCompareExchange(weft_lock__1, 0u, 1u, weft_got__1);
         if (weft_got__1 == 0u)
         {
+            uint weft_at__1 = (uint)t52 * dsum_strides.x;
             uint weft_lo__1, weft_hi__1;
             dsum.InterlockedOr(weft_at__1, 0u, weft_lo__1);
             dsum.InterlockedOr(weft_at__1 + 4u, 0u, weft_hi__1);
