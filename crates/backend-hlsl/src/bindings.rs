@@ -18,6 +18,10 @@
 //!   [`weft_abi::trap::record::SIZE`] bytes. Only kernels that contain a
 //!   `weft_ir::InstKind::Trap` (compiled with checks) have it; see
 //!   [`TrapBinding`] for its contents.
+//! * next (`u<K>` or `u<K + 1>` after the trap record): the lock table of
+//!   64-bit atomics ([`BindingLayout::locks`]), a `RWByteAddressBuffer` of
+//!   [`LOCK_WORDS`] zeroed `u32` words. Only kernels with a 64-bit atomic
+//!   that is not done word by word have it; see [`LockBinding`].
 //!
 //! # Constant buffer
 //!
@@ -76,6 +80,52 @@ pub struct BindingLayout {
     /// The trap record of a kernel compiled with bounds checks; `None`
     /// (and no such resource in the shader) otherwise.
     pub trap: Option<TrapBinding>,
+    /// The lock table of a kernel with 64-bit atomics done under a lock;
+    /// `None` (and no such resource) otherwise.
+    pub locks: Option<LockBinding>,
+}
+
+/// Words in the lock table ([`LockBinding`]): a power of two.
+pub const LOCK_WORDS: u32 = 4096;
+
+/// The lock table of 64-bit atomics: a `RWByteAddressBuffer` of
+/// 2 × [`LOCK_WORDS`] `u32` words, all 0 when a launch starts. A 64-bit
+/// atomic on the element at byte offset `a` of its array's buffer uses
+/// lock word `k = (a >> 3) % LOCK_WORDS` (at byte `4k`; 1 = held): it adds
+/// 1 to the pending count of `k` (at byte `PENDING + 4k`), takes the lock
+/// with a compare-exchange, reads, updates and writes the element,
+/// subtracts 1 from the pending count and releases the lock. After a
+/// complete launch every word is 0 again; a pending count left non-zero
+/// ([`LockBinding::unfinished`]) means a driver ended a lock wait early
+/// (lavapipe stops every loop after 65 535 iterations), so that atomic did
+/// nothing and the launch's results are wrong. The hash does not depend on
+/// which array it is, so one buffer bound to two parameters has one lock
+/// per element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockBinding {
+    /// HLSL register `u<register>` (after the arrays' and the trap record's).
+    pub register: u32,
+    /// Vulkan descriptor set (always 0).
+    pub set: u32,
+    /// Vulkan binding (`register + 1`).
+    pub binding: u32,
+    /// Size of the table in bytes: `8 * LOCK_WORDS`.
+    pub size: u32,
+}
+
+impl LockBinding {
+    /// Byte offset of the pending counts in the table.
+    pub const PENDING: u32 = 4 * LOCK_WORDS;
+
+    /// The atomics of a finished launch that never took their lock: the
+    /// sum of the pending counts of `table` (the lock table's bytes).
+    pub fn unfinished(table: &[u8]) -> u64 {
+        let counts = table.get(Self::PENDING as usize..).unwrap_or_default();
+        counts
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as u64)
+            .sum()
+    }
 }
 
 /// The trap record of bounds-checked mode: a `RWByteAddressBuffer` of
@@ -207,8 +257,14 @@ pub fn dispatches(total: u32, group_size: u32) -> Vec<Dispatch> {
 
 impl BindingLayout {
     /// Computes the layout of a kernel's parameters; `trap`: the kernel has
-    /// traps (its `KernelInfo` says so) and gets a trap record.
-    pub(crate) fn new(f: &Function, structs: &StructTable, trap: bool) -> BindingLayout {
+    /// traps (its `KernelInfo` says so) and gets a trap record; `locks`: it
+    /// gets the lock table of 64-bit atomics.
+    pub(crate) fn new(
+        f: &Function,
+        structs: &StructTable,
+        trap: bool,
+        locks: bool,
+    ) -> BindingLayout {
         let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
         let args = layout::arg_layout(&types, structs);
         let mut arrays = Vec::new();
@@ -261,6 +317,15 @@ impl BindingLayout {
             set: 0,
             binding: arrays.len() as u32 + 1,
         });
+        let locks = locks.then(|| {
+            let register = arrays.len() as u32 + u32::from(trap.is_some());
+            LockBinding {
+                register,
+                set: 0,
+                binding: register + 1,
+                size: 8 * LOCK_WORDS,
+            }
+        });
         BindingLayout {
             cbuffer: CBufferLayout {
                 launch_dim_offset: CB_LAUNCH_DIM,
@@ -276,7 +341,18 @@ impl BindingLayout {
             arrays,
             total_cbuffer_size: size,
             trap,
+            locks,
         }
+    }
+
+    /// The Vulkan bindings of every storage buffer, in register order: the
+    /// arrays, then the trap record and the lock table where the kernel
+    /// has them.
+    pub fn storage_bindings(&self) -> impl Iterator<Item = u32> + '_ {
+        let arrays = self.arrays.iter().map(|a| a.binding);
+        arrays
+            .chain(self.trap.as_ref().map(|t| t.binding))
+            .chain(self.locks.as_ref().map(|l| l.binding))
     }
 
     /// Fills the constant buffer from a kernel argument block laid out by
@@ -395,6 +471,18 @@ mod tests {
     }
 
     #[test]
+    fn unfinished_sums_the_pending_counts() {
+        let mut table = vec![0u8; 8 * LOCK_WORDS as usize];
+        assert_eq!(LockBinding::unfinished(&table), 0);
+        table[0..4].copy_from_slice(&1u32.to_le_bytes()); // a held lock is not a count
+        let pending = LockBinding::PENDING as usize;
+        table[pending + 8..pending + 12].copy_from_slice(&2u32.to_le_bytes());
+        table[pending + 400..pending + 404].copy_from_slice(&5u32.to_le_bytes());
+        assert_eq!(LockBinding::unfinished(&table), 7);
+        assert_eq!(LockBinding::unfinished(&[]), 0);
+    }
+
+    #[test]
     fn packs_arrays_and_scalars() {
         let st = StructTable::new();
         let arr = Type::Array(ArrayType {
@@ -420,12 +508,19 @@ mod tests {
             ],
             vec![],
         );
-        let b = BindingLayout::new(&f, &st, false);
+        let b = BindingLayout::new(&f, &st, false, false);
         assert_eq!(b.arrays[0].binding, 1);
         assert_eq!(b.cbuffer.fields[0].offset, 64);
         assert_eq!(b.cbuffer.fields[1].offset, 72);
         assert_eq!(b.total_cbuffer_size, 80);
         assert_eq!(b.trap, None, "no trap record without checks");
+        assert_eq!(b.locks, None, "no lock table without 64-bit atomics");
+        let both = BindingLayout::new(&f, &st, true, true);
+        assert_eq!(both.trap.as_ref().map(|t| t.binding), Some(2));
+        assert_eq!(both.locks.as_ref().map(|l| l.binding), Some(3));
+        assert_eq!(both.storage_bindings().collect::<Vec<_>>(), [1, 2, 3]);
+        let locks = BindingLayout::new(&f, &st, false, true);
+        assert_eq!(locks.locks.as_ref().map(|l| l.register), Some(1));
         let al = layout::arg_layout(&[arr, Type::Scalar(Scalar::I8), Type::F64], &st);
         let mut block = vec![0u8; al.size as usize];
         block[0..4].copy_from_slice(&3i32.to_le_bytes());

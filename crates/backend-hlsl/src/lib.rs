@@ -23,11 +23,13 @@
 //! `contract` drops `precise`, `afn` uses the intrinsics instead of the
 //! exactness helpers, `nnan`/`ninf` drop NaN and infinity guards. A kernel
 //! with `trap`s (bounds-checked mode) reports through an extra buffer, the
-//! trap record ([`TrapBinding`]).
+//! trap record ([`TrapBinding`]); one with 64-bit atomics (shader model 6.0
+//! has 32-bit ones only) does them under locks of an extra buffer, the lock
+//! table ([`LockBinding`]).
 //!
-//! What HLSL cannot express exactly — float64 transcendentals, float64
-//! atomics, 64-bit atomics whose old value is used, an array variable that
-//! stands for different array parameters depending on control flow — is an
+//! What HLSL cannot express exactly — float64 transcendentals, an array
+//! variable that stands for different array parameters depending on
+//! control flow — is an
 //! [`Error::Unsupported`] error with the source location, never
 //! approximate code.
 
@@ -40,7 +42,7 @@ mod tools;
 
 pub use bindings::{
     dispatches, ArrayBinding, BindingLayout, CBufferArray, CBufferField, CBufferLayout, Dispatch,
-    TrapBinding, MAX_GROUPS_X,
+    LockBinding, TrapBinding, LOCK_WORDS, MAX_GROUPS_X,
 };
 pub use tools::{compile_spirv, find_glslang, find_spirv_val, validate_spirv};
 
@@ -167,7 +169,8 @@ pub fn compile_kernel(
             pos: m.source_pos(f.loc),
         });
     }
-    let bindings = BindingLayout::new(f, &m.structs, k.has_traps);
+    let locks = lower::needs_lock_table(m, f);
+    let bindings = BindingLayout::new(f, &m.structs, k.has_traps, locks);
     let source = lower::emit_kernel(m, f, &bindings, opts)?;
     Ok(Shader {
         kernel: kernel.to_string(),

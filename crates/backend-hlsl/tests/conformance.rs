@@ -12,7 +12,7 @@ use weft_backend_hlsl::{
 };
 
 /// The kernels HLSL cannot express, as listed in docs/hlsl.md.
-const UNSUPPORTED: &[&str] = &["atomic_bitwise_and_wide", "math_float64"];
+const UNSUPPORTED: &[&str] = &["math_float64"];
 
 #[test]
 fn every_kernel_compiles_and_validates() {

@@ -39,23 +39,6 @@ fn float64_transcendentals_are_unsupported() {
 }
 
 #[test]
-fn float64_atomics_are_unsupported() {
-    let ir = "file 0 \"k.py\"\n\nkernel @k(v0: array1<f64>) {\n  v1: i32 = thread_id @0:2:5\n  v2: f64 = const 1.0\n  v3: f64 = atomic add v0[v1], v2 @0:7:5\n  return\n}\n";
-    let what = unsupported_at(emit(ir, "k"), 7);
-    assert!(what.contains("float64 atomics"), "{what}");
-}
-
-#[test]
-fn wide_atomics_need_an_unused_result() {
-    let unused = "file 0 \"k.py\"\n\nkernel @k(v0: array1<i64>) {\n  v1: i32 = thread_id @0:2:5\n  v2: i64 = const 5\n  v3: i64 = atomic add v0[v1], v2 @0:3:5\n  return\n}\n";
-    let src = emit(unused, "k").expect("unused old value is supported");
-    assert!(src.contains("InterlockedAdd"), "{src}");
-    let used = "file 0 \"k.py\"\n\nkernel @k(v0: array1<i64>) {\n  v1: i32 = thread_id @0:2:5\n  v2: i64 = const 5\n  v3: i64 = atomic add v0[v1], v2 @0:3:5\n  store v0[v1], v3 @0:4:5\n  return\n}\n";
-    let what = unsupported_at(emit(used, "k"), 3);
-    assert!(what.contains("old value is used"), "{what}");
-}
-
-#[test]
 fn bad_requests_are_typed_errors() {
     let ir = "kernel @k(v0: array1<f32>) {\n  return\n}\n";
     assert_eq!(emit(ir, "nope"), Err(Error::NoKernel("nope".into())));

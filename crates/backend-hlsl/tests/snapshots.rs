@@ -13,6 +13,8 @@ const CASES: &[(&str, Variant)] = &[
     ("seed_double_kernel", Variant::Plain),
     ("seed_nbody_step", Variant::Plain),
     ("atomic_histogram_int", Variant::Plain),
+    // 64-bit atomics: word by word (int64 add) and under the lock table.
+    ("atomic_bitwise_and_wide", Variant::Plain),
     ("struct_array_rw", Variant::Plain),
     ("dims_stencil_3d", Variant::Plain),
     // Bounds-checked mode: the trap record and its writes.

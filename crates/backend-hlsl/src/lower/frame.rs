@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use weft_ir::{InstKind, Region, Scalar, Type, Value};
 
 /// The `uint` word at byte `off` of the constant buffer.
-fn cb_word(off: u32) -> String {
+pub(super) fn cb_word(off: u32) -> String {
     format!("weft_cb[{}].{}", off / 16, XYZW[(off % 16 / 4) as usize])
 }
 
@@ -51,6 +51,15 @@ impl<'a> Emitter<'a> {
                 t.binding, t.set, t.register
             );
             self.trap_buf = Some(buf);
+        }
+        if let Some(l) = &b.locks {
+            let buf = self.names.fresh("weft_locks");
+            let _ = writeln!(
+                resources,
+                "[[vk::binding({}, {})]] RWByteAddressBuffer {buf} : register(u{}); // lock table of 64-bit atomics",
+                l.binding, l.set, l.register
+            );
+            self.lock_buf = Some(buf);
         }
         self.out.clear();
         let mut prologue = Vec::new();
@@ -150,7 +159,7 @@ impl<'a> Emitter<'a> {
             "// Constant buffer b0 (set 0, binding 0): {} bytes, see the binding layout.",
             b.total_cbuffer_size
         );
-        let n_uav = b.arrays.len() + usize::from(b.trap.is_some());
+        let n_uav = b.storage_bindings().count();
         let table = if n_uav == 0 {
             String::new()
         } else {

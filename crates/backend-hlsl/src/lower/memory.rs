@@ -1,10 +1,15 @@
 //! Memory: byte addresses into the `RWByteAddressBuffer`s of array
 //! parameters, loads and stores of scalars, vectors and aggregates, and
-//! atomics (native `Interlocked*` or compare-exchange loops).
+//! atomics (native `Interlocked*`, compare-exchange loops, or the lock
+//! table for 64-bit ones).
 
 use super::{is_wide_int, native_vec, scalar_base, Emitter, R, XYZW};
+use crate::bindings::{LockBinding, CB_ZERO, LOCK_WORDS};
+use std::collections::HashSet;
 use weft_ir::layout;
-use weft_ir::{AtomicOp, BinaryOp, Loc, MemAccess, Scalar, Type, Value};
+use weft_ir::{
+    AtomicOp, BinaryOp, Function, InstKind, Loc, MemAccess, Module, Scalar, Type, Value,
+};
 
 /// `asfloat`/`asint`/nothing: reinterprets a `uint` word as a 32-bit scalar.
 fn from_word(s: Scalar, w: &str) -> String {
@@ -15,9 +20,102 @@ fn from_word(s: Scalar, w: &str) -> String {
     }
 }
 
+/// The new bits (`uint2`) of a leaf updated under a lock, from the old
+/// value and the old bits.
+type NewBits = Box<dyn FnOnce(&mut Emitter<'_>, &str, &str) -> R<String>>;
+
+/// One 64-bit leaf of an atomic done under the lock table.
+struct LockedLeaf {
+    /// Byte offset expression of the leaf.
+    off: String,
+    s: Scalar,
+    /// The local that receives the old value.
+    old: String,
+    new: NewBits,
+}
+
+/// Reads of the lock word after each failed attempt to take it.
+const BACKOFF_READS: usize = 8;
+
+/// Whether a 64-bit atomic on an `s` leaf may be done word by word with
+/// 32-bit `Interlocked*`: integer add, sub, and, or, xor whose old value is
+/// unused (each word's update commutes with the others', add carrying
+/// into the high word, so the memory result is exact).
+fn word_wise(op: AtomicOp, s: Scalar, result_used: bool) -> bool {
+    is_wide_int(s)
+        && !result_used
+        && matches!(
+            op,
+            AtomicOp::Add | AtomicOp::Sub | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor
+        )
+}
+
+/// Whether kernel `f` needs the lock table (`LockBinding`): some 64-bit
+/// atomic (a float64 one, a min/max/exchange, one whose old value is used,
+/// a 64-bit `atomic_cas`) cannot be done word by word. Then every 64-bit
+/// atomic of the kernel takes the locks, since a word-by-word update of an
+/// element would not be atomic with respect to a locked one.
+pub(crate) fn needs_lock_table(m: &Module, f: &Function) -> bool {
+    let mut used = HashSet::new();
+    let mut atomics = Vec::new();
+    let mut stack = vec![f.body];
+    while let Some(r) = stack.pop() {
+        let Some(rd) = f.regions.get(r) else { continue };
+        for &i in &rd.insts {
+            let k = &f.insts[i].kind;
+            used.extend(k.args());
+            stack.extend(k.regions());
+            if matches!(k, InstKind::Atomic(..) | InstKind::AtomicCas(..)) {
+                atomics.push(i);
+            }
+        }
+    }
+    atomics.into_iter().any(|i| {
+        let Some(&v) = f.results(i).first() else {
+            return false;
+        };
+        let leaves = layout::leaves(f.value_type(v), &m.structs);
+        leaves.iter().any(|l| {
+            l.scalar.size() == 8
+                && match &f.insts[i].kind {
+                    InstKind::Atomic(op, ..) => !word_wise(*op, l.scalar, used.contains(&v)),
+                    _ => true,
+                }
+        })
+    })
+}
+
 impl<'a> Emitter<'a> {
+    /// The value an atomic `op` stores: `op(old, x)`, or `x` for an
+    /// exchange.
+    fn atomic_update(&mut self, op: AtomicOp, s: Scalar, old: &str, x: &str) -> R<String> {
+        let b = match op {
+            AtomicOp::Add => BinaryOp::Add,
+            AtomicOp::Sub => BinaryOp::Sub,
+            AtomicOp::Min => BinaryOp::Min,
+            AtomicOp::Max => BinaryOp::Max,
+            AtomicOp::And => BinaryOp::And,
+            AtomicOp::Or => BinaryOp::Or,
+            AtomicOp::Xor => BinaryOp::Xor,
+            AtomicOp::Exchange => return Ok(x.to_string()),
+        };
+        self.binary(b, s, old.to_string(), x.to_string(), Loc::NONE)
+    }
+
     /// The array info and the byte offset expression of element `mem.indices`.
     fn address(&mut self, mem: &MemAccess) -> R<(String, String, Type)> {
+        let (buf, elem, off, t) = self.address_parts(mem)?;
+        let addr = match (elem.is_empty(), off) {
+            (true, _) => format!("{off}u"),
+            (false, 0) => elem,
+            (false, _) => format!("{elem} + {off}u"),
+        };
+        Ok((buf, addr, t))
+    }
+
+    /// The buffer, the byte offset expression of the array element (empty
+    /// for a 0-d access), the path's byte offset in it and its type.
+    fn address_parts(&mut self, mem: &MemAccess) -> R<(String, String, u32, Type)> {
         let Type::Array(at) = self.vty(mem.array) else {
             return Err(self.invalid("memory access on a non-array"));
         };
@@ -42,10 +140,7 @@ impl<'a> Emitter<'a> {
         let elem = Type::from(at.elem);
         let (off, t) = layout::path_offset(elem, &mem.path, &self.m.structs)
             .ok_or_else(|| self.invalid("bad access path"))?;
-        if off != 0 {
-            terms.push(format!("{off}u"));
-        }
-        Ok((buf, terms.join(" + "), t))
+        Ok((buf, terms.join(" + "), off, t))
     }
 
     /// A name for an address used more than once.
@@ -186,7 +281,7 @@ impl<'a> Emitter<'a> {
         v: Value,
         mem: &MemAccess,
         x: Value,
-        loc: Loc,
+        _loc: Loc,
     ) -> R<()> {
         let (buf, addr, t) = self.address(mem)?;
         let xe = self.v(x)?;
@@ -194,35 +289,8 @@ impl<'a> Emitter<'a> {
         let leaves = layout::leaves(t, &self.m.structs);
         for leaf in &leaves {
             let s = leaf.scalar;
-            if s == Scalar::F64 {
-                return Err(self.unsupported(
-                    "float64 atomics (HLSL has no 64-bit compare-exchange in shader model 6.0)",
-                    loc,
-                ));
-            }
-            if is_wide_int(s)
-                && (result_used
-                    || !matches!(
-                        op,
-                        AtomicOp::Add
-                            | AtomicOp::Sub
-                            | AtomicOp::And
-                            | AtomicOp::Or
-                            | AtomicOp::Xor
-                    ))
-            {
-                return Err(self.unsupported(
-                    format!(
-                        "64-bit integer atomic {op:?}{} (shader model 6.0 has 32-bit atomics only)",
-                        if result_used {
-                            " whose old value is used"
-                        } else {
-                            ""
-                        }
-                    )
-                    .to_lowercase(),
-                    loc,
-                ));
+            if s.size() == 8 && self.lock_buf.is_none() && !word_wise(op, s, result_used) {
+                return Err(self.invalid("a 64-bit atomic without the lock table"));
             }
             if s == Scalar::Bool && matches!(op, AtomicOp::Add | AtomicOp::Sub) {
                 return Err(self.invalid("atomic add on bool"));
@@ -234,6 +302,7 @@ impl<'a> Emitter<'a> {
             addr
         };
         let old = self.decl(v)?;
+        let mut locked: Vec<LockedLeaf> = Vec::new();
         for leaf in &leaves {
             let (suf, _) = self.path_suffix(t, &leaf.path)?;
             let off = if leaf.offset == 0 {
@@ -241,54 +310,176 @@ impl<'a> Emitter<'a> {
             } else {
                 format!("{addr} + {}u", leaf.offset)
             };
-            self.atomic_leaf(
-                op,
-                &buf,
-                &off,
-                leaf.scalar,
-                &format!("{xe}{suf}"),
-                &format!("{old}{suf}"),
-            )?;
+            let (x, old) = (format!("{xe}{suf}"), format!("{old}{suf}"));
+            let s = leaf.scalar;
+            if s.size() == 8 && self.lock_buf.is_some() {
+                let new: NewBits = Box::new(move |e, old, _| {
+                    let new = e.atomic_update(op, s, old, &x)?;
+                    Ok(e.bits64(s, &new))
+                });
+                locked.push(LockedLeaf { off, s, old, new });
+            } else {
+                self.atomic_leaf(op, &buf, &off, s, &x, &old)?;
+            }
+        }
+        if !locked.is_empty() {
+            let (_, elem, _, _) = self.address_parts(mem)?;
+            self.locked(&buf, &elem, locked)?;
         }
         Ok(())
     }
 
-    /// Compare-and-swap of a 32-bit scalar, comparing bits (floats through
-    /// `asuint`); 64-bit elements are unsupported.
+    /// Compare-and-swap of a 32- or 64-bit scalar, comparing bits (floats
+    /// through `asuint` / their bits): one `InterlockedCompareExchange` on
+    /// a 32-bit word, the lock table for 64 bits.
     pub(super) fn atomic_cas(
         &mut self,
         v: Value,
         mem: &MemAccess,
         c: Value,
         x: Value,
-        loc: Loc,
+        _loc: Loc,
     ) -> R<()> {
         let (buf, addr, t) = self.address(mem)?;
         let s = match t {
-            Type::Scalar(s @ (Scalar::I32 | Scalar::U32 | Scalar::F32)) => s,
-            Type::Scalar(s @ (Scalar::I64 | Scalar::U64 | Scalar::F64)) => {
-                let name = match s {
-                    Scalar::I64 => "int64",
-                    Scalar::U64 => "uint64",
-                    _ => "float64",
-                };
-                return Err(self.unsupported(
-                    format!(
-                        "atomic_cas on {name} (shader model 6.0 has no 64-bit compare-exchange)"
-                    ),
-                    loc,
-                ));
-            }
+            Type::Scalar(
+                s @ (Scalar::I32
+                | Scalar::U32
+                | Scalar::F32
+                | Scalar::I64
+                | Scalar::U64
+                | Scalar::F64),
+            ) => s,
             _ => return Err(self.invalid("atomic_cas on a type other than a 32- or 64-bit scalar")),
         };
         let (ce, xe) = (self.v(c)?, self.v(x)?);
         let old = self.decl(v)?;
+        if s.size() == 8 {
+            // Compared and stored as bits (a float64's through `weft_bits64`).
+            let (cb, xb) = (self.names.fresh("weft_cmp"), self.names.fresh("weft_swap"));
+            let (c_bits, x_bits) = (self.bits64(s, &ce), self.bits64(s, &xe));
+            self.line(&format!("uint2 {cb} = {c_bits};"));
+            self.line(&format!("uint2 {xb} = {x_bits};"));
+            let new: NewBits =
+                Box::new(move |_, _, raw| Ok(format!("(all({raw} == {cb}) ? {xb} : {raw})")));
+            let (_, elem, _, _) = self.address_parts(mem)?;
+            let leaf = LockedLeaf {
+                off: addr,
+                s,
+                old,
+                new,
+            };
+            return self.locked(&buf, &elem, vec![leaf]);
+        }
         let o = self.names.fresh("weft_old");
         self.line(&format!("uint {o};"));
         self.line(&format!(
             "{buf}.InterlockedCompareExchange({addr}, asuint({ce}), asuint({xe}), {o});"
         ));
         self.line(&format!("{old} = {};", from_word(s, &o)));
+        Ok(())
+    }
+
+    /// The bits of a 64-bit scalar as `uint2` (x = low word).
+    fn bits64(&mut self, s: Scalar, x: &str) -> String {
+        match s {
+            Scalar::F64 => format!("{}({x})", self.helpers.call("weft_bits64")),
+            _ => x.to_string(),
+        }
+    }
+
+    /// 64-bit read-modify-writes of the leaves of one array element under
+    /// the element's lock (the lock table, `LockBinding`, hashed from
+    /// `elem`, the element's byte offset, so that an atomic on the whole
+    /// element and one on a component take the same lock): per leaf, `old`
+    /// = its value, then its bits = `new(old, its bits)` (a `uint2`).
+    /// Every 64-bit atomic of the kernel on an element takes the same
+    /// lock, so each is atomic with respect to the others. The loop is in
+    /// the done-flag form: the thread that wins the lock finishes inside
+    /// the same iteration, so lanes of a subgroup run in lockstep
+    /// (lavapipe, pre-Volta GPUs) cannot wait on each other.
+    ///
+    /// Ordering without barriers (a `DeviceMemoryBarrier` in divergent
+    /// code stops lavapipe's threads; see docs/hlsl.md): the leaves' words
+    /// are read and written with atomics, which act at the device's
+    /// coherence point (glslang drops `globallycoherent` when buffers share
+    /// a type); the reads are inside the branch on the acquiring
+    /// compare-exchange's result, and the releasing value is computed from
+    /// the writes' results (the constant buffer's zero word `AND` them), so
+    /// no thread can release before its writes are done.
+    fn locked(&mut self, buf: &str, elem: &str, leaves: Vec<LockedLeaf>) -> R<()> {
+        let locks = self
+            .lock_buf
+            .clone()
+            .ok_or_else(|| self.invalid("a 64-bit atomic without the lock table"))?;
+        let lock = self.names.fresh("weft_lock");
+        let done = self.names.fresh("weft_done");
+        let got = self.names.fresh("weft_got");
+        let elem = if elem.is_empty() { "0u" } else { elem };
+        self.line(&format!(
+            "uint {lock} = ((({elem}) >> 3u) & {}u) * 4u;",
+            LOCK_WORDS - 1
+        ));
+        // The lock's count of waits not yet finished (see `LockBinding`).
+        let pending = format!("{lock} + {}u", LockBinding::PENDING);
+        self.line(&format!("uint {got};"));
+        self.line(&format!("{locks}.InterlockedAdd({pending}, 1u, {got});"));
+        self.line(&format!("bool {done} = false;"));
+        self.line(&format!("[loop] for (; !{done};)"));
+        self.line("{");
+        self.indent += 1;
+        self.line(&format!(
+            "{locks}.InterlockedCompareExchange({lock}, 0u, 1u, {got});"
+        ));
+        self.line(&format!("if ({got} == 0u)"));
+        self.line("{");
+        self.indent += 1;
+        let mut written = Vec::new();
+        for leaf in leaves {
+            let at = self.names.fresh("weft_at");
+            let (lo, hi) = (self.names.fresh("weft_lo"), self.names.fresh("weft_hi"));
+            self.line(&format!("uint {at} = {};", leaf.off));
+            self.line(&format!("uint {lo}, {hi};"));
+            self.line(&format!("{buf}.InterlockedOr({at}, 0u, {lo});"));
+            self.line(&format!("{buf}.InterlockedOr({at} + 4u, 0u, {hi});"));
+            let decoded = match leaf.s {
+                Scalar::F64 => format!("asdouble({lo}, {hi})"),
+                _ => format!("uint2({lo}, {hi})"),
+            };
+            self.line(&format!("{} = {decoded};", leaf.old));
+            let bits = (leaf.new)(self, &leaf.old, &format!("uint2({lo}, {hi})"))?;
+            let w = self.names.fresh("weft_new");
+            self.line(&format!("uint2 {w} = {bits};"));
+            self.line(&format!("{buf}.InterlockedExchange({at}, {w}.x, {lo});"));
+            self.line(&format!(
+                "{buf}.InterlockedExchange({at} + 4u, {w}.y, {hi});"
+            ));
+            written.push(format!("{lo} | {hi}"));
+        }
+        self.line(&format!(
+            "{locks}.InterlockedAdd({pending}, 0xffffffffu, {got});"
+        ));
+        self.line(&format!(
+            "{locks}.InterlockedExchange({lock}, {} & ({}), {got});",
+            super::frame::cb_word(CB_ZERO),
+            written.join(" | ")
+        ));
+        self.line(&format!("{done} = true;"));
+        self.indent -= 1;
+        self.line("}");
+        // Back off: a few reads of the lock word per failed attempt, so that
+        // a driver's cap on loop iterations (lavapipe: 65 535) covers a
+        // longer wait.
+        self.line("else");
+        self.line("{");
+        self.indent += 1;
+        for _ in 0..BACKOFF_READS {
+            self.line(&format!("{locks}.InterlockedOr({lock}, 0u, {got});"));
+        }
+        self.indent -= 1;
+        self.line("}");
+        self.indent -= 1;
+        self.line("}");
         Ok(())
     }
 
@@ -303,7 +494,7 @@ impl<'a> Emitter<'a> {
         old: &str,
     ) -> R<()> {
         if is_wide_int(s) {
-            // Word-wise; only reached when the old value is unused.
+            // Word-wise (`word_wise`): the kernel has no lock table.
             let d = if op == AtomicOp::Sub {
                 format!("{}({x})", self.helpers.call("weft_i64_neg"))
             } else {
@@ -360,16 +551,6 @@ impl<'a> Emitter<'a> {
             return Ok(());
         }
         // Compare-exchange loop on the containing word.
-        let bop = match op {
-            AtomicOp::Add => Some(BinaryOp::Add),
-            AtomicOp::Sub => Some(BinaryOp::Sub),
-            AtomicOp::Min => Some(BinaryOp::Min),
-            AtomicOp::Max => Some(BinaryOp::Max),
-            AtomicOp::And => Some(BinaryOp::And),
-            AtomicOp::Or => Some(BinaryOp::Or),
-            AtomicOp::Xor => Some(BinaryOp::Xor),
-            AtomicOp::Exchange => None,
-        };
         let word = self.names.fresh("weft_word");
         let shift = self.names.fresh("weft_shift");
         let cur = self.names.fresh("weft_cur");
@@ -403,10 +584,7 @@ impl<'a> Emitter<'a> {
             _ => return Err(self.invalid("atomic on a 64-bit scalar")),
         };
         self.line(&format!("{old} = {decoded};"));
-        let new = match bop {
-            Some(b) => self.binary(b, s, old.to_string(), x.to_string(), Loc::NONE)?,
-            None => x.to_string(),
-        };
+        let new = self.atomic_update(op, s, old, x)?;
         let enc = match s {
             Scalar::Bool => format!("({new} ? 1u : 0u)"),
             Scalar::F16 => format!("f32tof16({new})"),

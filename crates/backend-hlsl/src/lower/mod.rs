@@ -24,7 +24,7 @@
 //! - `instructions.rs`: the per-instruction dispatch, regions and structured
 //!   control flow, aggregates, constants, `print`;
 //! - `memory.rs`: byte addresses into the `RWByteAddressBuffer`s, loads,
-//!   stores and atomics;
+//!   stores and atomics (64-bit ones under the lock table's locks);
 //! - `arithmetic.rs`: binary operations and comparisons, casts, bitcasts and
 //!   the `precise` / fast-math flag glue;
 //! - `math.rs`: unary operations: the transcendentals, their exactness
@@ -38,6 +38,8 @@ mod frame;
 mod instructions;
 mod math;
 mod memory;
+
+pub(crate) use memory::needs_lock_table;
 
 use crate::bindings::BindingLayout;
 use crate::helpers::HelperSet;
@@ -74,6 +76,7 @@ pub(crate) fn emit_kernel(
         arrays: HashMap::new(),
         loops: Vec::new(),
         trap_buf: None,
+        lock_buf: None,
         flags: MathFlags::NONE,
         fast_fn: false,
         array_of: HashMap::new(),
@@ -129,6 +132,8 @@ struct Emitter<'a> {
     loops: Vec<LoopVars>,
     /// The trap record's buffer (kernels with `trap`s only).
     trap_buf: Option<String>,
+    /// The lock table's buffer (kernels with locked 64-bit atomics only).
+    lock_buf: Option<String>,
     /// The fast-math flags of the instruction being emitted (with the
     /// module-wide ones of `Options::fast_math`).
     flags: MathFlags,

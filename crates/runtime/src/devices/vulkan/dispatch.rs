@@ -1,6 +1,7 @@
 //! One launch on the device: constant buffers (one per dispatch of at
-//! most 65 535 workgroups), the trap record of checked code, descriptor
-//! sets, one command buffer of dispatches between barriers, submit, wait.
+//! most 65 535 workgroups), the trap record of checked code, the lock
+//! table of 64-bit atomics, descriptor sets, one command buffer of
+//! dispatches between barriers, submit, wait.
 
 use super::pipeline::Pipeline;
 use super::context::VulkanDevice;
@@ -11,7 +12,8 @@ use weft_abi::trap::{record, TrapRecord};
 impl Pipeline {
     /// One launch of `total` threads (> 0) with the packed argument `block`
     /// and, per array binding of the kernel, its storage buffer: constant
-    /// buffers, the trap record of checked code, descriptor sets, one
+    /// buffers, the trap record of checked code, the lock table of 64-bit
+    /// atomics, descriptor sets, one
     /// command buffer of dispatches between barriers, submit, wait. Returns
     /// the first failure of a checked kernel.
     pub(super) fn dispatch(
@@ -55,23 +57,30 @@ impl Pipeline {
             cbuf.write(i as u64 * cb_stride, &bytes);
         }
 
-        // The trap record of checked code, zeroed.
+        // The trap record of checked code and the lock table of 64-bit
+        // atomics, zeroed.
+        let zeroed = |size: u32| -> Result<_, VulkanError> {
+            let mut t = dev.buffer(
+                size as u64,
+                vk::BufferUsageFlags::STORAGE_BUFFER,
+                "storage",
+            )?;
+            t.write(0, &vec![0u8; t.size as usize]);
+            Ok(t)
+        };
         let trap = match p.bindings.trap {
-            Some(_) => {
-                let mut t = dev.buffer(
-                    record::SIZE as u64,
-                    vk::BufferUsageFlags::STORAGE_BUFFER,
-                    "storage",
-                )?;
-                t.write(0, &vec![0u8; t.size as usize]);
-                Some(t)
-            }
+            Some(_) => Some(zeroed(record::SIZE as u32)?),
             None => None,
         };
+        let locks = match &p.bindings.locks {
+            Some(l) => Some(zeroed(l.size)?),
+            None => None,
+        };
+        let extra: Vec<vk::Buffer> = trap.iter().chain(&locks).map(|b| b.buffer).collect();
 
         let d = &dev.device;
         let n_sets = split.len() as u32;
-        let per_set = p.bindings.arrays.len() as u32 + u32::from(trap.is_some());
+        let per_set = (bufs.len() + extra.len()) as u32;
         let n_storage = per_set.max(1) * n_sets;
         let sizes = [
             vk::DescriptorPoolSize {
@@ -113,7 +122,7 @@ impl Pipeline {
                         .set_layouts(&layouts),
                 )
                 .map_err(vkerr("vkAllocateDescriptorSets"))?;
-            let per = 1 + bufs.len() + usize::from(trap.is_some());
+            let per = 1 + bufs.len() + extra.len();
             let mut infos = Vec::with_capacity(sets.len() * per);
             for i in 0..sets.len() {
                 infos.push(
@@ -122,8 +131,7 @@ impl Pipeline {
                         .offset(i as u64 * cb_stride)
                         .range(cb_size),
                 );
-                let arrays = bufs.iter().copied();
-                for buffer in arrays.chain(trap.as_ref().map(|t| t.buffer)) {
+                for &buffer in bufs.iter().chain(&extra) {
                     infos.push(
                         vk::DescriptorBufferInfo::default()
                             .buffer(buffer)
@@ -132,13 +140,7 @@ impl Pipeline {
                     );
                 }
             }
-            let storage_bindings: Vec<u32> = p
-                .bindings
-                .arrays
-                .iter()
-                .map(|b| b.binding)
-                .chain(p.bindings.trap.as_ref().map(|t| t.binding))
-                .collect();
+            let storage_bindings: Vec<u32> = p.bindings.storage_bindings().collect();
             let mut writes = Vec::with_capacity(infos.len());
             for (i, &set) in sets.iter().enumerate() {
                 let info = &infos[i * per..(i + 1) * per];
@@ -234,6 +236,19 @@ impl Pipeline {
         }
         drop(scratch);
         drop(submit);
+
+        if let Some(l) = &locks {
+            let mut table = vec![0u8; l.size as usize];
+            // The launch has finished (as below).
+            l.read(&mut table);
+            let count = weft_backend_hlsl::LockBinding::unfinished(&table);
+            if count > 0 {
+                return Err(VulkanError::LockWaitsCut {
+                    kernel: p.kernel.clone(),
+                    count,
+                });
+            }
+        }
 
         Ok(trap.and_then(|t| {
             let mut rec = [0u8; record::SIZE];

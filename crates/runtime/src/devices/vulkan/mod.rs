@@ -48,6 +48,14 @@
 //! after the launch. The arrays are still copied back (the failing threads
 //! stored nothing). Unchecked kernels have no such buffer.
 //!
+//! A kernel with 64-bit atomics done under locks (its `BindingLayout::locks`
+//! is set; shader model 6.0 has 32-bit atomics only, see docs/hlsl.md)
+//! gets the lock table: a zeroed storage buffer of 2 ×
+//! `weft_backend_hlsl::LOCK_WORDS` words bound last, read back after the
+//! launch: a pending count left non-zero (`LockBinding::unfinished`) means
+//! the driver cut a lock wait short, and the launch fails with
+//! `VulkanError::LockWaitsCut` instead of returning wrong arrays.
+//!
 //! # Device arrays
 //!
 //! A device array's storage is a storage buffer kept across launches
@@ -116,12 +124,17 @@ pub enum VulkanError {
     },
     #[error("{what} of {size} bytes exceeds the device limit of {limit} bytes")]
     TooLarge { what: String, size: u64, limit: u64 },
-    #[error("kernel `{kernel}` binds {count} storage buffers (arrays, their adjoints, the trap buffer); the device allows {limit} per shader stage")]
+    #[error("kernel `{kernel}` binds {count} storage buffers (arrays, their adjoints, the trap record, the lock table); the device allows {limit} per shader stage")]
     TooManyBuffers {
         kernel: String,
         count: u64,
         limit: u64,
     },
+    /// Some 64-bit atomics of the launch never took their lock: the driver
+    /// ended their wait (lavapipe stops every loop after 65 535
+    /// iterations), so the arrays are wrong.
+    #[error("kernel `{kernel}`: {count} 64-bit atomics gave up waiting for their lock (the driver ended the wait loop; lavapipe stops every loop after 65 535 iterations): the launch's results are wrong")]
+    LockWaitsCut { kernel: String, count: u64 },
     #[error("glslangValidator not found (set WEFT_GLSLANG or install glslang-tools)")]
     NoGlslang,
 }

@@ -56,8 +56,7 @@ impl Pipeline {
             .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
             .descriptor_count(1)
             .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-        let trap = art.bindings.trap.as_ref().map(|t| t.binding);
-        for binding in art.bindings.arrays.iter().map(|a| a.binding).chain(trap) {
+        for binding in art.bindings.storage_bindings() {
             slots.push(
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
