@@ -91,7 +91,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             .collect()
     }
 
-    pub(super) fn inst(&mut self, inst: Inst, yield_to: Option<&Join<'ctx>>) -> Result<()> {
+    /// Starts lowering `inst`: its source location and its fast-math
+    /// flags become the current ones.
+    pub(super) fn begin_inst(&mut self, inst: Inst) {
         let f = self.cur();
         let data = &f.insts[inst];
         self.set_loc(data.loc);
@@ -100,6 +102,12 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         } else {
             MathFlags::NONE
         };
+    }
+
+    pub(super) fn inst(&mut self, inst: Inst, yield_to: Option<&Join<'ctx>>) -> Result<()> {
+        self.begin_inst(inst);
+        let f = self.cur();
+        let data = &f.insts[inst];
         match &data.kind {
             InstKind::Const(c) => {
                 let v = self.konst(*c);

@@ -492,14 +492,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     fn vinst(&mut self, inst: Inst) -> Result<()> {
+        self.begin_inst(inst);
         let f = self.cur();
         let data = &f.insts[inst];
-        self.set_loc(data.loc);
-        self.st.flags = if f.accepts_math_flags(inst) {
-            data.flags
-        } else {
-            MathFlags::NONE
-        };
         match &data.kind {
             InstKind::If {
                 cond,
