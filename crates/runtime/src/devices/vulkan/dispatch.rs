@@ -9,18 +9,33 @@ use super::{vkerr, VulkanError};
 use ash::vk;
 use weft_abi::trap::{record, TrapRecord};
 
+/// A device array copied into the pool of a pooled launch before its
+/// dispatches and back out after them.
+pub(super) struct PoolCopy {
+    /// The array's own buffer.
+    pub array: vk::Buffer,
+    /// Its byte offset in the pool (`bufs[0]`).
+    pub base: u64,
+    /// Bytes copied.
+    pub len: u64,
+}
+
 impl Pipeline {
     /// One launch of `total` threads (> 0) with the packed argument `block`
     /// and, per array binding of the kernel, its storage buffer: constant
     /// buffers, the trap record of checked code, the lock table of 64-bit
     /// atomics, descriptor sets, one
     /// command buffer of dispatches between barriers, submit, wait. Returns
-    /// the first failure of a checked kernel.
+    /// the first failure of a checked kernel. A pooled kernel gets its pool
+    /// as the one buffer of `bufs`, each array's base in `bases`, and the
+    /// device arrays to copy in and out through it in `copies`.
     pub(super) fn dispatch(
         &self,
         block: &[u8],
         total: usize,
         bufs: &[vk::Buffer],
+        bases: &[u32],
+        copies: &[PoolCopy],
     ) -> Result<Option<TrapRecord>, VulkanError> {
         let p = self;
         let dev = &*p.dev;
@@ -28,7 +43,10 @@ impl Pipeline {
             kernel: p.kernel.clone(),
             source,
         };
-        debug_assert_eq!(bufs.len(), p.bindings.arrays.len());
+        debug_assert_eq!(
+            bufs.len(),
+            if p.bindings.pooled { 1 } else { p.bindings.arrays.len() }
+        );
 
         // Constant buffers, one per dispatch, at aligned offsets.
         let total = u32::try_from(total).map_err(|_| VulkanError::TooLarge {
@@ -53,7 +71,10 @@ impl Pipeline {
             "uniform",
         )?;
         for (i, d) in split.iter().enumerate() {
-            let bytes = p.bindings.pack_cbuffer(block, d.base).map_err(shader)?;
+            let mut bytes = p.bindings.pack_cbuffer(block, d.base).map_err(shader)?;
+            p.bindings
+                .pack_pool_bases(&mut bytes, bases)
+                .map_err(shader)?;
             cbuf.write(i as u64 * cb_stride, &bytes);
         }
 
@@ -181,18 +202,41 @@ impl Pipeline {
             // Earlier launches' shader writes (to device arrays kept
             // across launches) are visible to this one's shaders. Host
             // writes before the submission need no barrier.
+            // (and to a pooled launch's copies into its pool).
             let after_writes = vk::MemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
+                .dst_access_mask(
+                    vk::AccessFlags::SHADER_READ
+                        | vk::AccessFlags::SHADER_WRITE
+                        | vk::AccessFlags::TRANSFER_READ,
+                );
             d.cmd_pipeline_barrier(
                 cmd,
                 vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
                 vk::DependencyFlags::empty(),
                 &[after_writes],
                 &[],
                 &[],
             );
+            if !copies.is_empty() {
+                for c in copies {
+                    let region = [vk::BufferCopy::default().dst_offset(c.base).size(c.len)];
+                    d.cmd_copy_buffer(cmd, c.array, bufs[0], &region);
+                }
+                let copied = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
+                d.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::DependencyFlags::empty(),
+                    &[copied],
+                    &[],
+                    &[],
+                );
+            }
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             for (set, disp) in sets.iter().zip(&split) {
                 d.cmd_bind_descriptor_sets(
@@ -204,6 +248,40 @@ impl Pipeline {
                     &[],
                 );
                 d.cmd_dispatch(cmd, disp.groups_x, 1, 1);
+            }
+            if !copies.is_empty() {
+                let written = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ);
+                d.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &[written],
+                    &[],
+                    &[],
+                );
+                for c in copies {
+                    let region = [vk::BufferCopy::default().src_offset(c.base).size(c.len)];
+                    d.cmd_copy_buffer(cmd, bufs[0], c.array, &region);
+                }
+                let back = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(
+                        vk::AccessFlags::HOST_READ
+                            | vk::AccessFlags::SHADER_READ
+                            | vk::AccessFlags::SHADER_WRITE,
+                    );
+                d.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::DependencyFlags::empty(),
+                    &[back],
+                    &[],
+                    &[],
+                );
             }
             // Make the shader's writes visible to the host reads below.
             let barrier = vk::MemoryBarrier::default()
