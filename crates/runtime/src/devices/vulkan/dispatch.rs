@@ -199,43 +199,22 @@ impl Pipeline {
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
             )
             .map_err(vkerr("vkBeginCommandBuffer"))?;
+            use vk::{AccessFlags as A, PipelineStageFlags as S};
             // Earlier launches' shader writes (to device arrays kept
-            // across launches) are visible to this one's shaders. Host
-            // writes before the submission need no barrier.
-            // (and to a pooled launch's copies into its pool).
-            let after_writes = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(
-                    vk::AccessFlags::SHADER_READ
-                        | vk::AccessFlags::SHADER_WRITE
-                        | vk::AccessFlags::TRANSFER_READ,
-                );
-            d.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[after_writes],
-                &[],
-                &[],
-            );
+            // across launches) are visible to this one's shaders and to a
+            // pooled launch's copies into its pool. Host writes before the
+            // submission need no barrier.
+            let rw = A::SHADER_READ | A::SHADER_WRITE;
+            let (after, reads) = (S::COMPUTE_SHADER | S::TRANSFER, rw | A::TRANSFER_READ);
+            barrier(d, cmd, S::COMPUTE_SHADER, after, A::SHADER_WRITE, reads);
+            for c in copies {
+                let region = [vk::BufferCopy::default()
+                    .dst_offset(c.base)
+                    .size(c.len)];
+                d.cmd_copy_buffer(cmd, c.array, bufs[0], &region);
+            }
             if !copies.is_empty() {
-                for c in copies {
-                    let region = [vk::BufferCopy::default().dst_offset(c.base).size(c.len)];
-                    d.cmd_copy_buffer(cmd, c.array, bufs[0], &region);
-                }
-                let copied = vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
-                d.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::DependencyFlags::empty(),
-                    &[copied],
-                    &[],
-                    &[],
-                );
+                barrier(d, cmd, S::TRANSFER, S::COMPUTE_SHADER, A::TRANSFER_WRITE, rw);
             }
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             for (set, disp) in sets.iter().zip(&split) {
@@ -250,52 +229,21 @@ impl Pipeline {
                 d.cmd_dispatch(cmd, disp.groups_x, 1, 1);
             }
             if !copies.is_empty() {
-                let written = vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ);
-                d.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[written],
-                    &[],
-                    &[],
-                );
+                let (to, read) = (S::TRANSFER, A::TRANSFER_READ);
+                barrier(d, cmd, S::COMPUTE_SHADER, to, A::SHADER_WRITE, read);
                 for c in copies {
-                    let region = [vk::BufferCopy::default().src_offset(c.base).size(c.len)];
+                    let region = [vk::BufferCopy::default()
+                        .src_offset(c.base)
+                        .size(c.len)];
                     d.cmd_copy_buffer(cmd, bufs[0], c.array, &region);
                 }
-                let back = vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(
-                        vk::AccessFlags::HOST_READ
-                            | vk::AccessFlags::SHADER_READ
-                            | vk::AccessFlags::SHADER_WRITE,
-                    );
-                d.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::DependencyFlags::empty(),
-                    &[back],
-                    &[],
-                    &[],
-                );
+                // The copies back are visible to the host and to later
+                // launches' shaders.
+                let (to, read) = (S::HOST | S::COMPUTE_SHADER, A::HOST_READ | rw);
+                barrier(d, cmd, S::TRANSFER, to, A::TRANSFER_WRITE, read);
             }
             // Make the shader's writes visible to the host reads below.
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            d.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
+            barrier(d, cmd, S::COMPUTE_SHADER, S::HOST, A::SHADER_WRITE, A::HOST_READ);
             d.end_command_buffer(cmd)
                 .map_err(vkerr("vkEndCommandBuffer"))?;
             scratch.fence = d
@@ -335,6 +283,27 @@ impl Pipeline {
             record::decode(&rec)
         }))
     }
+}
+
+/// Records a global memory barrier: `src_access` writes of `src` stages
+/// visible to `dst_access` of `dst` stages.
+///
+/// # Safety
+///
+/// `cmd` is a command buffer of `d` in the recording state.
+unsafe fn barrier(
+    d: &ash::Device,
+    cmd: vk::CommandBuffer,
+    src: vk::PipelineStageFlags,
+    dst: vk::PipelineStageFlags,
+    src_access: vk::AccessFlags,
+    dst_access: vk::AccessFlags,
+) {
+    let b = vk::MemoryBarrier::default()
+        .src_access_mask(src_access)
+        .dst_access_mask(dst_access);
+    // SAFETY: the caller's.
+    unsafe { d.cmd_pipeline_barrier(cmd, src, dst, vk::DependencyFlags::empty(), &[b], &[], &[]) };
 }
 
 /// Per-launch Vulkan objects, destroyed on drop.

@@ -25,7 +25,10 @@
 //! module → compute pipeline, [`pipeline`]), once per program and kernel.
 //! Its descriptor set 0 follows the backend's `BindingLayout`: binding 0
 //! the uniform buffer (`b0`), binding `k + 1` the `k`-th array parameter as
-//! a storage buffer (`u<k>`). Threads per workgroup come from the device
+//! a storage buffer (`u<k>`) — or, for a kernel that would bind more
+//! storage buffers than the device's `maxPerStageDescriptorStorageBuffers`
+//! (passed to the backend as `max_storage_buffers`), binding 1 one pool of
+//! every array ([`pool`]). Threads per workgroup come from the device
 //! options (`group_size`).
 //!
 //! # Launch
@@ -41,6 +44,10 @@
 //!    (same contents but the dispatch base), records them in one command
 //!    buffer, submits it and waits on a fence ([`dispatch`]);
 //! 3. copies every array buffer back into its array.
+//!
+//! A pooled kernel's launch puts every distinct array into one pool buffer
+//! at its base instead (device arrays by `vkCmdCopyBuffer` before the
+//! dispatches and back after them) and copies every array back out.
 //!
 //! A kernel compiled with bounds checks (its `BindingLayout::trap` is set)
 //! also gets its trap record: a zeroed storage buffer of
