@@ -83,7 +83,17 @@ pub struct BindingLayout {
     /// The lock table of a kernel with 64-bit atomics done under a lock;
     /// `None` (and no such resource) otherwise.
     pub locks: Option<LockBinding>,
+    /// The arrays share one pooled buffer (`u0`, binding 1): the kernel
+    /// would bind more storage buffers than
+    /// [`Options::max_storage_buffers`](crate::Options::max_storage_buffers).
+    /// Every [`ArrayBinding`] then names the pool's register and binding,
+    /// and each array's elements start at its base
+    /// ([`CBufferArray::base_offset`]) in the pool.
+    pub pooled: bool,
 }
+
+/// Alignment in bytes of each array's base in the pool of a pooled kernel.
+pub const POOL_ALIGN: u32 = 16;
 
 /// Words in the lock table ([`LockBinding`]): a power of two.
 pub const LOCK_WORDS: u32 = 4096;
@@ -191,6 +201,10 @@ pub struct CBufferArray {
     pub strides_offset: u32,
     /// Offset of this parameter's `ArrayDesc` in the kernel argument block.
     pub arg_offset: u32,
+    /// Pooled kernels only: offset of the `u32` byte offset of this array's
+    /// first byte in the pool (a multiple of [`POOL_ALIGN`]), which the host
+    /// writes with [`BindingLayout::pack_pool_bases`].
+    pub base_offset: Option<u32>,
 }
 
 /// One scalar leaf of a non-array parameter.
@@ -258,21 +272,27 @@ pub fn dispatches(total: u32, group_size: u32) -> Vec<Dispatch> {
 impl BindingLayout {
     /// Computes the layout of a kernel's parameters; `trap`: the kernel has
     /// traps (its `KernelInfo` says so) and gets a trap record; `locks`: it
-    /// gets the lock table of 64-bit atomics.
+    /// gets the lock table of 64-bit atomics. When one buffer per array
+    /// plus those would exceed `max_storage` storage buffers, the arrays are
+    /// pooled ([`BindingLayout::pooled`]).
     pub(crate) fn new(
         f: &Function,
         structs: &StructTable,
         trap: bool,
         locks: bool,
+        max_storage: u32,
     ) -> BindingLayout {
         let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
         let args = layout::arg_layout(&types, structs);
+        let n_arrays = f.params.iter().filter(|p| p.ty.is_array()).count() as u64;
+        let storage = n_arrays + u64::from(trap) + u64::from(locks);
+        let pooled = n_arrays > 1 && storage > max_storage as u64;
         let mut arrays = Vec::new();
         let mut cb_arrays = Vec::new();
         let mut off = CB_ARRAYS;
         for (i, p) in f.params.iter().enumerate() {
             if let Type::Array(a) = p.ty {
-                let register = arrays.len() as u32;
+                let register = if pooled { 0 } else { arrays.len() as u32 };
                 arrays.push(ArrayBinding {
                     param: p.name.clone(),
                     param_index: i,
@@ -288,10 +308,19 @@ impl BindingLayout {
                     shape_offset: off,
                     strides_offset: off + 16,
                     arg_offset: args.offsets[i],
+                    base_offset: None,
                 });
                 off += 32;
             }
         }
+        if pooled {
+            for a in &mut cb_arrays {
+                a.base_offset = Some(off);
+                off += 4;
+            }
+        }
+        // Registers after the arrays' (the pool's, when pooled).
+        let first_extra = if pooled { 1 } else { arrays.len() as u32 };
         let mut fields = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
             if p.ty.is_array() {
@@ -313,12 +342,12 @@ impl BindingLayout {
         }
         let size = layout::align_to(off, 16);
         let trap = trap.then(|| TrapBinding {
-            register: arrays.len() as u32,
+            register: first_extra,
             set: 0,
-            binding: arrays.len() as u32 + 1,
+            binding: first_extra + 1,
         });
         let locks = locks.then(|| {
-            let register = arrays.len() as u32 + u32::from(trap.is_some());
+            let register = first_extra + u32::from(trap.is_some());
             LockBinding {
                 register,
                 set: 0,
@@ -342,6 +371,7 @@ impl BindingLayout {
             total_cbuffer_size: size,
             trap,
             locks,
+            pooled,
         }
     }
 
@@ -349,7 +379,8 @@ impl BindingLayout {
     /// arrays, then the trap record and the lock table where the kernel
     /// has them.
     pub fn storage_bindings(&self) -> impl Iterator<Item = u32> + '_ {
-        let arrays = self.arrays.iter().map(|a| a.binding);
+        let n = if self.pooled { 1 } else { self.arrays.len() };
+        let arrays = self.arrays.iter().take(n).map(|a| a.binding);
         arrays
             .chain(self.trap.as_ref().map(|t| t.binding))
             .chain(self.locks.as_ref().map(|l| l.binding))
@@ -424,6 +455,35 @@ impl BindingLayout {
             put(&mut out, f.offset, &word[..f.slot_size() as usize]);
         }
         Ok(out)
+    }
+
+    /// Writes the pool bases of a pooled kernel into its packed constant
+    /// buffer `cb`: `bases[k]`, the byte offset of array binding `k` in the
+    /// pool, a multiple of [`POOL_ALIGN`]. Fails if the kernel is pooled
+    /// and `bases` does not have one per array or one is misaligned.
+    pub fn pack_pool_bases(&self, cb: &mut [u8], bases: &[u32]) -> Result<(), Error> {
+        if !self.pooled {
+            return Ok(());
+        }
+        if bases.len() != self.cbuffer.arrays.len() {
+            return Err(Error::Pack(format!(
+                "{} pool bases for {} arrays",
+                bases.len(),
+                self.cbuffer.arrays.len()
+            )));
+        }
+        for (a, &base) in self.cbuffer.arrays.iter().zip(bases) {
+            if base % POOL_ALIGN != 0 {
+                return Err(Error::Pack(format!(
+                    "pool base {base} of array `{}` is not {POOL_ALIGN}-byte aligned",
+                    a.param
+                )));
+            }
+            if let Some(off) = a.base_offset {
+                put(cb, off, &base.to_le_bytes());
+            }
+        }
+        Ok(())
     }
 
     /// The dispatches of a launch of `total` threads with workgroups of
@@ -508,18 +568,18 @@ mod tests {
             ],
             vec![],
         );
-        let b = BindingLayout::new(&f, &st, false, false);
+        let b = BindingLayout::new(&f, &st, false, false, u32::MAX);
         assert_eq!(b.arrays[0].binding, 1);
         assert_eq!(b.cbuffer.fields[0].offset, 64);
         assert_eq!(b.cbuffer.fields[1].offset, 72);
         assert_eq!(b.total_cbuffer_size, 80);
         assert_eq!(b.trap, None, "no trap record without checks");
         assert_eq!(b.locks, None, "no lock table without 64-bit atomics");
-        let both = BindingLayout::new(&f, &st, true, true);
+        let both = BindingLayout::new(&f, &st, true, true, u32::MAX);
         assert_eq!(both.trap.as_ref().map(|t| t.binding), Some(2));
         assert_eq!(both.locks.as_ref().map(|l| l.binding), Some(3));
         assert_eq!(both.storage_bindings().collect::<Vec<_>>(), [1, 2, 3]);
-        let locks = BindingLayout::new(&f, &st, false, true);
+        let locks = BindingLayout::new(&f, &st, false, true, u32::MAX);
         assert_eq!(locks.locks.as_ref().map(|l| l.register), Some(1));
         let al = layout::arg_layout(&[arr, Type::Scalar(Scalar::I8), Type::F64], &st);
         let mut block = vec![0u8; al.size as usize];
@@ -545,5 +605,52 @@ mod tests {
             b.pack_cbuffer(&block[..8], 0),
             Err(Error::Pack(_))
         ));
+    }
+
+    #[test]
+    fn pools_arrays_past_the_limit() {
+        let st = StructTable::new();
+        let arr = Type::Array(ArrayType {
+            elem: ElemType::Scalar(Scalar::F32),
+            ndim: 1,
+        });
+        let param = |n: &str, ty| Param { name: n.into(), ty };
+        let f = Function::new(
+            "k",
+            FuncKind::Kernel,
+            vec![
+                param("a", arr),
+                param("n", Type::Scalar(Scalar::I32)),
+                param("b", arr),
+                param("c", arr),
+            ],
+            vec![],
+        );
+        // 3 arrays + trap + locks = 5: fits 5, pooled under it.
+        let fits = BindingLayout::new(&f, &st, true, true, 5);
+        assert!(!fits.pooled);
+        assert_eq!(fits.storage_bindings().count(), 5);
+        let b = BindingLayout::new(&f, &st, true, true, 4);
+        assert!(b.pooled);
+        assert!(b.arrays.iter().all(|a| a.register == 0 && a.binding == 1));
+        assert_eq!(b.storage_bindings().collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(b.trap.as_ref().map(|t| t.register), Some(1));
+        assert_eq!(b.locks.as_ref().map(|l| l.register), Some(2));
+        let bases: Vec<_> = b.cbuffer.arrays.iter().map(|a| a.base_offset).collect();
+        assert_eq!(bases, [Some(128), Some(132), Some(136)]);
+        assert_eq!(b.cbuffer.fields[0].offset, 140);
+        let mut cb = vec![0u8; b.cbuffer.size as usize];
+        b.pack_pool_bases(&mut cb, &[0, 32, 0]).unwrap();
+        assert_eq!(&cb[132..136], &32u32.to_le_bytes());
+        assert!(matches!(
+            b.pack_pool_bases(&mut cb, &[0, 8, 0]),
+            Err(Error::Pack(_))
+        ));
+        assert!(matches!(
+            b.pack_pool_bases(&mut cb, &[0]),
+            Err(Error::Pack(_))
+        ));
+        // Unpooled layouts ignore bases.
+        fits.pack_pool_bases(&mut cb, &[]).unwrap();
     }
 }

@@ -42,7 +42,7 @@ mod tools;
 
 pub use bindings::{
     dispatches, ArrayBinding, BindingLayout, CBufferArray, CBufferField, CBufferLayout, Dispatch,
-    LockBinding, TrapBinding, LOCK_WORDS, MAX_GROUPS_X,
+    LockBinding, TrapBinding, LOCK_WORDS, MAX_GROUPS_X, POOL_ALIGN,
 };
 pub use tools::{compile_spirv, find_glslang, find_spirv_val, validate_spirv};
 
@@ -56,11 +56,19 @@ use weft_ir::{FuncKind, Module, ModuleInfo, SourcePos};
 pub struct Options {
     /// Threads per workgroup (`[numthreads(group_size, 1, 1)]`), 1..=1024.
     pub group_size: u32,
+    /// The most storage buffers the shader may bind (Vulkan:
+    /// `maxPerStageDescriptorStorageBuffers`). A kernel whose arrays, trap
+    /// record and lock table need more binds its arrays through one pooled
+    /// buffer ([`BindingLayout::pooled`]).
+    pub max_storage_buffers: u32,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { group_size: 64 }
+        Options {
+            group_size: 64,
+            max_storage_buffers: u32::MAX,
+        }
     }
 }
 
@@ -170,7 +178,7 @@ pub fn compile_kernel(
         });
     }
     let locks = lower::needs_lock_table(m, f);
-    let bindings = BindingLayout::new(f, &m.structs, k.has_traps, locks);
+    let bindings = BindingLayout::new(f, &m.structs, k.has_traps, locks, opts.max_storage_buffers);
     let source = lower::emit_kernel(m, f, &bindings, opts)?;
     Ok(Shader {
         kernel: kernel.to_string(),

@@ -43,7 +43,10 @@ fn bad_requests_are_typed_errors() {
     let ir = "kernel @k(v0: array1<f32>) {\n  return\n}\n";
     assert_eq!(emit(ir, "nope"), Err(Error::NoKernel("nope".into())));
     let m = parse_module(ir).unwrap();
-    let opts = Options { group_size: 0 };
+    let opts = Options {
+        group_size: 0,
+        ..Options::default()
+    };
     assert!(matches!(emit_hlsl(&m, "k", &opts), Err(Error::Option(_))));
     let call = "func @f(v0: i32) -> i32 {\n  return v0\n}\n\nkernel @k(v0: array1<i32>) {\n  v1: i32 = thread_id\n  v2: i32 = call @f(v1)\n  store v0[v1], v2\n  return\n}\n";
     let e = emit(call, "k").unwrap_err();

@@ -70,3 +70,42 @@ fn emitted_hlsl_matches_snapshots() {
         mismatches.join("\n")
     );
 }
+
+/// Kernels bound through one pooled buffer (`Options::max_storage_buffers`
+/// below their arrays' count): `<case>.pooled.hlsl`. 64-bit atomics under
+/// the lock table, the trap record of checked mode, struct elements.
+#[test]
+fn pooled_hlsl_matches_snapshots() {
+    let Some(_) = common::corpus() else {
+        return;
+    };
+    let tools = find_glslang().is_some() && find_spirv_val().is_some();
+    let opts = Options {
+        max_storage_buffers: 1,
+        ..Options::default()
+    };
+    let mut mismatches = Vec::new();
+    for (case, variant) in [
+        ("atomic_bitwise_and_wide", Variant::Plain),
+        ("seed_nbody_step", Variant::Checked),
+        ("struct_array_rw", Variant::Plain),
+    ] {
+        let art = common::emit_case_variant(case, variant, &opts)
+            .unwrap_or_else(|e| panic!("{case}: {e}"))
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert!(art.bindings.pooled, "{case}: not pooled");
+        assert!(
+            art.source.contains(" : register(u0); // every array"),
+            "{case}"
+        );
+        if tools {
+            let spv = compile_spirv(&art).unwrap_or_else(|e| panic!("{case}: {e}"));
+            validate_spirv(&spv).unwrap_or_else(|e| panic!("{case}: {e}"));
+        }
+        let path = snapshot_path(case, variant).with_extension("pooled.hlsl");
+        if let Err(e) = weft_testkit::snapshot::check(&path, &art.source) {
+            mismatches.push(format!("{case}: emitted HLSL: {e}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}

@@ -23,21 +23,42 @@ impl<'a> Emitter<'a> {
         }
         // Buffers first, so that they keep their parameter names.
         let mut resources = String::new();
-        for (ab, ca) in b.arrays.iter().zip(&b.cbuffer.arrays) {
+        let pool = match b.arrays.first() {
+            Some(ab) if b.pooled => {
+                let buf = self.names.fresh("weft_pool");
+                let _ = writeln!(
+                    resources,
+                    "[[vk::binding({}, {})]] RWByteAddressBuffer {buf} : register(u{}); // every array, each at its base",
+                    ab.binding, ab.set, ab.register
+                );
+                Some(buf)
+            }
+            _ => None,
+        };
+        for ab in &b.arrays {
             let v = params[ab.param_index];
-            let buf = self.names.fresh(&ab.param);
-            let _ = writeln!(
-                resources,
-                "[[vk::binding({}, {})]] RWByteAddressBuffer {buf} : register(u{});",
-                ab.binding, ab.set, ab.register
-            );
+            let (buf, base) = match &pool {
+                Some(pool) => {
+                    let base = self.names.fresh(&format!("{}_base", ab.param));
+                    (pool.clone(), Some(base))
+                }
+                None => {
+                    let buf = self.names.fresh(&ab.param);
+                    let _ = writeln!(
+                        resources,
+                        "[[vk::binding({}, {})]] RWByteAddressBuffer {buf} : register(u{});",
+                        ab.binding, ab.set, ab.register
+                    );
+                    (buf, None)
+                }
+            };
             let shape = self.names.fresh(&format!("{}_shape", ab.param));
             let strides = self.names.fresh(&format!("{}_strides", ab.param));
-            let _ = ca;
             self.arrays.insert(
                 v,
                 ArrayInfo {
                     buf,
+                    base,
                     shape,
                     strides,
                 },
@@ -89,6 +110,9 @@ impl<'a> Emitter<'a> {
                     info.strides,
                     ca.strides_offset / 16
                 ));
+                if let (Some(base), Some(off)) = (&info.base, ca.base_offset) {
+                    prologue.push(format!("uint {base} = {};", cb_word(off)));
+                }
             }
         }
         for line in prologue {

@@ -126,7 +126,7 @@ impl<'a> Emitter<'a> {
         if mem.indices.len() != at.ndim as usize {
             return Err(self.invalid("wrong number of indices"));
         }
-        let mut terms = Vec::new();
+        let mut terms: Vec<String> = info.base.iter().cloned().collect();
         for (axis, &ix) in mem.indices.iter().enumerate() {
             let e = self.v(ix)?;
             let s = self.scalar_of(ix)?;

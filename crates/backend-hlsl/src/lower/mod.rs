@@ -100,6 +100,9 @@ pub(crate) fn emit_kernel(
 /// An array parameter: its buffer and the locals holding shape and strides.
 struct ArrayInfo {
     buf: String,
+    /// Pooled kernels: the local holding the array's byte offset in the
+    /// pool, added to every address.
+    base: Option<String>,
     shape: String,
     strides: String,
 }

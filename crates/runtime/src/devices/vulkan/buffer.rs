@@ -109,10 +109,17 @@ impl<D: Deref<Target = VulkanDevice>> Drop for Buffer<D> {
 impl<D: Deref<Target = VulkanDevice>> Buffer<D> {
     /// Copies `out.len()` bytes (at most the buffer's size) out.
     pub(super) fn read(&self, out: &mut [u8]) {
-        let n = out.len().min(self.size as usize);
+        self.read_at(0, out)
+    }
+
+    /// Copies `out.len()` bytes from `offset` out (at most to the buffer's
+    /// end).
+    pub(super) fn read_at(&self, offset: u64, out: &mut [u8]) {
+        let n = out.len().min(self.size.saturating_sub(offset) as usize);
         // SAFETY: no launch is pending (launches wait for their fence, after
-        // a compute→host barrier) and the mapping holds `size >= n` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(self.ptr, out.as_mut_ptr(), n) };
+        // a compute→host barrier) and the mapping holds `offset + n <= size`
+        // bytes.
+        unsafe { std::ptr::copy_nonoverlapping(self.ptr.add(offset as usize), out.as_mut_ptr(), n) };
     }
 }
 

@@ -9,18 +9,33 @@ use super::{vkerr, VulkanError};
 use ash::vk;
 use weft_abi::trap::{record, TrapRecord};
 
+/// A device array copied into the pool of a pooled launch before its
+/// dispatches and back out after them.
+pub(super) struct PoolCopy {
+    /// The array's own buffer.
+    pub array: vk::Buffer,
+    /// Its byte offset in the pool (`bufs[0]`).
+    pub base: u64,
+    /// Bytes copied.
+    pub len: u64,
+}
+
 impl Pipeline {
     /// One launch of `total` threads (> 0) with the packed argument `block`
     /// and, per array binding of the kernel, its storage buffer: constant
     /// buffers, the trap record of checked code, the lock table of 64-bit
     /// atomics, descriptor sets, one
     /// command buffer of dispatches between barriers, submit, wait. Returns
-    /// the first failure of a checked kernel.
+    /// the first failure of a checked kernel. A pooled kernel gets its pool
+    /// as the one buffer of `bufs`, each array's base in `bases`, and the
+    /// device arrays to copy in and out through it in `copies`.
     pub(super) fn dispatch(
         &self,
         block: &[u8],
         total: usize,
         bufs: &[vk::Buffer],
+        bases: &[u32],
+        copies: &[PoolCopy],
     ) -> Result<Option<TrapRecord>, VulkanError> {
         let p = self;
         let dev = &*p.dev;
@@ -28,7 +43,10 @@ impl Pipeline {
             kernel: p.kernel.clone(),
             source,
         };
-        debug_assert_eq!(bufs.len(), p.bindings.arrays.len());
+        debug_assert_eq!(
+            bufs.len(),
+            if p.bindings.pooled { 1 } else { p.bindings.arrays.len() }
+        );
 
         // Constant buffers, one per dispatch, at aligned offsets.
         let total = u32::try_from(total).map_err(|_| VulkanError::TooLarge {
@@ -53,7 +71,10 @@ impl Pipeline {
             "uniform",
         )?;
         for (i, d) in split.iter().enumerate() {
-            let bytes = p.bindings.pack_cbuffer(block, d.base).map_err(shader)?;
+            let mut bytes = p.bindings.pack_cbuffer(block, d.base).map_err(shader)?;
+            p.bindings
+                .pack_pool_bases(&mut bytes, bases)
+                .map_err(shader)?;
             cbuf.write(i as u64 * cb_stride, &bytes);
         }
 
@@ -178,21 +199,23 @@ impl Pipeline {
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
             )
             .map_err(vkerr("vkBeginCommandBuffer"))?;
+            use vk::{AccessFlags as A, PipelineStageFlags as S};
             // Earlier launches' shader writes (to device arrays kept
-            // across launches) are visible to this one's shaders. Host
-            // writes before the submission need no barrier.
-            let after_writes = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
-            d.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::DependencyFlags::empty(),
-                &[after_writes],
-                &[],
-                &[],
-            );
+            // across launches) are visible to this one's shaders and to a
+            // pooled launch's copies into its pool. Host writes before the
+            // submission need no barrier.
+            let rw = A::SHADER_READ | A::SHADER_WRITE;
+            let (after, reads) = (S::COMPUTE_SHADER | S::TRANSFER, rw | A::TRANSFER_READ);
+            barrier(d, cmd, S::COMPUTE_SHADER, after, A::SHADER_WRITE, reads);
+            for c in copies {
+                let region = [vk::BufferCopy::default()
+                    .dst_offset(c.base)
+                    .size(c.len)];
+                d.cmd_copy_buffer(cmd, c.array, bufs[0], &region);
+            }
+            if !copies.is_empty() {
+                barrier(d, cmd, S::TRANSFER, S::COMPUTE_SHADER, A::TRANSFER_WRITE, rw);
+            }
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             for (set, disp) in sets.iter().zip(&split) {
                 d.cmd_bind_descriptor_sets(
@@ -205,19 +228,22 @@ impl Pipeline {
                 );
                 d.cmd_dispatch(cmd, disp.groups_x, 1, 1);
             }
+            if !copies.is_empty() {
+                let (to, read) = (S::TRANSFER, A::TRANSFER_READ);
+                barrier(d, cmd, S::COMPUTE_SHADER, to, A::SHADER_WRITE, read);
+                for c in copies {
+                    let region = [vk::BufferCopy::default()
+                        .src_offset(c.base)
+                        .size(c.len)];
+                    d.cmd_copy_buffer(cmd, bufs[0], c.array, &region);
+                }
+                // The copies back are visible to the host and to later
+                // launches' shaders.
+                let (to, read) = (S::HOST | S::COMPUTE_SHADER, A::HOST_READ | rw);
+                barrier(d, cmd, S::TRANSFER, to, A::TRANSFER_WRITE, read);
+            }
             // Make the shader's writes visible to the host reads below.
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            d.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
+            barrier(d, cmd, S::COMPUTE_SHADER, S::HOST, A::SHADER_WRITE, A::HOST_READ);
             d.end_command_buffer(cmd)
                 .map_err(vkerr("vkEndCommandBuffer"))?;
             scratch.fence = d
@@ -257,6 +283,27 @@ impl Pipeline {
             record::decode(&rec)
         }))
     }
+}
+
+/// Records a global memory barrier: `src_access` writes of `src` stages
+/// visible to `dst_access` of `dst` stages.
+///
+/// # Safety
+///
+/// `cmd` is a command buffer of `d` in the recording state.
+unsafe fn barrier(
+    d: &ash::Device,
+    cmd: vk::CommandBuffer,
+    src: vk::PipelineStageFlags,
+    dst: vk::PipelineStageFlags,
+    src_access: vk::AccessFlags,
+    dst_access: vk::AccessFlags,
+) {
+    let b = vk::MemoryBarrier::default()
+        .src_access_mask(src_access)
+        .dst_access_mask(dst_access);
+    // SAFETY: the caller's.
+    unsafe { d.cmd_pipeline_barrier(cmd, src, dst, vk::DependencyFlags::empty(), &[b], &[], &[]) };
 }
 
 /// Per-launch Vulkan objects, destroyed on drop.

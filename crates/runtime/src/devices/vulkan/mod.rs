@@ -25,7 +25,10 @@
 //! module → compute pipeline, [`pipeline`]), once per program and kernel.
 //! Its descriptor set 0 follows the backend's `BindingLayout`: binding 0
 //! the uniform buffer (`b0`), binding `k + 1` the `k`-th array parameter as
-//! a storage buffer (`u<k>`). Threads per workgroup come from the device
+//! a storage buffer (`u<k>`) — or, for a kernel that would bind more
+//! storage buffers than the device's `maxPerStageDescriptorStorageBuffers`
+//! (passed to the backend as `max_storage_buffers`), binding 1 one pool of
+//! every array ([`pool`]). Threads per workgroup come from the device
 //! options (`group_size`).
 //!
 //! # Launch
@@ -41,6 +44,10 @@
 //!    (same contents but the dispatch base), records them in one command
 //!    buffer, submits it and waits on a fence ([`dispatch`]);
 //! 3. copies every array buffer back into its array.
+//!
+//! A pooled kernel's launch puts every distinct array into one pool buffer
+//! at its base instead (device arrays by `vkCmdCopyBuffer` before the
+//! dispatches and back after them) and copies every array back out.
 //!
 //! A kernel compiled with bounds checks (its `BindingLayout::trap` is set)
 //! also gets its trap record: a zeroed storage buffer of
@@ -75,6 +82,7 @@ mod buffer;
 mod context;
 mod dispatch;
 mod pipeline;
+mod pool;
 
 use crate::array::Arg;
 use crate::cached;
@@ -93,6 +101,14 @@ use weft_backend_hlsl::{Error as HlslError, Options as HlslOptions};
 use weft_ir::{KernelInfo, Module, ModuleInfo};
 
 pub(super) const OPEN: Option<OpenFn> = Some(open);
+
+/// Usage of array buffers and pools: storage buffers that a pooled launch
+/// copies into and out of its pool.
+const ARRAY_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_SRC.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
+);
 
 /// Why the Vulkan device could not be opened or used.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -221,7 +237,7 @@ impl Vulkan {
     ) -> Result<Buffer<&VulkanDevice>, VulkanError> {
         self.dev.check_storage_len(len, what)?;
         self.dev
-            .buffer(len as u64, vk::BufferUsageFlags::STORAGE_BUFFER, "storage")
+            .buffer(len as u64, ARRAY_USAGE, "storage")
     }
 }
 
@@ -267,6 +283,7 @@ impl DeviceApi for Vulkan {
         };
         let opts = HlslOptions {
             group_size: self.group_size,
+            max_storage_buffers: self.dev.limits.max_per_stage_descriptor_storage_buffers,
         };
         let art = weft_backend_hlsl::compile_kernel(&program.module, &program.info, name, &opts)
             .map_err(shader)?;
@@ -289,9 +306,7 @@ impl DeviceApi for Vulkan {
         let sig = launch.sig;
         let err = |e| Vulkan::exec_error(&sig.name, e);
         let block = pack_bytes(sig, &launch.dims, launch.views);
-        // One storage buffer per distinct array, filled from it.
-        let mut arrays: Vec<(&crate::Array, Buffer<&VulkanDevice>)> = Vec::new();
-        let mut bufs = Vec::with_capacity(p.bindings.arrays.len());
+        let mut hosts: Vec<&crate::Array> = Vec::with_capacity(p.bindings.arrays.len());
         for b in &p.bindings.arrays {
             let Some(Arg::Array(arr)) = args.get(b.param_index) else {
                 return Err(err(VulkanError::Shader {
@@ -299,7 +314,28 @@ impl DeviceApi for Vulkan {
                     source: HlslError::Pack(format!("argument `{}` is not an array", b.param)),
                 }));
             };
-            if let Some((_, buf)) = arrays.iter().find(|(a, _)| std::ptr::eq(*a, *arr)) {
+            hosts.push(arr);
+        }
+        if p.bindings.pooled {
+            // One pool of every distinct array, filled from it.
+            let keys: Vec<_> = hosts.iter().map(|a| (*a as *const crate::Array, a.raw().len())).collect();
+            let plan = pool::plan(&keys).map_err(err)?;
+            let mut buf = self.storage(plan.size as usize, || "the array pool".into()).map_err(err)?;
+            for r in &plan.regions {
+                buf.write(r.base, hosts[r.first].raw());
+            }
+            let trap = p.dispatch(&block, launch.total, &[buf.buffer], &plan.bases, &[]).map_err(err)?;
+            for r in &plan.regions {
+                // SAFETY: as below.
+                buf.read_at(r.base, unsafe { hosts[r.first].raw_mut() });
+            }
+            return Ok(trap);
+        }
+        // One storage buffer per distinct array, filled from it.
+        let mut arrays: Vec<(&crate::Array, Buffer<&VulkanDevice>)> = Vec::new();
+        let mut bufs = Vec::with_capacity(p.bindings.arrays.len());
+        for (b, arr) in p.bindings.arrays.iter().zip(hosts) {
+            if let Some((_, buf)) = arrays.iter().find(|(a, _)| std::ptr::eq(*a, arr)) {
                 bufs.push(buf.buffer);
                 continue;
             }
@@ -309,7 +345,7 @@ impl DeviceApi for Vulkan {
             bufs.push(buf.buffer);
             arrays.push((arr, buf));
         }
-        let trap = p.dispatch(&block, launch.total, &bufs).map_err(err)?;
+        let trap = p.dispatch(&block, launch.total, &bufs, &[], &[]).map_err(err)?;
         for (arr, buf) in &arrays {
             // SAFETY: the launch has finished (fence waited, host-read
             // barrier recorded), and the array was lent to this synchronous
@@ -341,11 +377,30 @@ impl DeviceApi for Vulkan {
                     },
                 ));
             };
-            bufs.push(arr.buf.buffer);
+            bufs.push((arr.buf.buffer, arr.len));
         }
+        let err = |e| Vulkan::exec_error(&sig.name, e);
         let block = pack_bytes(sig, &launch.dims, launch.views);
-        p.dispatch(&block, launch.total, &bufs)
-            .map_err(|e| Vulkan::exec_error(&sig.name, e))
+        if !p.bindings.pooled {
+            let bufs: Vec<_> = bufs.iter().map(|b| b.0).collect();
+            return p.dispatch(&block, launch.total, &bufs, &[], &[]).map_err(err);
+        }
+        // Each distinct array is copied into the pool before the dispatches
+        // and back out after them, on the device.
+        let plan = pool::plan(&bufs).map_err(err)?;
+        let pool = self.storage(plan.size as usize, || "the array pool".into()).map_err(err)?;
+        let copies: Vec<_> = plan
+            .regions
+            .iter()
+            .filter(|r| r.len > 0)
+            .map(|r| dispatch::PoolCopy {
+                array: bufs[r.first].0,
+                base: r.base,
+                len: r.len,
+            })
+            .collect();
+        p.dispatch(&block, launch.total, &[pool.buffer], &plan.bases, &copies)
+            .map_err(err)
     }
 
     fn alloc(&self, bytes: usize) -> Result<VulkanBuffer, RuntimeError> {
@@ -354,7 +409,7 @@ impl DeviceApi for Vulkan {
         let mut buf = Buffer::new(
             self.dev.clone(),
             bytes as u64,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
+            ARRAY_USAGE,
             "storage",
         )?;
         buf.write(0, &vec![0u8; buf.size as usize]);
