@@ -120,12 +120,12 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         }
         match f.kind {
             FuncKind::Kernel => match self.vector_width_for(f) {
-                Some(w) => {
+                Some((w, uni)) => {
                     let a = self
                         .ctx
                         .create_string_attribute("min-legal-vector-width", &(w * 32).to_string());
                     fv.add_attribute(AttributeLoc::Function, a);
-                    self.spmd_kernel_body(f, fv, w)
+                    self.spmd_kernel_body(f, fv, w, uni)
                 }
                 None => self.kernel_body(f, fv),
             },
@@ -133,11 +133,20 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         }
     }
 
-    /// The vector tier's width for kernel `f`, when it takes it.
-    fn vector_width_for(&self, f: &weft_ir::Function) -> Option<u32> {
+    /// The vector tier's width for kernel `f` and its uniformity, when the
+    /// tier takes it.
+    fn vector_width_for(
+        &self,
+        f: &weft_ir::Function,
+    ) -> Option<(u32, weft_ir::uniform::Uniformity)> {
         let c = &self.cfg;
-        let on = c.kind == TargetKind::Host && c.vector_width > 1 && !c.debug && !c.cancel_checks;
-        (on && super::spmd::rejects(f).is_none()).then_some(c.vector_width)
+        if c.kind != TargetKind::Host || c.vector_width <= 1 || c.debug || c.cancel_checks {
+            return None;
+        }
+        let uni = weft_ir::uniform::uniformity(f);
+        super::spmd::rejects(f, &uni)
+            .is_none()
+            .then_some((c.vector_width, uni))
     }
 
     pub(super) fn load_params(

@@ -42,9 +42,8 @@ use weft_ir::{layout, Inst, MathFlags, MathFn, Region, Scalar, Type, Value};
 /// anyway, and the tier would add the lanes' extracts and the spills of
 /// every live vector around each call: more than 1 such call per
 /// [`CALLS_PER_VECTOR_OP`] vector instructions).
-pub(crate) fn rejects(f: &weft_ir::Function) -> Option<&'static str> {
+pub(crate) fn rejects(f: &weft_ir::Function, uni: &Uniformity) -> Option<&'static str> {
     let mut why = None;
-    let uni = weft_ir::uniform::uniformity(f);
     let (mut calls, mut ops) = (0usize, 0usize);
     weft_ir::info::for_each_inst(f, &mut |i| {
         let d = &f.insts[i];
@@ -395,6 +394,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         f: &'m weft_ir::Function,
         fv: FunctionValue<'ctx>,
         w: u32,
+        uni: Uniformity,
     ) -> Result<()> {
         let i64t = self.ctx.i64_type();
         let entry = self.new_block("entry")?;
@@ -414,7 +414,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let mt = self.ctx.bool_type().vec_type(w);
         self.st.vx = Some(Vx {
             w,
-            uni: weft_ir::uniform::uniformity(f),
+            uni,
             vmap: HashMap::new(),
             mask: mt.const_zero(),
             tid: lanes,

@@ -11,7 +11,7 @@ use crate::error::{LaunchError, RuntimeError};
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use weft_abi::cancel;
 use weft_abi::trap::{clear_trap, take_trap, TrapRecord};
@@ -31,7 +31,8 @@ pub trait HostJit: Send + Sync + 'static {
     fn entry(code: &Self::Code, name: &str) -> Option<KernelEntry>;
     /// The entry to run kernel `name` with now, `loaded` being
     /// [`HostJit::entry`]'s: a tiered JIT returns faster code once it has
-    /// it. Called before each launch, so it must be cheap.
+    /// it. Called before each launch until it returns another entry, which
+    /// the kernel then keeps.
     fn current(_code: &Arc<Self::Code>, _name: &str, loaded: KernelEntry) -> KernelEntry {
         loaded
     }
@@ -53,6 +54,8 @@ pub struct HostKernel<C> {
     entry: KernelEntry,
     name: String,
     code: Arc<C>,
+    /// The faster entry a tiered JIT moved this kernel to, once it has.
+    upgraded: OnceLock<KernelEntry>,
 }
 
 impl<J: HostJit> DeviceApi for HostDevice<J> {
@@ -88,6 +91,7 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
             entry,
             name: kernel.name.clone(),
             code: program.clone(),
+            upgraded: OnceLock::new(),
         })
     }
 
@@ -117,8 +121,15 @@ fn launch_kernel<J: HostJit>(
     launch: &Launch<'_>,
     timeout: Option<Duration>,
 ) -> Result<Option<TrapRecord>, LaunchError> {
-    let entry = J::current(&k.code, &k.name, k.entry);
     if !J::TIERED {
+        return launch_entry::<J>(k.entry, launch, timeout);
+    }
+    if let Some(&e) = k.upgraded.get() {
+        return launch_entry::<J>(e, launch, timeout);
+    }
+    let entry = J::current(&k.code, &k.name, k.entry);
+    if entry as usize != k.entry as usize {
+        let _ = k.upgraded.set(entry);
         return launch_entry::<J>(entry, launch, timeout);
     }
     let t0 = Instant::now();
