@@ -247,7 +247,7 @@ impl Reference {
 /// Launches before the timed ones: one, and on the host devices (without
 /// `--quick`) at least three and [`WARM_UP`] of launches, so that `cpu`
 /// has moved the module to its vector tier (`docs/vector.md`: after 20 ms
-/// of launches, compiled in the background) and the medians are the steady
+/// of launches) and the medians are the steady
 /// state.
 fn warm_up(
     dev: &Device,

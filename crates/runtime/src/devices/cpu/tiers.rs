@@ -1,8 +1,9 @@
 //! `cpu` in a build with the `llvm` feature: a module starts on
 //! Cranelift's code (compiled in milliseconds) and moves to the LLVM
 //! vector tier (`docs/vector.md`) once its launches have run
-//! [`TIER_UP_AFTER`] in all (`WEFT_TIER_UP_MS` overrides it). The vector tier is compiled on a background
-//! thread meanwhile; each launch runs whichever code is ready. Both tiers
+//! [`TIER_UP_AFTER`] in all (`WEFT_TIER_UP_MS` overrides it): the launch
+//! that crosses it compiles the vector tier before it returns, and every
+//! later launch runs the vector code. Both tiers
 //! compute the same bits (`tests/vector_tier.rs`), except the order of
 //! float atomic adds. A module with fast math stays on Cranelift (the two
 //! compilers approximate differently), and so does one the vector compile
@@ -52,25 +53,19 @@ pub(super) struct TieredCode {
 }
 
 impl TieredCode {
-    /// Starts the vector compile on a thread of its own (once).
-    fn tier_up(code: &Arc<TieredCode>) {
+    /// Compiles the vector tier (once), on the calling thread: the launch
+    /// that crossed the threshold returns after it. (A background thread
+    /// could still be inside LLVM when the process exits, and LLVM's static
+    /// destructors do not wait for it.)
+    fn tier_up(code: &TieredCode) {
         if code.started.swap(true, Ordering::AcqRel) {
             return;
         }
-        let c = code.clone();
-        let spawned = std::thread::Builder::new()
-            .name("weft-tier-up".into())
-            .spawn(move || {
-                let art = c
-                    .source
-                    .as_ref()
-                    .and_then(|(m, info, o)| host::compile(m, info, o).ok());
-                let _ = c.vector.set(art);
-            });
-        if spawned.is_err() {
-            // No thread: the module stays on Cranelift's code.
-            let _ = code.vector.set(None);
-        }
+        let art = code
+            .source
+            .as_ref()
+            .and_then(|(m, info, o)| host::compile(m, info, o).ok());
+        let _ = code.vector.set(art);
     }
 }
 
@@ -99,9 +94,7 @@ impl HostJit for Tiered {
             vector: OnceLock::new(),
         };
         if tier_up_after().is_zero() && code.source.is_some() {
-            code.started.store(true, Ordering::Release);
-            let art = code.source.as_ref().and_then(|(m, i, o)| host::compile(m, i, o).ok());
-            let _ = code.vector.set(art);
+            TieredCode::tier_up(&code);
         }
         Ok(code)
     }
@@ -165,13 +158,9 @@ mod tests {
         Tiered::ran(&code, Duration::from_millis(1));
         assert!(!code.started.load(Ordering::Acquire));
         assert_eq!(Tiered::current(&code, "scale", loaded) as usize, loaded as usize);
-        // Hot: the vector compile starts; once done, launches switch.
+        // Hot: the vector tier is compiled, and launches switch to it.
         Tiered::ran(&code, TIER_UP_AFTER);
         assert!(code.started.load(Ordering::Acquire));
-        let deadline = std::time::Instant::now() + Duration::from_secs(120);
-        while code.vector.get().is_none() && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
         assert!(matches!(code.vector.get(), Some(Some(_))), "the vector tier compiled");
         assert_ne!(Tiered::current(&code, "scale", loaded) as usize, loaded as usize);
     }
