@@ -21,12 +21,16 @@
 //! * [`fastmath`]: the backend-neutral `f32` approximations of fast math
 //!   (`afn`), written once over an operations trait that each backend
 //!   implements, with their coefficients.
+//! * [`precise`]: inline `f64`-evaluated forms of the precise `f32`
+//!   transcendentals for the vector tier, over an operations trait in the
+//!   same way, with the lanes they cover (the rest take the shims).
 //!
 //! Backends depend on this crate, never on each other.
 
 pub mod cancel;
 pub mod debug;
 pub mod fastmath;
+pub mod precise;
 pub mod shims;
 pub mod trap;
 

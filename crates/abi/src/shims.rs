@@ -240,6 +240,29 @@ fn math_ptr(f: MathFn, double: bool) -> *const u8 {
         Pow => pow_f32, pow_f64, Atan2 => atan2_f32, atan2_f64, Fmod => fmod_f32, fmod_f64)
 }
 
+/// The `f32` math shim of `f` applied to `args` (one or two, by `f`'s
+/// arity): what a call from the generated code returns.
+pub fn eval_f32(f: MathFn, args: &[f32]) -> f32 {
+    let a = args.first().copied().unwrap_or(f32::NAN);
+    let b = args.get(1).copied().unwrap_or(f32::NAN);
+    macro_rules! pick {
+        ($($v:ident => $n:path),*) => {
+            match f {
+                $(MathFn::$v => $n(a),)*
+                MathFn::Pow => pow_f32(a, b),
+                MathFn::Atan2 => atan2_f32(a, b),
+                MathFn::Fmod => fmod_f32(a, b),
+            }
+        };
+    }
+    pick!(Sin => unary32::sin, Cos => unary32::cos, Tan => unary32::tan,
+        Asin => unary32::asin, Acos => unary32::acos, Atan => unary32::atan,
+        Sinh => unary32::sinh, Cosh => unary32::cosh, Tanh => unary32::tanh,
+        Exp => unary32::exp, Exp2 => unary32::exp2, Log => unary32::log,
+        Log2 => unary32::log2, Log10 => unary32::log10, Cbrt => unary32::cbrt,
+        Erf => unary32::erf, Erfc => unary32::erfc, Erfinv => unary32::erfinv)
+}
+
 /// The address of the shim named `name` ([`Shim::symbol`]).
 pub fn address(name: &str) -> Option<*const u8> {
     table().iter().find(|s| s.name == name).map(ShimInfo::ptr)
