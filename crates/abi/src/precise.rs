@@ -259,10 +259,18 @@ fn within<O: Ops>(o: &mut O, x: O::V, max: f64) -> Result<O::V, O::E> {
     o.fcmp(Cmp::Le, a, m)
 }
 
+/// An inline form's output.
+#[derive(Copy, Clone, Debug)]
+pub struct Inline<V> {
+    /// The `f32` result.
+    pub value: V,
+    /// The mask of the lanes it covers: the others must take the shim.
+    pub covered: V,
+}
+
 /// The inline form of `f` at the `f32` argument `x` (`None` when `f` has
-/// none: see [`vectorizes`]): the `f32` result and the mask of the lanes
-/// it covers (the others must take the shim).
-pub fn emit<O: Ops>(o: &mut O, f: MathFn, x: O::V) -> Result<Option<(O::V, O::V)>, O::E> {
+/// none: see [`vectorizes`]).
+pub fn emit<O: Ops>(o: &mut O, f: MathFn, x: O::V) -> Result<Option<Inline<O::V>>, O::E> {
     if !vectorizes(f) {
         return Ok(None);
     }
@@ -279,7 +287,10 @@ pub fn emit<O: Ops>(o: &mut O, f: MathFn, x: O::V) -> Result<Option<(O::V, O::V)
             (log(o, f, x)?, o.and(pos, fin)?)
         }
     };
-    Ok(Some((o.narrow(v)?, covered)))
+    Ok(Some(Inline {
+        value: o.narrow(v)?,
+        covered,
+    }))
 }
 
 /// `sin`, `cos` or `tan` of the `f64` `x`.
@@ -407,12 +418,12 @@ impl Exact {
     /// covers `x`, else the shim (`None` if `f` has no inline form).
     pub fn eval(self, f: MathFn, x: f32) -> Option<f32> {
         let mut o = self;
-        let (v, covered) = match emit(&mut o, f, x.to_bits() as u64) {
+        let r = match emit(&mut o, f, x.to_bits() as u64) {
             Ok(v) => v?,
             Err(e) => match e {},
         };
-        Some(if covered != 0 {
-            f32::from_bits(v as u32)
+        Some(if r.covered != 0 {
+            f32::from_bits(r.value as u32)
         } else {
             crate::shims::eval_f32(f, &[x])
         })
@@ -422,7 +433,7 @@ impl Exact {
     pub fn covers(self, f: MathFn, x: f32) -> bool {
         let mut o = self;
         match emit(&mut o, f, x.to_bits() as u64) {
-            Ok(v) => v.is_some_and(|(_, c)| c != 0),
+            Ok(v) => v.is_some_and(|r| r.covered != 0),
             Err(e) => match e {},
         }
     }
