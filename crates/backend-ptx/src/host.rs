@@ -128,14 +128,18 @@ pub(crate) fn host_cpu() -> Option<&'static (String, String)> {
     }))
 }
 
+/// Whether the host CPU has the feature `f` (LLVM's name: `avx2`, `fma`).
+pub(crate) fn host_has(f: &str) -> bool {
+    let features = host_cpu().map(|c| c.1.as_str()).unwrap_or("");
+    features.split(',').any(|x| x == format!("+{f}"))
+}
+
 /// Threads per vector in the vector tier: the host's vector width in
 /// 32-bit lanes (16 with AVX-512F, 8 with AVX2, else 4: SSE, NEON).
 pub fn native_width() -> u32 {
-    let features = host_cpu().map(|c| c.1.as_str()).unwrap_or("");
-    let has = |f: &str| features.split(',').any(|x| x == format!("+{f}"));
-    if has("avx512f") {
+    if host_has("avx512f") {
         16
-    } else if has("avx2") {
+    } else if host_has("avx2") {
         8
     } else {
         4

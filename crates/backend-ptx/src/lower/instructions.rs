@@ -97,11 +97,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let f = self.cur();
         let data = &f.insts[inst];
         self.set_loc(data.loc);
-        self.st.flags = if f.accepts_math_flags(inst) {
-            data.flags
-        } else {
-            MathFlags::NONE
-        };
+        self.st.flags = inst_flags(f, inst);
     }
 
     pub(super) fn inst(&mut self, inst: Inst, yield_to: Option<&Join<'ctx>>) -> Result<()> {
@@ -675,4 +671,13 @@ pub(crate) fn vprintf_format(fmt: &str, kinds: &[u8]) -> String {
         out.push_str(&spec);
     }
     out
+}
+
+/// The fast-math flags `inst` is lowered under.
+pub(super) fn inst_flags(f: &weft_ir::Function, inst: Inst) -> MathFlags {
+    if f.accepts_math_flags(inst) {
+        f.insts[inst].flags
+    } else {
+        MathFlags::NONE
+    }
 }

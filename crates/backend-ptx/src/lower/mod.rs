@@ -53,6 +53,7 @@ mod instructions;
 mod math;
 mod memory;
 mod spmd;
+mod vmath;
 
 type Result<T> = std::result::Result<T, Error>;
 

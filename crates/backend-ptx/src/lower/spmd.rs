@@ -56,8 +56,17 @@ pub(crate) fn rejects(f: &weft_ir::Function, uni: &Uniformity) -> Option<&'stati
             return;
         }
         let float = |v: &Value| f.value_type(*v).as_scalar().is_some_and(|s| s.is_float());
+        let flags = super::instructions::inst_flags(f, i);
+        let inline = |func, x: &Value| {
+            f.value_type(*x)
+                .as_scalar()
+                .is_some_and(|s| super::vmath::inlines(func, s, flags))
+        };
         match &d.kind {
-            InstKind::Unary(op, _) if MathFn::of_unary(*op).is_some() => calls += 1,
+            InstKind::Unary(op, x) => match MathFn::of_unary(*op) {
+                Some(func) if !inline(func, x) => calls += 1,
+                _ => ops += 1,
+            },
             InstKind::Binary(BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2, a, _) if float(a) => {
                 calls += 1
             }
@@ -279,7 +288,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.ctx.bool_type().vec_type(self.width())
     }
 
-    fn any(&self, m: VectorValue<'ctx>) -> Result<IntValue<'ctx>> {
+    pub(super) fn any(&self, m: VectorValue<'ctx>) -> Result<IntValue<'ctx>> {
         Ok(self
             .call_intr("llvm.vector.reduce.or", &[m.get_type().into()], &[m.into()])?
             .into_int_value())
@@ -808,7 +817,15 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
             InstKind::Unary(op, x) => {
                 let s = self.scalar_of(*x)?;
-                if !vec_scalar(s) || MathFn::of_unary(*op).is_some() {
+                if let Some(func) = MathFn::of_unary(*op) {
+                    let (xv, m) = (self.vget1(*x)?.into_vector_value(), self.mask()?);
+                    let Some(v) = self.vmath(func, s, xv, m)? else {
+                        return Ok(false);
+                    };
+                    self.vdef_results(inst, vec![v])?;
+                    return Ok(true);
+                }
+                if !vec_scalar(s) {
                     return Ok(false);
                 }
                 let xv = self.vget1(*x)?;
