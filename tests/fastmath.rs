@@ -1,5 +1,6 @@
 //! Fast math end to end: off, the IR carries no flags and results are the
-//! interpreter's; on, the flags appear in the IR text, the CPU code fuses
+//! interpreter's (on `llvm-cpu`, whose vector tier computes the precise
+//! functions inline, within an ulp per function); on, the flags appear in the IR text, the CPU code fuses
 //! `a*b+c` into `fma`, the PTX uses `.approx`/`fma.rn` forms, the CPU
 //! targets (Cranelift, LLVM host) inline `sin`/`cos`/`exp` instead of
 //! calling the library (Cranelift also runs them in its 4-wide SIMD thread
@@ -127,11 +128,16 @@ fn fast_results_are_close_and_precise_results_are_the_interpreters() {
     let oracle = transcendental(&Device::interp(), false, &x);
     for dev in common::devices(&["cpu", "llvm-cpu"]) {
         let precise = transcendental(&dev, false, &x);
+        // `cpu` calls the interpreter's functions (the shims); `llvm-cpu`'s
+        // vector tier computes them inline, correctly rounded, an ulp from
+        // the shims at a few inputs (`weft_abi::precise`): its three terms
+        // may each be an ulp off.
+        let exact = dev.name() == "cpu";
         assert!(
-            precise
-                .iter()
-                .zip(&oracle)
-                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            precise.iter().zip(&oracle).all(|(a, b)| {
+                a.to_bits() == b.to_bits()
+                    || (!exact && (a - b).abs() <= 3.0 * f32::EPSILON * b.abs().max(1.0))
+            }),
             "{}: precise differs from the interpreter",
             dev.name()
         );
