@@ -1,7 +1,8 @@
 //! The vector tier's precise `f32` math ([`weft_abi::precise`]): the
 //! backend-neutral algorithm in `<W x double>` lanes ([`VecOps`]), and the
 //! lanes it does not cover finished by the scalar shim, one call per such
-//! lane, in a block that runs only when some active lane needs it.
+//! lane, in a loop over the lanes that runs only when some active lane
+//! needs it.
 
 use super::{Lx, Result};
 use inkwell::builder::Builder;
@@ -51,32 +52,43 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             .b
             .build_select(mask, not_cov, mt.const_zero(), "")?
             .into_vector_value();
-        let out = self.entry_alloca(value.get_type())?;
+        // A loop over the lanes (cold: the code stays one call's size
+        // whatever the width).
+        let vt = value.get_type();
+        let out = self.entry_alloca(vt)?;
         self.b.build_store(out, value)?;
-        let slow = self.new_block("vmath_shim")?;
+        let Some(from) = self.b.get_insert_block() else {
+            return Err(crate::Error::Llvm("builder not positioned".into()));
+        };
+        let head = self.new_block("vmath_shim")?;
+        let call = self.new_block("vmath_lane")?;
+        let latch = self.new_block("vmath_next")?;
         let join = self.new_block("vmath_end")?;
         let any = self.any(bad)?;
-        self.b.build_conditional_branch(any, slow, join)?;
-        self.switch_to(slow);
-        for lane in 0..w {
-            let li = self.ctx.i32_type().const_int(lane as u64, false);
-            let bit = self.b.build_extract_element(bad, li, "")?.into_int_value();
-            let run = self.new_block("vmath_lane")?;
-            let next = self.new_block("vmath_next")?;
-            self.b.build_conditional_branch(bit, run, next)?;
-            self.switch_to(run);
-            let xl = self.b.build_extract_element(x, li, "")?;
-            let r = self.math(f, s, &[xl])?;
-            let acc = self
-                .b
-                .build_load(value.get_type(), out, "")?
-                .into_vector_value();
-            let acc = self.b.build_insert_element(acc, r, li, "")?;
-            self.b.build_store(out, acc)?;
-            self.b.build_unconditional_branch(next)?;
-            self.switch_to(next);
-        }
-        self.b.build_unconditional_branch(join)?;
+        self.b.build_conditional_branch(any, head, join)?;
+        self.switch_to(head);
+        let i32t = self.ctx.i32_type();
+        let i = self.b.build_phi(i32t, "")?;
+        let li = i.as_basic_value().into_int_value();
+        let bit = self.b.build_extract_element(bad, li, "")?.into_int_value();
+        self.b.build_conditional_branch(bit, call, latch)?;
+        self.switch_to(call);
+        let xl = self.b.build_extract_element(x, li, "")?;
+        let r = self.math(f, s, &[xl])?;
+        let acc = self.b.build_load(vt, out, "")?.into_vector_value();
+        let acc = self.b.build_insert_element(acc, r, li, "")?;
+        self.b.build_store(out, acc)?;
+        self.b.build_unconditional_branch(latch)?;
+        self.switch_to(latch);
+        let next = self.b.build_int_add(li, i32t.const_int(1, false), "")?;
+        let more = self.b.build_int_compare(
+            inkwell::IntPredicate::ULT,
+            next,
+            i32t.const_int(w as u64, false),
+            "",
+        )?;
+        self.b.build_conditional_branch(more, head, join)?;
+        i.add_incoming(&[(&i32t.const_zero(), from), (&next, latch)]);
         self.switch_to(join);
         Ok(Some(self.b.build_load(value.get_type(), out, "")?))
     }
