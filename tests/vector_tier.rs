@@ -187,7 +187,8 @@ const EVERY_FUNCTION: &str = r#"import warp as wp
 @wp.kernel
 def every(x: wp.array(dtype=float), o0: wp.array(dtype=float), o1: wp.array(dtype=float),
           o2: wp.array(dtype=float), o3: wp.array(dtype=float), o4: wp.array(dtype=float),
-          o5: wp.array(dtype=float), o6: wp.array(dtype=float)):
+          o5: wp.array(dtype=float), o6: wp.array(dtype=float), o7: wp.array(dtype=float),
+          o8: wp.array(dtype=float), o9: wp.array(dtype=float)):
     i = wp.tid()
     v = x[i]
     o0[i] = wp.sin(v)
@@ -197,10 +198,13 @@ def every(x: wp.array(dtype=float), o0: wp.array(dtype=float), o1: wp.array(dtyp
     o4[i] = wp.log(v)
     o5[i] = wp.log2(v)
     o6[i] = wp.log10(v)
+    o7[i] = wp.sinh(v)
+    o8[i] = wp.cosh(v)
+    o9[i] = wp.tanh(v)
 "#;
 
 /// In the order of [`EVERY_FUNCTION`]'s outputs.
-const FUNCS: [MathFn; 7] = [
+const FUNCS: [MathFn; 10] = [
     MathFn::Sin,
     MathFn::Cos,
     MathFn::Tan,
@@ -208,6 +212,9 @@ const FUNCS: [MathFn; 7] = [
     MathFn::Log,
     MathFn::Log2,
     MathFn::Log10,
+    MathFn::Sinh,
+    MathFn::Cosh,
+    MathFn::Tanh,
 ];
 
 /// `f` of every input on `dev`.
