@@ -50,7 +50,7 @@ fn reassociates(case: &Case) -> bool {
 /// block named `vmath_shim`).
 fn inline_math(compiler: &Compiler, case: &Case) -> bool {
     let m = compiler
-        .compile_file(&case.dir.join("kernel.py"))
+        .compile_file(case.dir.join("kernel.py"))
         .expect("compiles");
     m.llvm_ir(None).expect("llvm ir").contains("vmath_shim")
 }
@@ -232,26 +232,6 @@ fn run_every(dev: &Device, xs: &[f32]) -> Vec<Vec<f32>> {
     outs.iter().map(|o| o.to_vec::<f32>().unwrap()).collect()
 }
 
-/// The distance of `a` from `b` in `f32` steps (0 for two NaNs).
-fn ulps(a: f32, b: f32) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u64::MAX
-        };
-    }
-    let key = |x: f32| {
-        let b = x.to_bits() as i64;
-        if b < 0x8000_0000 {
-            b
-        } else {
-            0x8000_0000 - b
-        }
-    };
-    (key(a) - key(b)).unsigned_abs()
-}
-
 /// The Rust evaluator of the inline algorithm gives `v` at `x` (with or
 /// without FMA: the host's choice).
 fn is_inline_result(f: MathFn, x: f32, v: f32) -> bool {
@@ -296,11 +276,8 @@ fn inline_transcendentals_are_within_the_bound_of_the_shims() {
                 is_inline_result(f, x, v),
                 "{f:?}({x:e}) = {v:e}: not the algorithm's result"
             );
-            let d = ulps(v, s);
-            assert!(
-                d <= precise::bound_ulps(f) as u64,
-                "{f:?}({x:e}): {v:e} vs {s:e}"
-            );
+            let d = precise::ulps_apart(v, s);
+            assert!(d <= precise::bound_ulps(f), "{f:?}({x:e}): {v:e} vs {s:e}");
             differ += (d > 0) as usize;
         }
         report += &format!("{f:?}: {differ} of {} differ from the shim\n", xs.len());
