@@ -11,7 +11,7 @@
 //! `f32` result except when the exact value lies within ~2⁻²⁸ ulp of a
 //! halfway point between two `f32`s, which no sweep below has met. glibc's
 //! `f32` functions are not correctly rounded everywhere, so the vector
-//! tier gives the shim's bits at all but 0.01–0.3 % of the inputs (`log10`
+//! tier gives the shim's bits at all but 0.01–0.4 % of the inputs (`log10`
 //! and the hyperbolics: 0.6–4 %), and otherwise a neighbour (see the
 //! table below).
 //!
@@ -22,7 +22,7 @@
 //! a finite, nonzero `f64` result (`sin(±0)` is ±0 by the algebra).
 //!
 //! As in [`crate::fastmath`], each algorithm is written once over [`Ops`];
-//! the LLVM vector tier (`weft-backend-ptx`, `lower/math.rs`) implements it
+//! the LLVM vector tier (`weft-backend-ptx`, `lower/vmath.rs`) implements it
 //! in `<W x double>` vectors, and [`Exact`] runs it in Rust (the reference
 //! the tests sweep against the shims). `fma` is fused where the host has
 //! FMA (the LLVM side calls `llvm.fma` only then); the results are the
@@ -47,6 +47,13 @@
 //!   `cosh = (E + 1/E)/2`, `sinh = (E − 1/E)/2`, or its Taylor series
 //!   through `x¹⁵` for `|x| < ½` (where the difference cancels), `tanh =
 //!   sinh/cosh`.
+//! * `atan` (covered: finite `x`): four half-angle steps `t ← t/(1 +
+//!   √(1 + t²))` (`atan t = 2·atan t'`) take any `x` into `|u| < 0.0985`,
+//!   where the series through `u¹⁵` is below 2⁻⁵⁴; `atan x = 16·atan u`.
+//!   `asin x = 2·atan(x/(1 + √((1−x)(1+x))))` (`|x| ≤ 1`, three more
+//!   steps), `acos x = 2·atan √((1−x)/(1+x))` (`−1 < x ≤ 1`). Each step
+//!   costs a square root and a division; the error grows by a few 2⁻⁵³ per
+//!   step.
 //! * `log`, `log2`, `log10` (covered: positive finite `x`, subnormals
 //!   included: they are normal in `f64`): `x = 2^e·m` with `m` in `[√½,
 //!   √2)`, `f = m − 1` (exact), `s = f/(2+f)`, `log m = 2·atanh s = s·L(s²)`
@@ -83,6 +90,9 @@
 //! | `sinh` | `|x| ≤ 90` | 50 758 (2.42 %) | 0 | 2 ulp |
 //! | `cosh` | `|x| ≤ 90` | 12 722 (0.61 %) | 0 | 2 ulp |
 //! | `tanh` | `|x| ≤ 10` | 85 956 (4.10 %) | 0 | 2 ulp |
+//! | `atan` | `|x| ≤ 10³` | 7 990 (0.38 %) | 0 | 1 ulp |
+//! | `asin` | `|x| ≤ 1` | 3 400 (0.16 %) | 0 | 1 ulp |
+//! | `acos` | `|x| ≤ 1` | 3 954 (0.19 %) | 0 | 1 ulp |
 
 use std::convert::Infallible;
 use weft_ir::MathFn;
@@ -92,14 +102,14 @@ pub fn vectorizes(f: MathFn) -> bool {
     use MathFn::*;
     matches!(
         f,
-        Sin | Cos | Tan | Exp | Exp2 | Log | Log2 | Log10 | Sinh | Cosh | Tanh
+        Sin | Cos | Tan | Exp | Exp2 | Log | Log2 | Log10 | Sinh | Cosh | Tanh | Atan | Asin | Acos
     )
 }
 
 /// Per function: how many inputs of the sweeps of `matches_the_shims` give
 /// a result other than the shim's, and other than the `f64` reference's
 /// (see the module docs).
-pub const DIFFERING: [(MathFn, u32, u32); 11] = [
+pub const DIFFERING: [(MathFn, u32, u32); 14] = [
     (MathFn::Sin, 2748, 0),
     (MathFn::Cos, 1922, 0),
     (MathFn::Tan, 5966, 0),
@@ -111,6 +121,9 @@ pub const DIFFERING: [(MathFn, u32, u32); 11] = [
     (MathFn::Sinh, 50758, 0),
     (MathFn::Cosh, 12722, 0),
     (MathFn::Tanh, 85956, 0),
+    (MathFn::Atan, 7990, 0),
+    (MathFn::Asin, 3400, 0),
+    (MathFn::Acos, 3954, 0),
 ];
 
 /// The most ulps by which the inline form of `f` may differ from the shim
@@ -180,6 +193,17 @@ const fn taylor<const N: usize>(first: u32, step: u32, alt: bool) -> [f64; N] {
 const SIN: [f64; 8] = taylor(1, 2, true);
 /// `sinh x = x·Σ x²ⁱ/(2i+1)!`, through `x¹⁵` (`|x| < ½`).
 const SINH: [f64; 8] = taylor(1, 2, false);
+/// `atan u = u·Σ (−1)ⁱ u²ⁱ/(2i+1)`, through `u¹⁵` (`|u| < 0.1`).
+const ATAN: [f64; 8] = {
+    let mut c = [0.0; 8];
+    let mut i = 0;
+    while i < 8 {
+        let v = 1.0 / (2 * i + 1) as f64;
+        c[i] = if i % 2 == 1 { -v } else { v };
+        i += 1;
+    }
+    c
+};
 /// `cos r = Σ (−1)ⁱ r²ⁱ/(2i)!`, through `r¹⁶`.
 const COS: [f64; 9] = taylor(0, 2, true);
 /// `exp r = Σ rⁱ/i!`, through `r¹²`.
@@ -224,6 +248,8 @@ pub trait Ops {
     fn fdiv(&mut self, a: Self::V, b: Self::V) -> Result<Self::V, Self::E>;
     fn fneg(&mut self, a: Self::V) -> Result<Self::V, Self::E>;
     fn fabs(&mut self, a: Self::V) -> Result<Self::V, Self::E>;
+    /// The correctly rounded square root.
+    fn sqrt(&mut self, a: Self::V) -> Result<Self::V, Self::E>;
     /// `a·b + c`: fused or not, as the implementation was told.
     fn fma(&mut self, a: Self::V, b: Self::V, c: Self::V) -> Result<Self::V, Self::E>;
     /// An `f64` comparison.
@@ -337,6 +363,16 @@ pub fn emit<O: Ops>(o: &mut O, f: MathFn, x: O::V) -> Result<Option<Inline<O::V>
         MathFn::Sinh | MathFn::Cosh | MathFn::Tanh => {
             (hyperbolic(o, f, x)?, within(o, x, EXP_MAX)?)
         }
+        MathFn::Atan => (atan(o, x)?, within(o, x, f64::MAX)?),
+        MathFn::Asin => (asin(o, x)?, within(o, x, 1.0)?),
+        MathFn::Acos => {
+            // −1 < x ≤ 1 (acos(−1) = π takes the shim).
+            let m1 = o.fconst(-1.0)?;
+            let above = o.fcmp(Cmp::Lt, m1, x)?;
+            let one = o.fconst(1.0)?;
+            let le1 = o.fcmp(Cmp::Le, x, one)?;
+            (acos(o, x)?, o.and(above, le1)?)
+        }
         _ => {
             // 0 < x < ∞ (NaN: false).
             let zero = o.fconst(0.0)?;
@@ -427,6 +463,58 @@ fn hyperbolic<O: Ops>(o: &mut O, f: MathFn, x: O::V) -> Result<O::V, O::E> {
         return Ok(sinh);
     }
     o.fdiv(sinh, cosh)
+}
+
+/// `atan t` after `halvings` half-angle steps `t ← t/(1 + √(1 + t²))`
+/// (`atan t = 2·atan t'`; `[0, ∞) → [0, 1) → [0, 0.415) → [0, 0.199) →
+/// [0, 0.0985)`, odd in `t`), by the series through `u¹⁵`.
+fn atan_halved<O: Ops>(o: &mut O, t: O::V, halvings: u32) -> Result<O::V, O::E> {
+    let one = o.fconst(1.0)?;
+    let mut u = t;
+    for _ in 0..halvings {
+        let sq = o.fmul(u, u)?;
+        let s1 = o.fadd(sq, one)?;
+        let r = o.sqrt(s1)?;
+        let d = o.fadd(r, one)?;
+        u = o.fdiv(u, d)?;
+    }
+    let z = o.fmul(u, u)?;
+    let p = horner(o, z, &ATAN)?;
+    let a = o.fmul(u, p)?;
+    let scale = o.fconst((1u32 << halvings) as f64)?;
+    o.fmul(a, scale)
+}
+
+/// `atan` of the finite `f64` `x`: four halvings.
+fn atan<O: Ops>(o: &mut O, x: O::V) -> Result<O::V, O::E> {
+    atan_halved(o, x, 4)
+}
+
+/// `asin x = 2·atan(x/(1 + √((1−x)(1+x))))` for `|x| ≤ 1` (the argument
+/// is in `[−1, 1]`; `(1−x)(1+x)` is exact in `f64`).
+fn asin<O: Ops>(o: &mut O, x: O::V) -> Result<O::V, O::E> {
+    let one = o.fconst(1.0)?;
+    let a = o.fsub(one, x)?;
+    let b = o.fadd(one, x)?;
+    let p = o.fmul(a, b)?;
+    let r = o.sqrt(p)?;
+    let d = o.fadd(r, one)?;
+    let t = o.fdiv(x, d)?;
+    let h = atan_halved(o, t, 3)?;
+    let two = o.fconst(2.0)?;
+    o.fmul(h, two)
+}
+
+/// `acos x = 2·atan √((1−x)/(1+x))` for `−1 < x ≤ 1`.
+fn acos<O: Ops>(o: &mut O, x: O::V) -> Result<O::V, O::E> {
+    let one = o.fconst(1.0)?;
+    let a = o.fsub(one, x)?;
+    let b = o.fadd(one, x)?;
+    let q = o.fdiv(a, b)?;
+    let t = o.sqrt(q)?;
+    let h = atan_halved(o, t, 4)?;
+    let two = o.fconst(2.0)?;
+    o.fmul(h, two)
 }
 
 /// `log`, `log2` or `log10` of the positive finite `f64` `x`.
@@ -552,6 +640,9 @@ impl Ops for Exact {
     fn fabs(&mut self, a: u64) -> Result<u64, Infallible> {
         Ok(a & !(1 << 63))
     }
+    fn sqrt(&mut self, a: u64) -> Result<u64, Infallible> {
+        Ok(fl(a).sqrt().to_bits())
+    }
     fn fma(&mut self, a: u64, b: u64, c: u64) -> Result<u64, Infallible> {
         Ok(if self.fused {
             fl(a).mul_add(fl(b), fl(c))
@@ -614,6 +705,8 @@ mod tests {
             MathFn::Log | MathFn::Log2 | MathFn::Log10 => (0.0, 1e4, false),
             MathFn::Sinh | MathFn::Cosh => (0.0, 90.0, true),
             MathFn::Tanh => (0.0, 10.0, true),
+            MathFn::Atan => (0.0, 1e3, true),
+            MathFn::Asin | MathFn::Acos => (0.0, 1.0, true),
             _ => (0.0, 100.0, true),
         }
     }
@@ -667,6 +760,9 @@ mod tests {
             MathFn::Sinh => x.sinh(),
             MathFn::Cosh => x.cosh(),
             MathFn::Tanh => x.tanh(),
+            MathFn::Atan => x.atan(),
+            MathFn::Asin => x.asin(),
+            MathFn::Acos => x.acos(),
             _ => x.log10(),
         }) as f32
     }
@@ -769,6 +865,6 @@ mod tests {
         assert!(!o.covers(MathFn::Sin, 1e6) && o.covers(MathFn::Sin, 5e5));
         assert!(!o.covers(MathFn::Log, 0.0) && o.covers(MathFn::Log, f32::from_bits(1)));
         assert!(!o.covers(MathFn::Exp, f32::NAN) && !o.covers(MathFn::Exp, 105.0));
-        assert!(o.eval(MathFn::Pow, 1.0).is_none() && !vectorizes(MathFn::Atan));
+        assert!(o.eval(MathFn::Pow, 1.0).is_none() && !vectorizes(MathFn::Cbrt));
     }
 }

@@ -168,6 +168,9 @@ impl<'ctx> precise::Ops for VecOps<'_, '_, 'ctx, '_> {
     fn fabs(&mut self, a: V<'ctx>) -> Result<V<'ctx>> {
         self.intr("llvm.fabs", &[a])
     }
+    fn sqrt(&mut self, a: V<'ctx>) -> Result<V<'ctx>> {
+        self.intr("llvm.sqrt", &[a])
+    }
     fn fma(&mut self, a: V<'ctx>, b: V<'ctx>, c: V<'ctx>) -> Result<V<'ctx>> {
         if self.fused {
             return self.intr("llvm.fma", &[a, b, c]);
