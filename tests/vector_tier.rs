@@ -185,11 +185,12 @@ fn divergent_control_matches_the_scalar_loop() {
 const EVERY_FUNCTION: &str = r#"import warp as wp
 
 @wp.kernel
-def every(x: wp.array(dtype=float), o0: wp.array(dtype=float), o1: wp.array(dtype=float),
+def every(x: wp.array(dtype=float), x2: wp.array(dtype=float), o0: wp.array(dtype=float), o1: wp.array(dtype=float),
           o2: wp.array(dtype=float), o3: wp.array(dtype=float), o4: wp.array(dtype=float),
           o5: wp.array(dtype=float), o6: wp.array(dtype=float), o7: wp.array(dtype=float),
           o8: wp.array(dtype=float), o9: wp.array(dtype=float), o10: wp.array(dtype=float),
-          o11: wp.array(dtype=float), o12: wp.array(dtype=float)):
+          o11: wp.array(dtype=float), o12: wp.array(dtype=float), o13: wp.array(dtype=float),
+          o14: wp.array(dtype=float)):
     i = wp.tid()
     v = x[i]
     o0[i] = wp.sin(v)
@@ -205,10 +206,12 @@ def every(x: wp.array(dtype=float), o0: wp.array(dtype=float), o1: wp.array(dtyp
     o10[i] = wp.atan(v)
     o11[i] = wp.asin(v)
     o12[i] = wp.acos(v)
+    o13[i] = wp.pow(v, x2[i])
+    o14[i] = wp.atan2(v, x2[i])
 "#;
 
 /// In the order of [`EVERY_FUNCTION`]'s outputs.
-const FUNCS: [MathFn; 13] = [
+const FUNCS: [MathFn; 15] = [
     MathFn::Sin,
     MathFn::Cos,
     MathFn::Tan,
@@ -222,7 +225,20 @@ const FUNCS: [MathFn; 13] = [
     MathFn::Atan,
     MathFn::Asin,
     MathFn::Acos,
+    MathFn::Pow,
+    MathFn::Atan2,
 ];
+
+/// The second argument of the binary functions at input `i`: the inputs
+/// scrambled.
+fn second(xs: &[f32], i: usize) -> f32 {
+    xs[(i * 7919 + 13) % xs.len()]
+}
+
+/// `f`'s arguments at input `i`.
+fn args(f: MathFn, xs: &[f32], i: usize) -> Vec<f32> {
+    [xs[i], second(xs, i)][..f.arity()].to_vec()
+}
 
 /// `f` of every input on `dev`.
 fn run_every(dev: &Device, xs: &[f32]) -> Vec<Vec<f32>> {
@@ -230,12 +246,14 @@ fn run_every(dev: &Device, xs: &[f32]) -> Vec<Vec<f32>> {
     let k = dev.load(&m, "every").unwrap();
     let n = xs.len();
     let x = Array::from_slice(xs, &[n]).unwrap();
+    let ys: Vec<f32> = (0..n).map(|i| second(xs, i)).collect();
+    let x2 = Array::from_slice(&ys, &[n]).unwrap();
     let outs: Vec<Array> = (0..FUNCS.len())
         .map(|_| Array::from_slice(&vec![0f32; n], &[n]).unwrap())
         .collect();
-    let mut args = vec![Arg::array(&x)];
-    args.extend(outs.iter().map(Arg::array));
-    dev.launch(&k, &[n], &args).unwrap();
+    let mut a = vec![Arg::array(&x), Arg::array(&x2)];
+    a.extend(outs.iter().map(Arg::array));
+    dev.launch(&k, &[n], &a).unwrap();
     outs.iter().map(|o| o.to_vec::<f32>().unwrap()).collect()
 }
 
@@ -248,7 +266,7 @@ fn direct(f: MathFn, x: f32) -> bool {
 
 /// The Rust evaluator of the inline algorithm gives `v` at `x` (with or
 /// without FMA: the host's choice).
-fn is_inline_result(f: MathFn, x: f32, v: f32) -> bool {
+fn is_inline_result(f: MathFn, x: &[f32], v: f32) -> bool {
     [false, true].into_iter().any(|fused| {
         let e = Exact { fused }.eval(f, x).unwrap();
         e.to_bits() == v.to_bits()
@@ -283,18 +301,19 @@ fn inline_transcendentals_are_within_the_bound_of_the_shims() {
             if !direct(f, x) {
                 continue;
             }
-            let shim = weft_abi::shims::eval_f32(f, &[x]);
+            let a = args(f, &xs, i);
+            let shim = weft_abi::shims::eval_f32(f, &a);
             assert_eq!(
                 s.to_bits(),
                 shim.to_bits(),
-                "{f:?}({x:e}): the scalar tier is the shim"
+                "{f:?}{a:?}: the scalar tier is the shim"
             );
             assert!(
-                is_inline_result(f, x, v),
-                "{f:?}({x:e}) = {v:e}: not the algorithm's result"
+                is_inline_result(f, &a, v),
+                "{f:?}{a:?} = {v:e}: not the algorithm's result"
             );
             let d = precise::ulps_apart(v, s);
-            assert!(d <= precise::bound_ulps(f), "{f:?}({x:e}): {v:e} vs {s:e}");
+            assert!(d <= precise::bound_ulps(f), "{f:?}{a:?}: {v:e} vs {s:e}");
             differ += (d > 0) as usize;
         }
         report += &format!("{f:?}: {differ} of {} differ from the shim\n", xs.len());
@@ -348,16 +367,13 @@ fn uncovered_lanes_are_the_shims_bits() {
                 if !direct(f, x) {
                     continue;
                 }
-                if o.covers(f, x) {
-                    assert!(is_inline_result(f, x, v), "{f:?}({x:e}) = {v:e}");
+                let a = args(f, &xs[..n], i);
+                if o.covers(f, &a) {
+                    assert!(is_inline_result(f, &a, v), "{f:?}{a:?} = {v:e}");
                 } else {
                     uncovered += 1;
-                    let s = weft_abi::shims::eval_f32(f, &[x]);
-                    assert_eq!(
-                        v.to_bits(),
-                        s.to_bits(),
-                        "{f:?}({x:e}): {v:e} vs shim {s:e}"
-                    );
+                    let s = weft_abi::shims::eval_f32(f, &a);
+                    assert_eq!(v.to_bits(), s.to_bits(), "{f:?}{a:?}: {v:e} vs shim {s:e}");
                 }
             }
         }

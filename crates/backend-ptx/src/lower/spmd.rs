@@ -38,7 +38,8 @@ use weft_ir::{layout, Inst, MathFlags, MathFn, Region, Scalar, Type, Value};
 
 /// Why a kernel stays on the scalar path, or `None` when the vector tier
 /// takes it: a call left after inlining, a trap (bounds-checked mode), or
-/// varying work that is mostly host math calls (each runs lane by lane
+/// varying work that is mostly host math calls the tier does not compute
+/// inline ([`super::vmath::inlines`]; each runs lane by lane
 /// anyway, and the tier would add the lanes' extracts and the spills of
 /// every live vector around each call: more than 1 such call per
 /// [`CALLS_PER_VECTOR_OP`] vector instructions).
@@ -55,19 +56,23 @@ pub(crate) fn rejects(f: &weft_ir::Function, uni: &Uniformity) -> Option<&'stati
         if !d.results.iter().any(|&r| uni.is_varying(r)) {
             return;
         }
-        let float = |v: &Value| f.value_type(*v).as_scalar().is_some_and(|s| s.is_float());
         let flags = super::instructions::inst_flags(f, i);
-        let inline = |func, x: &Value| {
-            f.value_type(*x)
+        let call = match &d.kind {
+            InstKind::Unary(op, x) => MathFn::of_unary(*op).map(|g| (g, x)),
+            InstKind::Binary(op, a, _) => f
+                .value_type(*a)
                 .as_scalar()
-                .is_some_and(|s| super::vmath::inlines(func, s, flags))
+                .and_then(|s| binary_math(*op, s))
+                .map(|g| (g, a)),
+            _ => None,
         };
-        match &d.kind {
-            InstKind::Unary(op, x) => match MathFn::of_unary(*op) {
-                Some(func) if !inline(func, x) => calls += 1,
-                _ => ops += 1,
-            },
-            InstKind::Binary(BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2, a, _) if float(a) => {
+        match call {
+            Some((g, x))
+                if !f
+                    .value_type(*x)
+                    .as_scalar()
+                    .is_some_and(|s| super::vmath::inlines(g, s, flags)) =>
+            {
                 calls += 1
             }
             _ => ops += 1,
@@ -77,6 +82,18 @@ pub(crate) fn rejects(f: &weft_ir::Function, uni: &Uniformity) -> Option<&'stati
         why = Some("mostly host math calls, which run lane by lane");
     }
     why
+}
+
+/// The math function computing the binary operator `op` on `s`, if it is
+/// one (`pow`, `atan2`, float `%`).
+fn binary_math(op: BinaryOp, s: Scalar) -> Option<MathFn> {
+    match op {
+        _ if !s.is_float() => None,
+        BinaryOp::Pow => Some(MathFn::Pow),
+        BinaryOp::Atan2 => Some(MathFn::Atan2),
+        BinaryOp::Rem => Some(MathFn::Fmod),
+        _ => None,
+    }
 }
 
 /// See [`rejects`].
@@ -819,7 +836,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 let s = self.scalar_of(*x)?;
                 if let Some(func) = MathFn::of_unary(*op) {
                     let (xv, m) = (self.vget1(*x)?.into_vector_value(), self.mask()?);
-                    let Some(v) = self.vmath(func, s, xv, m)? else {
+                    let Some(v) = self.vmath(func, s, &[xv], m)? else {
                         return Ok(false);
                     };
                     self.vdef_results(inst, vec![v])?;
@@ -836,6 +853,15 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             }
             InstKind::Binary(op, a, b) => {
                 let s = self.scalar_of(*a)?;
+                if let Some(func) = binary_math(*op, s) {
+                    let av = self.vget1(*a)?.into_vector_value();
+                    let (bv, m) = (self.vget1(*b)?.into_vector_value(), self.mask()?);
+                    let Some(v) = self.vmath(func, s, &[av, bv], m)? else {
+                        return Ok(false);
+                    };
+                    self.vdef_results(inst, vec![v])?;
+                    return Ok(true);
+                }
                 if !vec_scalar(s) {
                     return Ok(false);
                 }

@@ -20,19 +20,22 @@ pub(crate) fn inlines(f: MathFn, s: Scalar, flags: MathFlags) -> bool {
 }
 
 impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
-    /// `f` of the `<W x float>` `x` under the current mask: the inline form,
-    /// the lanes it does not cover by the shim. `None` when `f` has no
-    /// inline form here.
+    /// `f` of the `<W x float>` `args` under the current mask: the inline
+    /// form, the lanes it does not cover by the shim. `None` when `f` has
+    /// no inline form here.
     pub(super) fn vmath(
         &mut self,
         f: MathFn,
         s: Scalar,
-        x: VectorValue<'ctx>,
+        args: &[VectorValue<'ctx>],
         mask: VectorValue<'ctx>,
     ) -> Result<Option<BasicValueEnum<'ctx>>> {
         if !inlines(f, s, self.st.flags) {
             return Ok(None);
         }
+        let Some(x) = args.first() else {
+            return Ok(None);
+        };
         let w = x.get_type().get_size();
         let mut o = VecOps {
             lx: self,
@@ -41,7 +44,8 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             w,
             fused: crate::host::host_has("fma"),
         };
-        let Some(Inline { value, covered }) = precise::emit(&mut o, f, x.into())? else {
+        let a: Vec<BasicValueEnum> = args.iter().map(|&v| v.into()).collect();
+        let Some(Inline { value, covered }) = precise::emit(&mut o, f, &a)? else {
             return Ok(None);
         };
         // The active lanes it does not cover (select, not `and`: inactive
@@ -73,8 +77,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let bit = self.b.build_extract_element(bad, li, "")?.into_int_value();
         self.b.build_conditional_branch(bit, call, latch)?;
         self.switch_to(call);
-        let xl = self.b.build_extract_element(x, li, "")?;
-        let r = self.math(f, s, &[xl])?;
+        let mut lane = Vec::with_capacity(args.len());
+        for &v in args {
+            lane.push(self.b.build_extract_element(v, li, "")?);
+        }
+        let r = self.math(f, s, &lane)?;
         let acc = self.b.build_load(vt, out, "")?.into_vector_value();
         let acc = self.b.build_insert_element(acc, r, li, "")?;
         self.b.build_store(out, acc)?;
