@@ -66,6 +66,12 @@ fn cli() -> Command {
             .action(ArgAction::SetTrue)
             .help("Fast math: FMA contraction and approximate functions (all backends but interp)")
     };
+    let deterministic = || {
+        CArg::new("deterministic")
+            .long("deterministic")
+            .action(ArgAction::SetTrue)
+            .help("Deterministic launches: results independent of the thread count and schedule, float atomics included (host devices; docs/runtime.md)")
+    };
     let layout = || {
         CArg::new("layout")
             .long("layout")
@@ -194,6 +200,7 @@ fn cli() -> Command {
                 .arg(backend())
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(deterministic())
                 .arg(layout())
                 .arg(exact_loops())
                 .arg(gdb())
@@ -247,6 +254,7 @@ fn cli() -> Command {
                 .arg(timeout())
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(deterministic())
                 .arg(layout())
                 .arg(exact_loops())
                 .arg(gdb())
@@ -313,6 +321,7 @@ fn cli() -> Command {
                 )
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(deterministic())
                 .arg(layout())
                 .arg(
                     CArg::new("only")
@@ -687,7 +696,7 @@ fn emit_llvm(_: &ArgMatches, _: &weft::Module, emit: &str) -> Result<String, Err
     .into())
 }
 
-/// `-O`, `--fast-math` and `--layout`.
+/// `-O`, `--fast-math`, `--deterministic` and `--layout`.
 fn compile_options(a: &ArgMatches) -> CompileOptions {
     let level = a
         .get_one::<String>("opt-level")
@@ -700,6 +709,12 @@ fn compile_options(a: &ArgMatches) -> CompileOptions {
     CompileOptions {
         opt_level: level,
         fast_math: a.get_flag("fast-math"),
+        deterministic: a
+            .try_get_one::<bool>("deterministic")
+            .ok()
+            .flatten()
+            .copied()
+            .unwrap_or(false),
         layout: weft::LayoutOptions {
             default: layout,
             params: Vec::new(),
