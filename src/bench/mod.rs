@@ -130,6 +130,8 @@ pub struct Options {
     pub backends: Vec<String>,
     /// Only the workloads whose name contains one of these (default: all).
     pub workloads: Vec<String>,
+    /// Compile the workloads deterministic (`CompileOptions::deterministic`).
+    pub deterministic: bool,
 }
 
 /// One workload on one backend.
@@ -297,6 +299,8 @@ struct Workload {
     /// The layout of the kernel's eligible array parameters (and of
     /// `arrays`).
     layout: ArrayLayout,
+    /// Compiled deterministic ([`Options::deterministic`]).
+    deterministic: bool,
 }
 
 impl Workload {
@@ -411,6 +415,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         work: 12.0 * sx as f64 / 1e9,
         unit: "GB/s",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     }];
     for &n in nb {
         let (p, v, m) = bodies(n);
@@ -431,6 +436,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
             work: (n * n) as f64 / 1e9,
             unit: "Ginteract/s",
             layout: ArrayLayout::Aos,
+            deterministic: false,
         });
     }
     out.push(Workload {
@@ -445,6 +451,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         work: tr as f64 / 1e9,
         unit: "Gelem/s",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     });
     out.push(Workload {
         name: format!("atomic sum 2^{}", at.trailing_zeros()),
@@ -458,6 +465,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         work: at as f64 / 1e9,
         unit: "Gelem/s",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     });
     let pn = at;
     let (p, v) = particles(pn);
@@ -479,6 +487,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
             work: 48.0 * pn as f64 / 1e9,
             unit: "GB/s",
             layout,
+            deterministic: false,
         });
     }
     Ok(out)
@@ -501,6 +510,7 @@ fn compiler_for(w: &Workload, cache: &Path) -> Compiler {
             default: w.layout,
             params: Vec::new(),
         },
+        deterministic: w.deterministic,
         ..CompileOptions::default()
     })
     .with_cache(CacheLocation::Dir(cache.to_path_buf()))
@@ -550,6 +560,7 @@ fn launch_overhead(dev: &Device, launches: usize, host: bool) -> Result<f64, Err
         work: 0.0,
         unit: "",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     };
     let res = match host {
         true => Resident::Host,
@@ -614,6 +625,9 @@ fn launches(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Er
         }
     }
     let mut ws = workloads(opts.quick)?;
+    for w in &mut ws {
+        w.deterministic = opts.deterministic;
+    }
     let only: Vec<&String> = opts
         .workloads
         .iter()

@@ -349,6 +349,7 @@ fn cli() -> Command {
                 .about("Compile latency, launch overhead and throughput on every backend (saxpy, N-body, transcendental, atomic sum) beside Rust + rayon")
                 .arg(CArg::new("quick").long("quick").action(ArgAction::SetTrue).help("Small sizes, few repetitions"))
                 .arg(CArg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON instead of the table"))
+                .arg(deterministic())
                 .arg(
                     CArg::new("only")
                         .long("backend")
@@ -1084,6 +1085,7 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             .get_many::<String>("workload")
             .map(|v| v.cloned().collect())
             .unwrap_or_default(),
+        deterministic: a.get_flag("deterministic"),
     };
     let json = a.get_flag("json");
     if opts.workloads.iter().any(|w| w == "autodiff") {

@@ -340,6 +340,7 @@ mod tests {
             soa_params: soa,
             has_traps: false,
             calls: false,
+            determinism: weft_ir::Determinism::Free,
         };
         KernelSig::new(info, structs)
     }
