@@ -318,3 +318,51 @@ fn gradients_do_not_depend_on_the_thread_count() {
         assert_eq!(grads(threads), one, "{threads} threads");
     }
 }
+
+#[test]
+fn soa_arrays_accumulate_deterministically() {
+    // The `vec3` scatter with its array in SoA planes: the copies cover the
+    // planes.
+    let m = Compiler::with_options(CompileOptions {
+        deterministic: true,
+        layout: weft::LayoutOptions {
+            default: weft::ArrayLayout::Soa,
+            params: Vec::new(),
+        },
+        ..CompileOptions::default()
+    })
+    .compile("det.py", SRC)
+    .unwrap();
+    let n = 70_000;
+    let once = |threads: usize| -> Vec<u8> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let xs = Array::from_slice(&inputs(n), &[n]).unwrap();
+                let b = Array::from_slice(&bins(n), &[n]).unwrap();
+                let cpu = Device::cpu();
+                let k = cpu.load(&m, "scatter").unwrap();
+                let v = Array::zeros(Dtype::new(ElemType::Vec(3, Scalar::F32)), &[7])
+                    .unwrap()
+                    .to_layout(weft::ArrayLayout::Soa)
+                    .unwrap();
+                cpu.launch(&k, &[n], &[Arg::array(&xs), Arg::array(&b), Arg::array(&v)])
+                    .unwrap();
+                v.to_layout(weft::ArrayLayout::Aos).unwrap().to_bytes()
+            })
+    };
+    let one = once(1);
+    assert!(one.iter().any(|&b| b != 0));
+    for threads in [2, 3] {
+        assert_eq!(once(threads), one, "{threads} threads");
+    }
+    // The same sums as the AoS layout's chunks give.
+    let aos = run_on(2, &Device::cpu(), &module(true), "scatter", n)[0].clone();
+    let soa: Vec<u32> = one
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    assert_eq!(soa, aos);
+}
