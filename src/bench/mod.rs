@@ -41,7 +41,10 @@
 //! sizes and repetitions (tests).
 //! The interpreter is timed for compile and launch overhead only.
 
+mod pin;
 pub mod scaling;
+
+pub use pin::pin_pool_threads;
 
 use crate::reference::simd::{self, Isa};
 use crate::reference::{self, bodies, V3};
@@ -132,6 +135,8 @@ pub struct Options {
     pub workloads: Vec<String>,
     /// Compile the workloads deterministic (`CompileOptions::deterministic`).
     pub deterministic: bool,
+    /// The pool's threads were pinned ([`pin_pool_threads`]; reported).
+    pub pinned: bool,
 }
 
 /// One workload on one backend.
@@ -172,6 +177,10 @@ pub struct Report {
     /// Backends not available here, with the reason.
     pub skipped: Vec<(String, String)>,
     pub threads: usize,
+    /// How the host devices split a launch: ranges per pool thread
+    /// (`WEFT_CHUNKS_PER_THREAD`), and whether the threads were pinned.
+    pub chunks_per_thread: usize,
+    pub pinned: bool,
     /// The compile-scaling workload, when asked for.
     pub scaling: Option<scaling::Report>,
 }
@@ -600,6 +609,8 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
     if scaling {
         report.scaling = Some(scaling::run(opts.quick, &opts.backends, &mut progress)?);
     }
+    report.chunks_per_thread = weft_runtime::hal::host::chunks_per_thread();
+    report.pinned = opts.pinned;
     Ok(report)
 }
 
@@ -863,8 +874,10 @@ impl Report {
             out.push(format!("skipped {b}: {why}"));
         }
         out.push(format!(
-            "{} rayon threads; compile: cold = frontend + passes + backend, warm = from the disk cache, in-memory = Device::load of a loaded module",
-            self.threads
+            "{} rayon threads ({} ranges per thread on the host devices{}); compile: cold = frontend + passes + backend, warm = from the disk cache, in-memory = Device::load of a loaded module",
+            self.threads,
+            self.chunks_per_thread,
+            if self.pinned { ", pinned" } else { "" }
         ));
         if let Some(t) = scaling {
             out.push(String::new());
@@ -893,6 +906,9 @@ impl Report {
             "simd_ms": self.simd.iter().map(|s| json!({"workload": s.workload, "isa": s.isa, "ms": s.ms})).collect::<Vec<_>>(),
             "skipped": self.skipped.iter().map(|(b, w)| json!({"backend": b, "reason": w})).collect::<Vec<_>>(),
             "compile_scaling": self.scaling.as_ref().map(scaling::Report::json),
+            "threads": self.threads,
+            "chunks_per_thread": self.chunks_per_thread,
+            "pinned": self.pinned,
         })
     }
 }

@@ -350,6 +350,7 @@ fn cli() -> Command {
                 .arg(CArg::new("quick").long("quick").action(ArgAction::SetTrue).help("Small sizes, few repetitions"))
                 .arg(CArg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON instead of the table"))
                 .arg(deterministic())
+                .arg(CArg::new("pin").long("pin").action(ArgAction::SetTrue).help("Pin the pool's threads to one CPU each (thread i to the i-th CPU the process may use), to measure pinning against the default (unpinned)"))
                 .arg(
                     CArg::new("only")
                         .long("backend")
@@ -1069,6 +1070,10 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
 }
 
 fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    if a.get_flag("pin") {
+        weft_cli::bench::pin_pool_threads()
+            .map_err(|e| Error::Bench(format!("--pin: pinning the pool's threads: {e}")))?;
+    }
     let only: Vec<String> = a
         .get_many::<String>("only")
         .map(|v| v.cloned().collect())
@@ -1086,6 +1091,7 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             .map(|v| v.cloned().collect())
             .unwrap_or_default(),
         deterministic: a.get_flag("deterministic"),
+        pinned: a.get_flag("pin"),
     };
     let json = a.get_flag("json");
     if opts.workloads.iter().any(|w| w == "autodiff") {

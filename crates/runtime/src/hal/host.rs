@@ -263,8 +263,21 @@ pub struct TimedOut;
 /// checks the clock before each chunk.
 const DEADLINE_CHUNK: usize = 4096;
 
+/// Chunks of a launch per pool thread: 4, or `WEFT_CHUNKS_PER_THREAD`
+/// (1 to 1024) from the environment, read once (to measure the split:
+/// `benches/README.md`, "Thread ranges").
+pub fn chunks_per_thread() -> usize {
+    static N: OnceLock<usize> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("WEFT_CHUNKS_PER_THREAD")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .map_or(4, |n| n.clamp(1, 1024))
+    })
+}
+
 /// Runs the launch's thread range in chunks over the rayon pool (4 per
-/// pool thread); returns the first bounds-checked-mode failure any chunk
+/// pool thread, [`chunks_per_thread`]); returns the first bounds-checked-mode failure any chunk
 /// recorded (see [`weft_abi::trap`]: each chunk's OS thread clears its slot
 /// before the call and takes it right after).
 ///
@@ -281,8 +294,8 @@ pub fn run_entry(
     run_chunks(entry, &[block], total, None, deadline)
 }
 
-/// [`run_entry`] with a chosen split: `per` threads a chunk (`None`: 4
-/// chunks per pool thread), chunk `c` with argument block `blocks[c]` (or
+/// [`run_entry`] with a chosen split: `per` threads a chunk (`None`:
+/// [`chunks_per_thread`] chunks per pool thread), chunk `c` with argument block `blocks[c]` (or
 /// `blocks[0]` for all when there is one). A chunk of the whole range runs
 /// on the calling thread, in order, in pieces of [`DEADLINE_CHUNK`] threads
 /// when there is a deadline.
@@ -299,7 +312,9 @@ pub fn run_chunks(
         .collect();
     let serial = per.is_some_and(|p| p >= total);
     let per = per.unwrap_or_else(|| {
-        let mut chunks = (rayon::current_num_threads() * 4).min(total).max(1);
+        let mut chunks = (rayon::current_num_threads() * chunks_per_thread())
+            .min(total)
+            .max(1);
         if deadline.is_some() {
             chunks = chunks.max(total.div_ceil(DEADLINE_CHUNK));
         }
