@@ -105,7 +105,7 @@ struct Copies {
 
 /// The bytes `[lo, hi)` that array view `v` reaches, if it is an array
 /// with elements.
-fn extent(v: &ArgView<'_>) -> Option<(u64, u64, usize)> {
+fn extent(v: &ArgView<'_>) -> Option<(u64, u64)> {
     let ArgView::Array {
         dtype,
         data,
@@ -132,7 +132,7 @@ fn extent(v: &ArgView<'_>) -> Option<(u64, u64, usize)> {
             hi += reach;
         }
     }
-    Some((u64::try_from(lo).ok()?, u64::try_from(hi).ok()?, elem))
+    Some((u64::try_from(lo).ok()?, u64::try_from(hi).ok()?))
 }
 
 impl Copies {
@@ -142,7 +142,7 @@ impl Copies {
         let mut spans = Vec::new();
         for a in acc {
             let view = launch.views.get(a.param as usize)?;
-            let Some((lo, hi, _)) = extent(view) else {
+            let Some((lo, hi)) = extent(view) else {
                 continue;
             };
             let ArgView::Array { data, strides, .. } = view else {
@@ -152,6 +152,7 @@ impl Copies {
             let (_, abi_strides) = view.abi_shape();
             let aligned = data % size == 0
                 && lo % size == 0
+                && (hi - lo) % size == 0
                 && strides
                     .iter()
                     .chain(&abi_strides)
@@ -174,7 +175,7 @@ impl Copies {
                 if k == s.acc.param as usize {
                     continue;
                 }
-                if let Some((lo, hi, _)) = extent(v) {
+                if let Some((lo, hi)) = extent(v) {
                     if lo < s.lo + s.len as u64 && s.lo < hi {
                         return None;
                     }
@@ -211,8 +212,11 @@ impl Copies {
             for s in &self.spans {
                 // SAFETY: `off + s.len <= chunks * self.bytes`, inside
                 // `scratch`, which outlives the launch below.
-                let copy = unsafe { base.add(off) };
-                fill_identity(copy, s);
+                let copy = unsafe {
+                    let copy = base.add(off);
+                    fill_identity(copy, s);
+                    copy
+                };
                 let data = copy as u64 + (s.data - s.lo);
                 super::args::write_u64(&mut b, s.desc, data);
                 off += s.len.next_multiple_of(16);
@@ -243,12 +247,16 @@ fn identity(s: &Span) -> u64 {
 }
 
 /// Fills the copy at `copy` (`s.len` bytes) with the identity.
-fn fill_identity(copy: *mut u8, s: &Span) {
+///
+/// # Safety
+///
+/// `copy` holds `s.len` writable bytes.
+unsafe fn fill_identity(copy: *mut u8, s: &Span) {
     let size = s.acc.scalar.size() as usize;
     let bits = identity(s).to_le_bytes();
     for k in (0..s.len).step_by(size) {
-        // SAFETY: `copy` holds `s.len` bytes (the caller's); `k + size <=
-        // s.len` because `s.len` is a multiple of `size`.
+        // SAFETY: `k + size <= s.len` (`s.len` is a multiple of `size`,
+        // checked by `Copies::plan`), inside the caller's bytes.
         unsafe { std::ptr::copy_nonoverlapping(bits.as_ptr(), copy.add(k), size) };
     }
 }
