@@ -136,13 +136,18 @@ fn run(dev: &Device, m: &weft::Module, kernel: &str, n: usize) -> Vec<Vec<u32>> 
     }
 }
 
-/// `run` inside a pool of `threads` threads.
-fn run_on(threads: usize, dev: &Device, m: &weft::Module, kernel: &str, n: usize) -> Vec<Vec<u32>> {
+/// `f` inside a rayon pool of `threads` threads (launches split over it).
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap()
-        .install(|| run(dev, m, kernel, n))
+        .install(f)
+}
+
+/// `run` inside a pool of `threads` threads.
+fn run_on(threads: usize, dev: &Device, m: &weft::Module, kernel: &str, n: usize) -> Vec<Vec<u32>> {
+    in_pool(threads, || run(dev, m, kernel, n))
 }
 
 /// The host devices of this build.
@@ -286,31 +291,27 @@ fn gradients_do_not_depend_on_the_thread_count() {
         .map(|(b, i)| (b * 73 + i * 31) % 512)
         .collect();
     let grads = |threads: usize| -> Vec<u32> {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let cpu = Device::cpu();
-                let x = Array::from_slice(&xs, &[512]).unwrap().requires_grad();
-                let ix = Array::from_slice(&idx, &[n]).unwrap();
-                let e = Array::from_slice(&[0f32], &[1]).unwrap().requires_grad();
-                let mut tape = weft::Tape::new();
-                tape.launch(
-                    &cpu,
-                    &m,
-                    "energy",
-                    &[n],
-                    &[Arg::array(&x), Arg::array(&ix), Arg::array(&e)],
-                )
-                .unwrap();
-                tape.backward_from(&e).unwrap();
-                let g = x.grad().unwrap().to_vec::<f32>().unwrap();
-                g.iter()
-                    .map(|v| v.to_bits())
-                    .chain(e.to_vec::<f32>().unwrap().iter().map(|v| v.to_bits()))
-                    .collect()
-            })
+        in_pool(threads, || {
+            let cpu = Device::cpu();
+            let x = Array::from_slice(&xs, &[512]).unwrap().requires_grad();
+            let ix = Array::from_slice(&idx, &[n]).unwrap();
+            let e = Array::from_slice(&[0f32], &[1]).unwrap().requires_grad();
+            let mut tape = weft::Tape::new();
+            tape.launch(
+                &cpu,
+                &m,
+                "energy",
+                &[n],
+                &[Arg::array(&x), Arg::array(&ix), Arg::array(&e)],
+            )
+            .unwrap();
+            tape.backward_from(&e).unwrap();
+            let g = x.grad().unwrap().to_vec::<f32>().unwrap();
+            g.iter()
+                .map(|v| v.to_bits())
+                .chain(e.to_vec::<f32>().unwrap().iter().map(|v| v.to_bits()))
+                .collect()
+        })
     };
     let one = grads(1);
     assert!(one.iter().any(|&b| b != 0));
@@ -335,23 +336,19 @@ fn soa_arrays_accumulate_deterministically() {
     .unwrap();
     let n = 70_000;
     let once = |threads: usize| -> Vec<u8> {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let xs = Array::from_slice(&inputs(n), &[n]).unwrap();
-                let b = Array::from_slice(&bins(n), &[n]).unwrap();
-                let cpu = Device::cpu();
-                let k = cpu.load(&m, "scatter").unwrap();
-                let v = Array::zeros(Dtype::new(ElemType::Vec(3, Scalar::F32)), &[7])
-                    .unwrap()
-                    .to_layout(weft::ArrayLayout::Soa)
-                    .unwrap();
-                cpu.launch(&k, &[n], &[Arg::array(&xs), Arg::array(&b), Arg::array(&v)])
-                    .unwrap();
-                v.to_layout(weft::ArrayLayout::Aos).unwrap().to_bytes()
-            })
+        in_pool(threads, || {
+            let xs = Array::from_slice(&inputs(n), &[n]).unwrap();
+            let b = Array::from_slice(&bins(n), &[n]).unwrap();
+            let cpu = Device::cpu();
+            let k = cpu.load(&m, "scatter").unwrap();
+            let v = Array::zeros(Dtype::new(ElemType::Vec(3, Scalar::F32)), &[7])
+                .unwrap()
+                .to_layout(weft::ArrayLayout::Soa)
+                .unwrap();
+            cpu.launch(&k, &[n], &[Arg::array(&xs), Arg::array(&b), Arg::array(&v)])
+                .unwrap();
+            v.to_layout(weft::ArrayLayout::Aos).unwrap().to_bytes()
+        })
     };
     let one = once(1);
     assert!(one.iter().any(|&b| b != 0));
