@@ -77,6 +77,11 @@ if [ -d "$WEFT_CONFORMANCE_DIR" ]; then
     echo "(WEFT_TIER_UP_MS=0: cpu's vector tier)"
     WEFT_TIER_UP_MS=0 conform_on "$WEFT_CONFORMANCE_DIR" cpu --layout "$layout"
   done
+  echo "(--deterministic: deterministic launches, docs/runtime.md)"
+  for b in cpu llvm-cpu; do
+    conform_on "$WEFT_CONFORMANCE_DIR" "$b" --deterministic
+    conform_on "$WEFT_CONFORMANCE_DIR/grad" "$b" --deterministic
+  done
   echo "== weft conform (our own cases, conformance/)"
   for b in interp cpu llvm-cpu; do conform_on conformance "$b"; done
   echo "== weft conform (gradient cases) and weft gradcheck"

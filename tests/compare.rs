@@ -63,9 +63,13 @@ fn every_case_agrees_on_every_available_backend() {
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(
-        ran >= 3 * cases.len(),
-        "interp, cpu and llvm-cpu must run every case"
+    // Every backend that opened ran every case or said it cannot.
+    let opened = devices.iter().filter(|(_, d)| d.is_ok()).count();
+    assert!(opened >= 2, "interp and cpu open everywhere");
+    assert_eq!(
+        ran + unsupported.len(),
+        opened * cases.len(),
+        "each opened backend runs every case or reports it unsupported"
     );
 }
 

@@ -41,7 +41,10 @@
 //! sizes and repetitions (tests).
 //! The interpreter is timed for compile and launch overhead only.
 
+mod pin;
 pub mod scaling;
+
+pub use pin::pin_pool_threads;
 
 use crate::reference::simd::{self, Isa};
 use crate::reference::{self, bodies, V3};
@@ -130,6 +133,10 @@ pub struct Options {
     pub backends: Vec<String>,
     /// Only the workloads whose name contains one of these (default: all).
     pub workloads: Vec<String>,
+    /// Compile the workloads deterministic (`CompileOptions::deterministic`).
+    pub deterministic: bool,
+    /// The pool's threads were pinned ([`pin_pool_threads`]; reported).
+    pub pinned: bool,
 }
 
 /// One workload on one backend.
@@ -170,6 +177,10 @@ pub struct Report {
     /// Backends not available here, with the reason.
     pub skipped: Vec<(String, String)>,
     pub threads: usize,
+    /// How the host devices split a launch: ranges per pool thread
+    /// (`WEFT_CHUNKS_PER_THREAD`), and whether the threads were pinned.
+    pub chunks_per_thread: usize,
+    pub pinned: bool,
     /// The compile-scaling workload, when asked for.
     pub scaling: Option<scaling::Report>,
 }
@@ -297,6 +308,8 @@ struct Workload {
     /// The layout of the kernel's eligible array parameters (and of
     /// `arrays`).
     layout: ArrayLayout,
+    /// Compiled deterministic ([`Options::deterministic`]).
+    deterministic: bool,
 }
 
 impl Workload {
@@ -411,6 +424,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         work: 12.0 * sx as f64 / 1e9,
         unit: "GB/s",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     }];
     for &n in nb {
         let (p, v, m) = bodies(n);
@@ -431,6 +445,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
             work: (n * n) as f64 / 1e9,
             unit: "Ginteract/s",
             layout: ArrayLayout::Aos,
+            deterministic: false,
         });
     }
     out.push(Workload {
@@ -445,6 +460,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         work: tr as f64 / 1e9,
         unit: "Gelem/s",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     });
     out.push(Workload {
         name: format!("atomic sum 2^{}", at.trailing_zeros()),
@@ -458,6 +474,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         work: at as f64 / 1e9,
         unit: "Gelem/s",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     });
     let pn = at;
     let (p, v) = particles(pn);
@@ -479,6 +496,7 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
             work: 48.0 * pn as f64 / 1e9,
             unit: "GB/s",
             layout,
+            deterministic: false,
         });
     }
     Ok(out)
@@ -501,6 +519,7 @@ fn compiler_for(w: &Workload, cache: &Path) -> Compiler {
             default: w.layout,
             params: Vec::new(),
         },
+        deterministic: w.deterministic,
         ..CompileOptions::default()
     })
     .with_cache(CacheLocation::Dir(cache.to_path_buf()))
@@ -550,6 +569,7 @@ fn launch_overhead(dev: &Device, launches: usize, host: bool) -> Result<f64, Err
         work: 0.0,
         unit: "",
         layout: ArrayLayout::Aos,
+        deterministic: false,
     };
     let res = match host {
         true => Resident::Host,
@@ -589,6 +609,8 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
     if scaling {
         report.scaling = Some(scaling::run(opts.quick, &opts.backends, &mut progress)?);
     }
+    report.chunks_per_thread = weft_runtime::hal::host::chunks_per_thread();
+    report.pinned = opts.pinned;
     Ok(report)
 }
 
@@ -614,6 +636,9 @@ fn launches(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Er
         }
     }
     let mut ws = workloads(opts.quick)?;
+    for w in &mut ws {
+        w.deterministic = opts.deterministic;
+    }
     let only: Vec<&String> = opts
         .workloads
         .iter()
@@ -849,8 +874,10 @@ impl Report {
             out.push(format!("skipped {b}: {why}"));
         }
         out.push(format!(
-            "{} rayon threads; compile: cold = frontend + passes + backend, warm = from the disk cache, in-memory = Device::load of a loaded module",
-            self.threads
+            "{} rayon threads ({} ranges per thread on the host devices{}); compile: cold = frontend + passes + backend, warm = from the disk cache, in-memory = Device::load of a loaded module",
+            self.threads,
+            self.chunks_per_thread,
+            if self.pinned { ", pinned" } else { "" }
         ));
         if let Some(t) = scaling {
             out.push(String::new());
@@ -879,6 +906,9 @@ impl Report {
             "simd_ms": self.simd.iter().map(|s| json!({"workload": s.workload, "isa": s.isa, "ms": s.ms})).collect::<Vec<_>>(),
             "skipped": self.skipped.iter().map(|(b, w)| json!({"backend": b, "reason": w})).collect::<Vec<_>>(),
             "compile_scaling": self.scaling.as_ref().map(scaling::Report::json),
+            "threads": self.threads,
+            "chunks_per_thread": self.chunks_per_thread,
+            "pinned": self.pinned,
         })
     }
 }

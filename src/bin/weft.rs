@@ -66,6 +66,12 @@ fn cli() -> Command {
             .action(ArgAction::SetTrue)
             .help("Fast math: FMA contraction and approximate functions (all backends but interp)")
     };
+    let deterministic = || {
+        CArg::new("deterministic")
+            .long("deterministic")
+            .action(ArgAction::SetTrue)
+            .help("Deterministic launches: results independent of the thread count and schedule, float atomics included (host devices; docs/runtime.md)")
+    };
     let layout = || {
         CArg::new("layout")
             .long("layout")
@@ -194,6 +200,7 @@ fn cli() -> Command {
                 .arg(backend())
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(deterministic())
                 .arg(layout())
                 .arg(exact_loops())
                 .arg(gdb())
@@ -247,6 +254,7 @@ fn cli() -> Command {
                 .arg(timeout())
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(deterministic())
                 .arg(layout())
                 .arg(exact_loops())
                 .arg(gdb())
@@ -313,6 +321,7 @@ fn cli() -> Command {
                 )
                 .arg(opt_level())
                 .arg(fast_math())
+                .arg(deterministic())
                 .arg(layout())
                 .arg(
                     CArg::new("only")
@@ -340,6 +349,8 @@ fn cli() -> Command {
                 .about("Compile latency, launch overhead and throughput on every backend (saxpy, N-body, transcendental, atomic sum) beside Rust + rayon")
                 .arg(CArg::new("quick").long("quick").action(ArgAction::SetTrue).help("Small sizes, few repetitions"))
                 .arg(CArg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON instead of the table"))
+                .arg(deterministic())
+                .arg(CArg::new("pin").long("pin").action(ArgAction::SetTrue).help("Pin the pool's threads to one CPU each (thread i to the i-th CPU the process may use), to measure pinning against the default (unpinned)"))
                 .arg(
                     CArg::new("only")
                         .long("backend")
@@ -687,7 +698,7 @@ fn emit_llvm(_: &ArgMatches, _: &weft::Module, emit: &str) -> Result<String, Err
     .into())
 }
 
-/// `-O`, `--fast-math` and `--layout`.
+/// `-O`, `--fast-math`, `--deterministic` and `--layout`.
 fn compile_options(a: &ArgMatches) -> CompileOptions {
     let level = a
         .get_one::<String>("opt-level")
@@ -700,6 +711,12 @@ fn compile_options(a: &ArgMatches) -> CompileOptions {
     CompileOptions {
         opt_level: level,
         fast_math: a.get_flag("fast-math"),
+        deterministic: a
+            .try_get_one::<bool>("deterministic")
+            .ok()
+            .flatten()
+            .copied()
+            .unwrap_or(false),
         layout: weft::LayoutOptions {
             default: layout,
             params: Vec::new(),
@@ -1053,6 +1070,10 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
 }
 
 fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
+    if a.get_flag("pin") {
+        weft_cli::bench::pin_pool_threads()
+            .map_err(|e| Error::Bench(format!("--pin: pinning the pool's threads: {e}")))?;
+    }
     let only: Vec<String> = a
         .get_many::<String>("only")
         .map(|v| v.cloned().collect())
@@ -1069,6 +1090,8 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             .get_many::<String>("workload")
             .map(|v| v.cloned().collect())
             .unwrap_or_default(),
+        deterministic: a.get_flag("deterministic"),
+        pinned: a.get_flag("pin"),
     };
     let json = a.get_flag("json");
     if opts.workloads.iter().any(|w| w == "autodiff") {

@@ -217,6 +217,12 @@ impl<'a> ModInfo<'a> {
         let o = self.kernel_options.get(name).unwrap_or(&self.options);
         o.fast_math.unwrap_or(false)
     }
+    /// Whether kernel `name` is compiled for deterministic launches (its
+    /// module's `deterministic` option).
+    pub(crate) fn kernel_deterministic(&self, name: &str) -> bool {
+        let o = self.kernel_options.get(name).unwrap_or(&self.options);
+        o.deterministic.unwrap_or(false)
+    }
     /// Whether kernel `name` may get a backward function: its decorator's
     /// `enable_backward=`, else its module's `enable_backward` option, else
     /// true (Warp's default).

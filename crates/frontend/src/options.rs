@@ -7,11 +7,12 @@
 //! Warp's module options ([`KNOWN`]; Warp itself rejects unknown keys in
 //! `module_options`), every value a compile-time constant. Of them only
 //! `fast_math` (it becomes [`weft_ir::Function::fast_math`] of the kernels it
-//! covers) and `enable_backward` ([`weft_ir::Function::backward`]) mean
-//! something here; the others are accepted and ignored. `deterministic`
-//! (Warp's reproducible float atomics, on CUDA) is not honoured: the
-//! interpreter runs threads in order, and the CPU backends' float atomics
-//! sum in the order the threads reach them, as Warp without the option.
+//! covers), `enable_backward` ([`weft_ir::Function::backward`]) and
+//! `deterministic` ([`weft_ir::Function::deterministic`]: a bool, `0`–`2`,
+//! or a member of `wp.DeterministicMode`; `NOT_GUARANTEED`/`0` is off, both
+//! other modes are on, as this compiler's runs are the same on every
+//! machine of one vector width) mean something here; the others are
+//! accepted and ignored.
 //!
 //! Which kernels an option covers follows Warp, where options belong to a
 //! module and are read when the module is compiled: `set_module_options`
@@ -59,6 +60,8 @@ pub(crate) struct Options {
     pub fast_math: Option<bool>,
     /// `"enable_backward"`, when given.
     pub enable_backward: Option<bool>,
+    /// `"deterministic"`, when given (any mode but `NOT_GUARANTEED` is on).
+    pub deterministic: Option<bool>,
 }
 
 impl Options {
@@ -66,6 +69,7 @@ impl Options {
     pub(crate) fn update(&mut self, later: Options) {
         self.fast_math = later.fast_math.or(self.fast_math);
         self.enable_backward = later.enable_backward.or(self.enable_backward);
+        self.deterministic = later.deterministic.or(self.deterministic);
     }
 }
 
@@ -294,13 +298,25 @@ fn read(m: &ModInfo<'_>, dicts: &Dicts<'_>, e: &Expr, diags: &mut Vec<Diagnostic
             consts: &m.consts,
         };
         // `wp.DeterministicMode.RUN_TO_RUN` and the other members of
-        // Warp's enum: accepted (the option is not honoured, see above).
-        let is_mode = matches!(value, Expr::Attribute(a)
-            if matches!(crate::consts::dotted(&a.value), Some((w, "DeterministicMode")) if m.imports.is_wp(w))
-                && matches!(a.attr.id.as_str(), "NOT_GUARANTEED" | "RUN_TO_RUN" | "GPU_TO_GPU"));
+        // Warp's enum (an int enum: 0, 1, 2).
+        let mode = match value {
+            Expr::Attribute(a) if matches!(crate::consts::dotted(&a.value), Some((w, "DeterministicMode")) if m.imports.is_wp(w)) => {
+                match a.attr.id.as_str() {
+                    "NOT_GUARANTEED" => Some(false),
+                    "RUN_TO_RUN" | "GPU_TO_GPU" => Some(true),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if name == "deterministic" {
+            if let Some(on) = mode {
+                out.deterministic = Some(on);
+                continue;
+            }
+        }
         let v = match value {
             Expr::StringLiteral(_) | Expr::NoneLiteral(_) => None,
-            _ if is_mode && name == "deterministic" => None,
             other => match ev.eval(other) {
                 Ok(v) => Some(v),
                 Err(_) => {
@@ -322,10 +338,21 @@ fn read(m: &ModInfo<'_>, dicts: &Dicts<'_>, e: &Expr, diags: &mut Vec<Diagnostic
         let slot = match name {
             "fast_math" => &mut out.fast_math,
             "enable_backward" => &mut out.enable_backward,
+            "deterministic" => &mut out.deterministic,
             _ => continue,
         };
         match v {
             Some(CVal::Bool(b)) => *slot = Some(b),
+            Some(CVal::Int(n)) if name == "deterministic" && (0..=2).contains(&n) => {
+                *slot = Some(n != 0)
+            }
+            _ if name == "deterministic" => diags.push(
+                Diagnostic::error(
+                    value.range(),
+                    "`deterministic` must be a `wp.DeterministicMode`, a bool, or 0, 1 or 2",
+                )
+                .with_label("not a deterministic mode"),
+            ),
             _ => diags.push(
                 Diagnostic::error(value.range(), format!("`{name}` must be `True` or `False`"))
                     .with_label("not a bool"),

@@ -169,3 +169,60 @@ fn unsupported_forms_are_diagnostics() {
         );
     }
 }
+
+/// `(kernel, deterministic)` of `src`'s kernels.
+fn deterministic_kernels(src: &str) -> Vec<(String, bool)> {
+    let m: Module = compile("k.py", src).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let mut v: Vec<(String, bool)> = m
+        .kernels()
+        .map(|(_, f)| (f.name.clone(), f.deterministic))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn deterministic_takes_warps_modes_bools_and_ints() {
+    let on = expect(&[("a", true), ("b", false), ("c", false), ("d", true)]);
+    let off = expect(&[("a", false), ("b", false), ("c", false), ("d", false)]);
+    for (value, want) in [
+        ("wp.DeterministicMode.RUN_TO_RUN", &on),
+        ("wp.DeterministicMode.GPU_TO_GPU", &on),
+        ("wp.DeterministicMode.NOT_GUARANTEED", &off),
+        ("True", &on),
+        ("False", &off),
+        ("1", &on),
+        ("0", &off),
+    ] {
+        let src = format!(
+            "import warp as wp\n\nwp.set_module_options({{\"deterministic\": {value}}})\n{KERNELS}\n"
+        );
+        assert_eq!(&deterministic_kernels(&src), want, "{value}");
+    }
+    assert_eq!(
+        deterministic_kernels(&format!("import warp as wp\n{KERNELS}")),
+        off
+    );
+    // A kernel of its own module takes its own options.
+    let own = KERNELS.replace(
+        r#"module_options={"fast_math": True}"#,
+        r#"module_options={"deterministic": wp.DeterministicMode.RUN_TO_RUN}"#,
+    );
+    assert_eq!(
+        deterministic_kernels(&format!("import warp as wp\n{own}")),
+        expect(&[("a", false), ("b", false), ("c", true), ("d", false)])
+    );
+}
+
+#[test]
+fn deterministic_rejects_other_values_with_a_span() {
+    for value in ["3", "\"yes\"", "2.5"] {
+        let src = format!(
+            "import warp as wp\n\nwp.set_module_options({{\"deterministic\": {value}}})\n{KERNELS}\n"
+        );
+        let err = compile("k.py", &src).expect_err(value);
+        let text = err.render(false);
+        assert!(text.contains("`deterministic` must be"), "{value}: {text}");
+        assert!(text.contains("k.py:3:"), "{value}: {text}");
+    }
+}

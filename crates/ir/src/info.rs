@@ -8,7 +8,8 @@
 //! * per kernel, a [`KernelInfo`]: its parameters (names and types, as the
 //!   user sees them), the argument block layout, the parameters laid out
 //!   structure of arrays, a conservative set of *length requirements*, and
-//!   whether it has traps or calls;
+//!   whether it has traps or calls, and what a deterministic launch of it
+//!   takes ([`crate::determinism`]);
 //! * for the module: whether every call is inlined (no kernel reaches a
 //!   `call`) and whether any kernel has a `trap` (bounds-checked mode).
 //!
@@ -56,6 +57,7 @@
 //! early-exit guard (`if i >= n: return`) proves nothing about which indices
 //! are used, so such arrays are not checked.
 
+use crate::determinism::Determinism;
 use crate::layout::{arg_layout, ArgLayout};
 use crate::{
     ArrayLayout, ArrayType, AtomicOp, BinaryOp, FuncId, Function, Inst, InstKind, Module, Param,
@@ -112,6 +114,9 @@ pub struct KernelInfo {
     pub has_traps: bool,
     /// Whether the kernel calls a func (calls are not all inlined).
     pub calls: bool,
+    /// What a deterministic launch of it takes (see
+    /// [`crate::determinism`]).
+    pub determinism: Determinism,
 }
 
 impl KernelInfo {
@@ -155,6 +160,7 @@ impl KernelInfo {
                     .is_some_and(|g| any_inst(g, |k| matches!(k, InstKind::Trap(..))))
             }),
             calls: any_inst(f, |k| matches!(k, InstKind::Call(..))),
+            determinism: Determinism::of(module, func),
         })
     }
     /// The layout in which parameter `i` takes its array (AoS unless the
@@ -201,7 +207,7 @@ impl ModuleInfo {
 }
 
 /// `func` and every function it reaches through calls, each once.
-fn reachable(m: &Module, func: FuncId) -> Vec<FuncId> {
+pub(crate) fn reachable(m: &Module, func: FuncId) -> Vec<FuncId> {
     let mut out = vec![func];
     let mut k = 0;
     while k < out.len() {
@@ -422,7 +428,6 @@ fn contains_return(f: &Function, r: Region, depth: u32) -> bool {
 ///   atomic with the same op (so no thread can observe the array between
 ///   the atomics, and their order cannot matter).
 pub fn reductions(f: &Function) -> Vec<Inst> {
-    use std::collections::HashMap;
     let Some(body) = f.regions.get(f.body) else {
         return Vec::new();
     };
@@ -462,36 +467,67 @@ pub fn reductions(f: &Function) -> Vec<Inst> {
         }
         true
     };
-    let mut used = std::collections::HashSet::new();
-    for &i in &insts {
-        if let Some(k) = kind(f, i) {
-            used.extend(k.args());
-        }
-    }
-    // Per array parameter: its qualifying atomics and their op, or `None`
-    // once some use disqualifies it.
-    let mut by_array: HashMap<Value, Option<(AtomicOp, Vec<Inst>)>> = HashMap::new();
-    for &i in &insts {
+    let used = used_values(f, &insts);
+    let by_array = atomic_only_arrays(f, &insts, |i, op, m, v| {
+        let ok = matches!(
+            op,
+            AtomicOp::Add
+                | AtomicOp::Min
+                | AtomicOp::Max
+                | AtomicOp::And
+                | AtomicOp::Or
+                | AtomicOp::Xor
+        ) && params.contains(&m.array)
+            && f.values.get(v).is_some_and(|d| d.ty.as_scalar().is_some())
+            && f.insts[i].results.iter().all(|r| !used.contains(r))
+            && m.indices.iter().all(|&x| uniform(x));
+        ok.then_some(op)
+    });
+    let mut out: Vec<Inst> = by_array
+        .into_values()
+        .flatten()
+        .flat_map(|(_, sites)| sites)
+        .collect();
+    out.sort();
+    out
+}
+
+/// The values that some instruction of `insts` uses.
+pub(crate) fn used_values(f: &Function, insts: &[Inst]) -> std::collections::HashSet<Value> {
+    insts
+        .iter()
+        .filter_map(|&i| kind(f, i))
+        .flat_map(|k| k.args())
+        .collect()
+}
+
+/// The arrays of `f` that atomics use, each with its atomics when every
+/// use of it is an `array_shape` or an atomic (of `insts`, all of `f`'s)
+/// into it that `class` gives one class; `None` for an array used
+/// otherwise (loaded, stored, passed to a call, an index or value of an
+/// atomic, an atomic `class` refuses, or atomics of two classes).
+pub(crate) fn atomic_only_arrays<C: PartialEq>(
+    f: &Function,
+    insts: &[Inst],
+    class: impl Fn(Inst, AtomicOp, &crate::MemAccess, Value) -> Option<C>,
+) -> std::collections::HashMap<Value, Option<(C, Vec<Inst>)>> {
+    use std::collections::HashMap;
+    let mut by_array: HashMap<Value, Option<(C, Vec<Inst>)>> = HashMap::new();
+    for &i in insts {
         let Some(k) = kind(f, i) else { continue };
         if let InstKind::Atomic(op, m, v) = k {
-            let ok = matches!(
-                op,
-                AtomicOp::Add
-                    | AtomicOp::Min
-                    | AtomicOp::Max
-                    | AtomicOp::And
-                    | AtomicOp::Or
-                    | AtomicOp::Xor
-            ) && params.contains(&m.array)
-                && f.values.get(*v).is_some_and(|d| d.ty.as_scalar().is_some())
-                && f.insts[i].results.iter().all(|r| !used.contains(r))
-                && m.indices.iter().all(|&x| uniform(x))
-                && !m.indices.contains(&m.array)
-                && *v != m.array;
-            let e = by_array.entry(m.array).or_insert(Some((*op, Vec::new())));
-            match e {
-                Some((o, sites)) if ok && o == op => sites.push(i),
-                _ => *e = None,
+            let c = (!m.indices.contains(&m.array) && *v != m.array)
+                .then(|| class(i, *op, m, *v))
+                .flatten();
+            match (by_array.get_mut(&m.array), c) {
+                (None, Some(c)) => {
+                    by_array.insert(m.array, Some((c, vec![i])));
+                }
+                (Some(Some((o, sites))), Some(c)) if *o == c => sites.push(i),
+                (Some(e), _) => *e = None,
+                (None, None) => {
+                    by_array.insert(m.array, None);
+                }
             }
             for x in m.indices.iter().chain([v]) {
                 if f.values.get(*x).is_some_and(|d| d.ty.is_array()) {
@@ -510,13 +546,7 @@ pub fn reductions(f: &Function) -> Vec<Inst> {
             }
         }
     }
-    let mut out: Vec<Inst> = by_array
-        .into_values()
-        .flatten()
-        .flat_map(|(_, sites)| sites)
-        .collect();
-    out.sort();
-    out
+    by_array
 }
 
 /// Calls `p` with every instruction of `f`'s body, nested regions

@@ -856,6 +856,19 @@ pub fn eval_binary(op: BinaryOp, a: Const, b: Const) -> Option<Const> {
     ))
 }
 
+/// The bits of constant `c` as a value of its type holds them in memory
+/// (the low `c.ty.size()` bytes; [`Const::bits`] of a float is its `f64`).
+pub fn memory_bits(c: Const) -> u64 {
+    const_bits(c)
+}
+
+/// [`eval_binary`] on the bits of two values of type `s` (the low
+/// `s.size()` bytes of each), for callers that hold raw memory; `None` for
+/// an operation the interpreter does not define on `s` or a comparison.
+pub fn eval_binary_bits(op: BinaryOp, s: Scalar, a: u64, b: u64) -> Option<u64> {
+    (scalar::binary_supported(op, s) && !op.is_comparison()).then(|| scalar::binary(op, s, a, b))
+}
+
 /// `fma(a, b, c)` on float constants of one type; `None` otherwise.
 pub fn eval_fma(a: Const, b: Const, c: Const) -> Option<Const> {
     if a.ty != b.ty || a.ty != c.ty || !a.ty.is_float() {

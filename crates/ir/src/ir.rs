@@ -373,6 +373,13 @@ pub struct Function {
     /// this function's float arithmetic even without the API option. Printed
     /// as the `fast_math` function attribute.
     pub fast_math: bool,
+    /// Deterministic launches asked for (`wp.set_module_options({"deterministic":
+    /// ...})`, Warp's `wp.config.deterministic`, or the API's
+    /// `CompileOptions::deterministic`): a kernel's results must not depend
+    /// on how many threads run it or in what order. What that takes is
+    /// [`crate::info::Determinism`]; `docs/runtime.md`, "Deterministic
+    /// launches". Printed as the `deterministic` function attribute.
+    pub deterministic: bool,
     /// Whether a backward (adjoint) function may be generated for this
     /// kernel: Warp's `enable_backward` module or kernel option (default
     /// true). Printed as the `no_backward` attribute when false.
@@ -413,6 +420,7 @@ impl Function {
             layout_hints: Vec::new(),
             soa_params: Vec::new(),
             fast_math: false,
+            deterministic: false,
             backward: true,
             custom_adjoint: None,
             custom_replay: None,

@@ -22,6 +22,7 @@
 //! See `docs/ir.md` for the text syntax and semantics.
 
 pub mod builder;
+pub mod determinism;
 pub mod f16;
 pub mod info;
 pub mod interp;
@@ -35,6 +36,7 @@ pub mod uniform;
 pub mod verify;
 
 pub use builder::FuncBuilder;
+pub use determinism::{Accumulation, Determinism};
 pub use info::{IndexRange, KernelInfo, LengthRule, ModuleInfo};
 pub use ir::*;
 pub use mathfn::MathFn;

@@ -19,7 +19,8 @@ pub struct PyModule {
 /// `file_name` in diagnostics. With `cache`, the optimized IR is kept in
 /// Weft's disk cache.
 #[pyfunction]
-#[pyo3(signature = (file_name, source, checked=false, fast_math=false, opt=true, cache=true))]
+#[pyo3(signature = (file_name, source, checked=false, fast_math=false, opt=true, cache=true, deterministic=false))]
+#[allow(clippy::too_many_arguments)]
 pub fn compile(
     py: Python<'_>,
     file_name: &str,
@@ -28,11 +29,13 @@ pub fn compile(
     fast_math: bool,
     opt: bool,
     cache: bool,
+    deterministic: bool,
 ) -> PyResult<PyModule> {
     let options = CompileOptions {
         checked,
         fast_math,
         opt,
+        deterministic,
         ..Default::default()
     };
     let compiler = Compiler::with_options(options);

@@ -408,6 +408,9 @@ impl Program {
                 },
             }
         })?;
+        if !self.device.describe().host_memory {
+            crate::hal::deterministic::refuse(self.device.name(), &self.module, info)?;
+        }
         let inner = self.device.inner.load(&self.inner, info)?;
         Ok(Kernel {
             sig: Arc::new(KernelSig::new(info.clone(), self.structs.clone())),

@@ -165,6 +165,14 @@ pub struct CompileOptions {
     /// backend but the interpreter may use (FMA contraction, approximate
     /// functions). Off, results are the interpreter's, bit for bit.
     pub fast_math: bool,
+    /// Deterministic launches for every kernel (default off; a file's
+    /// `wp.set_module_options({"deterministic": ...})` turns it on for its
+    /// own kernels): on the host devices a kernel's results then do not
+    /// depend on the number of threads or their schedule, float atomics
+    /// included (`docs/runtime.md`, "Deterministic launches"); the GPU
+    /// devices refuse a kernel whose float atomics it would change, with
+    /// a typed `Unsupported`.
+    pub deterministic: bool,
     /// Kernels made fast even when `fast_math` is off (per-kernel fast
     /// math); default none.
     pub fast_math_kernels: Vec<String>,
@@ -189,6 +197,7 @@ impl Default for CompileOptions {
             checked: false,
             opt_level: OptLevel::O2,
             fast_math: false,
+            deterministic: false,
             fast_math_kernels: Vec::new(),
             layout: LayoutOptions::default(),
             exact_loops: None,
@@ -335,6 +344,9 @@ impl Compiler {
         }
         if !o.fast_math_kernels.is_empty() {
             opts.push_str(&format!(" fast-math={}", o.fast_math_kernels.join(",")));
+        }
+        if o.deterministic {
+            opts.push_str(" deterministic");
         }
         if o.layout.default != ArrayLayout::Aos {
             opts.push_str(" layout=soa");

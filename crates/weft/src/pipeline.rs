@@ -33,6 +33,11 @@ pub fn pipeline_options(o: &crate::CompileOptions) -> weft_passes::PipelineOptio
 
 /// Runs the pass pipeline of `o`.
 pub fn passes(m: &mut Module, o: &crate::CompileOptions) -> Result<(), Error> {
+    if o.deterministic {
+        for f in m.funcs.values_mut() {
+            f.deterministic = true;
+        }
+    }
     weft_passes::run_pipeline(m, &pipeline_options(o))?;
     Ok(())
 }

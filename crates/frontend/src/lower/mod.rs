@@ -230,6 +230,7 @@ pub(crate) fn lower_kernel<'a>(
     let (slot, name) = ctx.alloc(def.name.id.as_str());
     let mut func = Function::new(&name, FuncKind::Kernel, params.clone(), Vec::new());
     func.fast_math = m.kernel_fast_math(def.name.id.as_str());
+    func.deterministic = m.kernel_deterministic(def.name.id.as_str());
     func.backward = m.kernel_backward(def.name.id.as_str());
     func.loc = m.loc(def.name.range());
     func.layout_hints = layout_hints;

@@ -643,6 +643,10 @@ impl Parser {
         if fast_math {
             self.bump();
         }
+        let deterministic = self.is_kw("deterministic");
+        if deterministic {
+            self.bump();
+        }
         let backward = !self.is_kw("no_backward");
         if !backward {
             self.bump();
@@ -674,6 +678,7 @@ impl Parser {
         cx.f.layout_hints = hints;
         cx.f.soa_params = soa;
         cx.f.fast_math = fast_math;
+        cx.f.deterministic = deterministic;
         cx.f.backward = backward;
         [cx.f.custom_adjoint, cx.f.custom_replay, cx.f.grad_of] = custom;
         let body = cx.f.body;

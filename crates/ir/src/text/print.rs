@@ -356,6 +356,9 @@ impl<'a> Printer<'a> {
         if f.fast_math {
             out.push_str(" fast_math");
         }
+        if f.deterministic {
+            out.push_str(" deterministic");
+        }
         if !f.backward {
             out.push_str(" no_backward");
         }

@@ -538,6 +538,7 @@ fn kernel_adjoint(ctx: &Ctx<'_>, k: FuncId) -> Result<Function, AdjointError> {
     let mut dst = Function::new(&src.name, FuncKind::Kernel, params, Vec::new());
     dst.loc = src.loc;
     dst.fast_math = src.fast_math;
+    dst.deterministic = src.deterministic;
     dst.layout_hints = src.layout_hints.clone();
     for &(p, l) in &src.layout_hints {
         dst.layout_hints.push((p + n as u32, l));
@@ -585,6 +586,7 @@ fn func_adjoint(ctx: &Ctx<'_>, f: FuncId, name: String) -> Result<Function, Adjo
     let mut dst = Function::new(&name, FuncKind::Func, params, returns);
     dst.loc = src.loc;
     dst.fast_math = src.fast_math;
+    dst.deterministic = src.deterministic;
     let mut s = Sweep::new(ctx, src, dst);
     let dp = s.dst.param_values().to_vec();
     let na = n - by_value.len();

@@ -574,3 +574,36 @@ def test_vulkan_many_arrays_are_pooled(tmp_path):
     cpu = [wp.zeros(1, dtype=float) for _ in range(n)]
     wp.launch(m.many, dim=1, inputs=cpu)
     assert cpu[-1].list() == [39.0]
+
+
+@wp.kernel
+def hand_out_slots(x: wp.array(dtype=float), count: wp.array(dtype=int), out: wp.array(dtype=float), total: wp.array(dtype=float)):
+    i = wp.tid()
+    s = wp.atomic_add(count, 0, 1)
+    out[s] = float(i)
+    wp.atomic_add(total, 0, x[i])
+
+
+def test_deterministic_mode():
+    # wp.config.deterministic: a counter hands out slots in thread order
+    # (the launch runs its threads in order), and repeated float sums give
+    # the same bits (docs/runtime.md, "Deterministic launches").
+    assert int(wp.DeterministicMode.RUN_TO_RUN) == 1
+    n = 100_000
+    x = wp.array(np.random.default_rng(3).standard_normal(n).astype(np.float32) * 1e3)
+    old = wp.config.deterministic
+    try:
+        wp.config.deterministic = wp.DeterministicMode.RUN_TO_RUN
+        sums = set()
+        for _ in range(3):
+            count = wp.zeros(1, dtype=int)
+            out = wp.zeros(n, dtype=float)
+            total = wp.zeros(1, dtype=float)
+            wp.launch(hand_out_slots, dim=n, inputs=[x, count, out, total])
+            assert np.array_equal(out.numpy(), np.arange(n, dtype=np.float32))
+            sums.add(total.numpy()[0].tobytes())
+        assert len(sums) == 1
+        xs = x.numpy().astype(np.float64)
+        assert abs(float(np.frombuffer(sums.pop(), np.float32)[0]) - xs.sum()) < 1e-6 * np.abs(xs).sum()
+    finally:
+        wp.config.deterministic = old

@@ -17,7 +17,11 @@ from ._native import (  # noqa: F401
 __version__ = _native.__version__
 
 
-def compile(source, file_name="<string>", *, checked=False, fast_math=False, opt=True, cache=False):
+def compile(source, file_name="<string>", *, checked=False, fast_math=False, opt=True, cache=False, deterministic=False):
     """Compiles a module of Warp's kernel language; the result has
-    ``kernel_names()``, ``ir()``, ``clif()`` and ``hlsl(kernel)``."""
-    return _native.compile(file_name, source, checked=checked, fast_math=fast_math, opt=opt, cache=cache)
+    ``kernel_names()``, ``ir()``, ``clif()`` and ``hlsl(kernel)``.
+    ``deterministic``: deterministic launches for every kernel
+    (docs/runtime.md)."""
+    return _native.compile(
+        file_name, source, checked=checked, fast_math=fast_math, opt=opt, cache=cache, deterministic=deterministic
+    )

@@ -268,6 +268,14 @@ pub fn pack_views(sig: &KernelSig, dims: &[i32; 4], args: &[ArgView<'_>]) -> Vec
     block
 }
 
+/// Writes `v` at byte `at` of a packed block (a descriptor's `data`).
+pub fn write_u64(block: &mut [Block], at: usize, v: u64) {
+    for (k, byte) in v.to_le_bytes().into_iter().enumerate() {
+        let i = at + k;
+        block[i / 16].0[i % 16] = byte;
+    }
+}
+
 /// [`pack_views`] as plain bytes (`sig.layout.size` of them).
 pub fn pack_bytes(sig: &KernelSig, dims: &[i32; 4], args: &[ArgView<'_>]) -> Vec<u8> {
     let mut bytes = vec![0u8; sig.layout.size as usize];
@@ -332,6 +340,7 @@ mod tests {
             soa_params: soa,
             has_traps: false,
             calls: false,
+            determinism: weft_ir::Determinism::Free,
         };
         KernelSig::new(info, structs)
     }

@@ -236,7 +236,9 @@ unsafe impl Send for BlockPtr {}
 unsafe impl Sync for BlockPtr {}
 
 /// Packs the launch's argument block from its views (host addresses) and
-/// runs `entry` over its threads ([`run_entry`]) within `timeout`.
+/// runs `entry` over its threads within `timeout`: split over the pool
+/// ([`run_entry`]), or as its kernel's [`weft_ir::Determinism`] asks
+/// ([`super::deterministic`]).
 fn launch_entry<J: HostJit>(
     entry: KernelEntry,
     launch: &Launch<'_>,
@@ -244,10 +246,12 @@ fn launch_entry<J: HostJit>(
 ) -> Result<Option<TrapRecord>, LaunchError> {
     let block = pack_views(launch.sig, &launch.dims, launch.views);
     let deadline = timeout.map(|t| Instant::now() + t);
-    run_entry(entry, &block, launch.total, deadline).map_err(|TimedOut| LaunchError::Timeout {
-        kernel: launch.sig.name.clone(),
-        device: J::NAME,
-        limit: timeout.unwrap_or_default(),
+    super::deterministic::run(entry, launch, &block, deadline).map_err(|TimedOut| {
+        LaunchError::Timeout {
+            kernel: launch.sig.name.clone(),
+            device: J::NAME,
+            limit: timeout.unwrap_or_default(),
+        }
     })
 }
 
@@ -259,8 +263,21 @@ pub struct TimedOut;
 /// checks the clock before each chunk.
 const DEADLINE_CHUNK: usize = 4096;
 
+/// Chunks of a launch per pool thread: 4, or `WEFT_CHUNKS_PER_THREAD`
+/// (1 to 1024) from the environment, read once (to measure the split:
+/// `benches/README.md`, "Thread ranges").
+pub fn chunks_per_thread() -> usize {
+    static N: OnceLock<usize> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("WEFT_CHUNKS_PER_THREAD")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .map_or(4, |n| n.clamp(1, 1024))
+    })
+}
+
 /// Runs the launch's thread range in chunks over the rayon pool (4 per
-/// pool thread); returns the first bounds-checked-mode failure any chunk
+/// pool thread, [`chunks_per_thread`]); returns the first bounds-checked-mode failure any chunk
 /// recorded (see [`weft_abi::trap`]: each chunk's OS thread clears its slot
 /// before the call and takes it right after).
 ///
@@ -274,15 +291,38 @@ pub fn run_entry(
     total: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<TrapRecord>, TimedOut> {
-    let ptr = BlockPtr(block.as_ptr().cast::<u8>());
-    let mut chunks = (rayon::current_num_threads() * 4).min(total).max(1);
-    if deadline.is_some() {
-        chunks = chunks.max(total.div_ceil(DEADLINE_CHUNK));
-    }
-    let per = total.div_ceil(chunks);
+    run_chunks(entry, &[block], total, None, deadline)
+}
+
+/// [`run_entry`] with a chosen split: `per` threads a chunk (`None`:
+/// [`chunks_per_thread`] chunks per pool thread), chunk `c` with argument block `blocks[c]` (or
+/// `blocks[0]` for all when there is one). A chunk of the whole range runs
+/// on the calling thread, in order, in pieces of [`DEADLINE_CHUNK`] threads
+/// when there is a deadline.
+pub fn run_chunks(
+    entry: KernelEntry,
+    blocks: &[&[Block]],
+    total: usize,
+    per: Option<usize>,
+    deadline: Option<Instant>,
+) -> Result<Option<TrapRecord>, TimedOut> {
+    let ptrs: Vec<BlockPtr> = blocks
+        .iter()
+        .map(|b| BlockPtr(b.as_ptr().cast::<u8>()))
+        .collect();
+    let serial = per.is_some_and(|p| p >= total);
+    let per = per.unwrap_or_else(|| {
+        let mut chunks = (rayon::current_num_threads() * chunks_per_thread())
+            .min(total)
+            .max(1);
+        if deadline.is_some() {
+            chunks = chunks.max(total.div_ceil(DEADLINE_CHUNK));
+        }
+        total.div_ceil(chunks)
+    });
+    let chunks = total.div_ceil(per.max(1)).max(1);
     let stopped = AtomicBool::new(false);
-    let run = |start: usize, end: usize| {
-        let p = ptr;
+    let run = |p: BlockPtr, start: usize, end: usize| {
         if deadline.is_some() {
             cancel::set_deadline(deadline);
             if stopped.load(Ordering::Relaxed) || cancel::past_deadline() {
@@ -305,8 +345,18 @@ pub fn run_entry(
         }
         take_trap()
     };
-    let trap = if chunks == 1 {
-        run(0, total)
+    let trap = if serial {
+        let piece = if deadline.is_some() {
+            DEADLINE_CHUNK
+        } else {
+            total
+        };
+        (0..total.div_ceil(piece)).find_map(|k| {
+            let start = k * piece;
+            run(ptrs[0], start, (start + piece).min(total))
+        })
+    } else if chunks == 1 {
+        run(ptrs[0], 0, total)
     } else {
         // The failure of the lowest thread range wins, so the report does
         // not depend on scheduling.
@@ -315,8 +365,9 @@ pub fn run_entry(
             .map(|c| {
                 let start = c * per;
                 let end = (start + per).min(total);
+                let p = ptrs.get(c).copied().unwrap_or(ptrs[0]);
                 if start < end {
-                    run(start, end)
+                    run(p, start, end)
                 } else {
                     None
                 }

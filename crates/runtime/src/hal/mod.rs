@@ -17,6 +17,7 @@
 //! [`host`], never each other or the dispatcher.
 
 pub mod args;
+pub mod deterministic;
 pub mod host;
 
 use crate::array::{Arg, Value};

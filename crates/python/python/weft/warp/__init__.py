@@ -75,6 +75,7 @@ from .host import (  # noqa: F401
 )
 from .context import (  # noqa: F401
     config,
+    DeterministicMode,
     Device,
     Function,
     Kernel,

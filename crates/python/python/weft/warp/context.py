@@ -4,6 +4,7 @@ API over the native core)."""
 from __future__ import annotations
 
 import builtins
+import enum
 
 import hashlib
 import threading
@@ -20,13 +21,27 @@ from .tape import Tape, _Tape_current  # noqa: F401
 # ---------------------------------------------------------------- config
 
 
+class DeterministicMode(enum.IntEnum):
+    """``wp.DeterministicMode``: ``NOT_GUARANTEED`` (the default), or
+    ``RUN_TO_RUN`` / ``GPU_TO_GPU``, which both ask Weft for deterministic
+    launches (results independent of the thread count and schedule, float
+    atomics included; see docs/runtime.md)."""
+
+    NOT_GUARANTEED = 0
+    RUN_TO_RUN = 1
+    GPU_TO_GPU = 2
+
+
 class _Config:
     """``wp.config``: ``mode`` ("release", or "debug": bounds-checked
     code), ``verbose``, ``quiet``, ``cache_kernels`` (Weft's disk cache),
-    ``verify_fp`` (accepted, no effect yet)."""
+    ``deterministic`` (a ``DeterministicMode``), ``verify_fp`` (accepted,
+    no effect yet)."""
 
     def __init__(self):
         self.mode = "release"
+        self.deterministic = DeterministicMode.NOT_GUARANTEED
+        self.deterministic_max_records = 0
         self.verbose = False
         self.quiet = True
         self.cache_kernels = True
@@ -364,13 +379,14 @@ class Kernel:
         return self._source
 
     def _native_module(self):
-        opts = (config.mode == "debug", bool(_module_options.get("fast_math")), bool(config.cache_kernels))
+        det = any(int(o or 0) for o in (config.deterministic, _module_options.get("deterministic"), self.options.get("deterministic")))
+        opts = (config.mode == "debug", bool(_module_options.get("fast_math")), bool(config.cache_kernels), det)
         if self._module is None or self._opts != opts:
             text, file = self.source
             key = (hashlib.sha256(text.encode()).hexdigest(), file, opts)
             m = _module_cache.get(key)
             if m is None:
-                m = _native.compile(file, text, checked=opts[0], fast_math=opts[1], cache=opts[2])
+                m = _native.compile(file, text, checked=opts[0], fast_math=opts[1], cache=opts[2], deterministic=opts[3])
                 _module_cache[key] = m
             self._module, self._opts, self._loaded = m, opts, {}
         return self._module

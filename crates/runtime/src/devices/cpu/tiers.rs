@@ -6,8 +6,8 @@
 //! later launch runs the vector code. Both tiers
 //! compute the same bits (`tests/vector_tier.rs`), except the order of
 //! float atomic adds. A module with fast math stays on Cranelift (the two
-//! compilers approximate differently), and so does one the vector compile
-//! fails on.
+//! compilers approximate differently), so does one with a deterministic
+//! kernel that has float atomics, and one the vector compile fails on.
 
 use crate::error::RuntimeError;
 use crate::hal::host::HostJit;
@@ -70,11 +70,16 @@ impl TieredCode {
 }
 
 /// True if a module may move to the vector tier: no fast math anywhere
-/// (a flag on an instruction or the function attribute).
-fn vector_eligible(m: &Module) -> bool {
+/// (a flag on an instruction or the function attribute), and no
+/// deterministic kernel with float atomics (the tiers add them in other
+/// orders, and when the move happens depends on the clock).
+fn vector_eligible(m: &Module, info: &ModuleInfo) -> bool {
     m.funcs.values().all(|f| {
         !f.fast_math && f.insts.values().all(|d| d.flags.is_empty())
-    })
+    }) && info
+        .kernels
+        .iter()
+        .all(|k| k.determinism == weft_ir::Determinism::Free)
 }
 
 impl HostJit for Tiered {
@@ -85,7 +90,7 @@ impl HostJit for Tiered {
     fn compile(&self, module: &Module, info: &ModuleInfo) -> Result<TieredCode, RuntimeError> {
         let scalar = weft_backend_cpu::compile(module, info, &self.scalar)
             .map_err(|e| RuntimeError::backend(Self::NAME, e.is_unsupported(), e))?;
-        let source = vector_eligible(module).then(|| (module.clone(), info.clone(), self.vector.clone()));
+        let source = vector_eligible(module, info).then(|| (module.clone(), info.clone(), self.vector.clone()));
         let code = TieredCode {
             scalar,
             source,
@@ -171,5 +176,18 @@ mod tests {
         assert!(code.source.is_none());
         Tiered::ran(&code, TIER_UP_AFTER * 2);
         assert!(!code.started.load(Ordering::Acquire));
+    }
+
+    #[test]
+    fn deterministic_float_atomics_stay_on_cranelift() {
+        let sum = SRC
+            .replace(") {", ") deterministic {")
+            .replace("store v0[v2], v4", "v5: i32 = const 0\n  v6: f32 = atomic add v0[v5], v4");
+        let code = compiled(&sum);
+        assert!(code.source.is_none());
+        Tiered::ran(&code, TIER_UP_AFTER * 2);
+        assert!(!code.started.load(Ordering::Acquire));
+        // Without float atomics, a deterministic module moves as any other.
+        assert!(compiled(&SRC.replace(") {", ") deterministic {")).source.is_some());
     }
 }
