@@ -79,7 +79,9 @@ pub struct DeviceOptions {
     /// `llvm-cpu`: the vector tier (`docs/vector.md`): each kernel it
     /// takes runs the host's native vector width of consecutive threads
     /// per vector register, with results bit-identical to the scalar
-    /// thread loop. Default on; `WEFT_VECTOR=0` in the environment turns
+    /// thread loop but for float atomic sums (lanes combine in order) and
+    /// `f32` transcendentals (inlined, correctly rounded: within 1–2 ulp of
+    /// the scalar loop's glibc calls). Default on; `WEFT_VECTOR=0` in the environment turns
     /// the default off.
     pub vector: bool,
 }
