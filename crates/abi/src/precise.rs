@@ -216,35 +216,31 @@ const fn taylor<const N: usize>(first: u32, step: u32, alt: bool) -> [f64; N] {
     c
 }
 
+/// `N` coefficients `sign(i)·num/(2i + 1)`, alternating in sign when
+/// `alt`.
+const fn odd_reciprocals<const N: usize>(num: f64, alt: bool) -> [f64; N] {
+    let mut c = [0.0; N];
+    let mut i = 0;
+    while i < N {
+        let v = num / (2 * i + 1) as f64;
+        c[i] = if alt && i % 2 == 1 { -v } else { v };
+        i += 1;
+    }
+    c
+}
+
 /// `sin r = r·Σ (−1)ⁱ r²ⁱ/(2i+1)!`, through `r¹⁵`.
 const SIN: [f64; 8] = taylor(1, 2, true);
 /// `sinh x = x·Σ x²ⁱ/(2i+1)!`, through `x¹⁵` (`|x| < ½`).
 const SINH: [f64; 8] = taylor(1, 2, false);
 /// `atan u = u·Σ (−1)ⁱ u²ⁱ/(2i+1)`, through `u¹⁵` (`|u| < 0.1`).
-const ATAN: [f64; 8] = {
-    let mut c = [0.0; 8];
-    let mut i = 0;
-    while i < 8 {
-        let v = 1.0 / (2 * i + 1) as f64;
-        c[i] = if i % 2 == 1 { -v } else { v };
-        i += 1;
-    }
-    c
-};
+const ATAN: [f64; 8] = odd_reciprocals(1.0, true);
 /// `cos r = Σ (−1)ⁱ r²ⁱ/(2i)!`, through `r¹⁶`.
 const COS: [f64; 9] = taylor(0, 2, true);
 /// `exp r = Σ rⁱ/i!`, through `r¹²`.
 const EXP: [f64; 13] = taylor(0, 1, false);
 /// `log m = s·Σ 2·s²ⁱ/(2i+1)`, through `s¹⁹`.
-const LOG: [f64; 10] = {
-    let mut c = [0.0; 10];
-    let mut i = 0;
-    while i < 10 {
-        c[i] = 2.0 / (2 * i + 1) as f64;
-        i += 1;
-    }
-    c
-};
+const LOG: [f64; 10] = odd_reciprocals(2.0, false);
 
 /// A float comparison giving a mask.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
