@@ -226,15 +226,6 @@ macro_rules! host_buffers {
 }
 pub(crate) use host_buffers;
 
-/// The argument block's address, shared by the chunks of one launch.
-#[derive(Copy, Clone)]
-struct BlockPtr(*const u8);
-// SAFETY: the block is only read by the kernel, and it outlives the launch
-// (`run_entry` waits for every chunk before returning).
-unsafe impl Send for BlockPtr {}
-// SAFETY: as above: shared read-only use.
-unsafe impl Sync for BlockPtr {}
-
 /// Packs the launch's argument block from its views (host addresses) and
 /// runs `entry` over its threads within `timeout`: split over the pool
 /// ([`run_entry`]), or as its kernel's [`weft_ir::Determinism`] asks
@@ -306,10 +297,6 @@ pub fn run_chunks(
     per: Option<usize>,
     deadline: Option<Instant>,
 ) -> Result<Option<TrapRecord>, TimedOut> {
-    let ptrs: Vec<BlockPtr> = blocks
-        .iter()
-        .map(|b| BlockPtr(b.as_ptr().cast::<u8>()))
-        .collect();
     let serial = per.is_some_and(|p| p >= total);
     let per = per.unwrap_or_else(|| {
         let mut chunks = (rayon::current_num_threads() * chunks_per_thread())
@@ -322,7 +309,10 @@ pub fn run_chunks(
     });
     let chunks = total.div_ceil(per.max(1)).max(1);
     let stopped = AtomicBool::new(false);
-    let run = |p: BlockPtr, start: usize, end: usize| {
+    let Some(&first) = blocks.first() else {
+        return Ok(None);
+    };
+    let run = |block: &[Block], start: usize, end: usize| {
         if deadline.is_some() {
             cancel::set_deadline(deadline);
             if stopped.load(Ordering::Relaxed) || cancel::past_deadline() {
@@ -336,7 +326,7 @@ pub fn run_chunks(
         // points to are borrowed for the whole launch. Chunks cover disjoint
         // thread ranges; races between threads are the kernel's own
         // semantics (atomics are atomic).
-        unsafe { entry(p.0, start as i64, end as i64) };
+        unsafe { entry(block.as_ptr().cast::<u8>(), start as i64, end as i64) };
         if deadline.is_some() {
             if cancel::take_cancelled() {
                 stopped.store(true, Ordering::Relaxed);
@@ -353,10 +343,10 @@ pub fn run_chunks(
         };
         (0..total.div_ceil(piece)).find_map(|k| {
             let start = k * piece;
-            run(ptrs[0], start, (start + piece).min(total))
+            run(first, start, (start + piece).min(total))
         })
     } else if chunks == 1 {
-        run(ptrs[0], 0, total)
+        run(first, 0, total)
     } else {
         // The failure of the lowest thread range wins, so the report does
         // not depend on scheduling.
@@ -365,9 +355,9 @@ pub fn run_chunks(
             .map(|c| {
                 let start = c * per;
                 let end = (start + per).min(total);
-                let p = ptrs.get(c).copied().unwrap_or(ptrs[0]);
+                let block = blocks.get(c).copied().unwrap_or(first);
                 if start < end {
-                    run(p, start, end)
+                    run(block, start, end)
                 } else {
                     None
                 }
