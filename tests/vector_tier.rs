@@ -26,12 +26,18 @@ use weft_abi::precise::{self, Exact};
 use weft_cli::conform::{self, Case};
 use weft_ir::MathFn;
 
-fn llvm_cpu(vector: bool) -> Device {
-    let o = DeviceOptions {
+/// `llvm-cpu`'s options here: the vector tier as asked, with its inline
+/// math (opt-in, `DeviceOptions::inline_math`) on.
+fn opts(vector: bool) -> DeviceOptions {
+    DeviceOptions {
         vector,
+        inline_math: true,
         ..DeviceOptions::default()
-    };
-    Device::open_with("llvm-cpu", &o).expect("llvm-cpu")
+    }
+}
+
+fn llvm_cpu(vector: bool) -> Device {
+    Device::open_with("llvm-cpu", &opts(vector)).expect("llvm-cpu")
 }
 
 /// Buffers written by a float atomic add (whose sum the reductions
@@ -52,7 +58,9 @@ fn inline_math(compiler: &Compiler, case: &Case) -> bool {
     let m = compiler
         .compile_file(case.dir.join("kernel.py"))
         .expect("compiles");
-    m.llvm_ir(None).expect("llvm ir").contains("vmath_shim")
+    m.host_llvm_ir(&opts(true))
+        .expect("llvm ir")
+        .contains("vmath_shim")
 }
 
 fn same(a: &Array, b: &Array, case: &Case, name: &str, loose: bool) -> Result<(), String> {
@@ -152,7 +160,7 @@ def apart(a: wp.array(dtype=float), n: wp.array(dtype=int), out: wp.array(dtype=
 #[test]
 fn divergent_control_matches_the_scalar_loop() {
     let m = Compiler::new().compile("apart.py", LANES_APART).unwrap();
-    let text = m.llvm_ir(None).unwrap();
+    let text = m.host_llvm_ir(&opts(true)).unwrap();
     assert!(text.contains("x float>"), "the vector tier took the kernel");
     // Sizes around the vector width: tails of every length.
     for n in [1usize, 5, 16, 17, 33, 100, 1001] {
@@ -280,7 +288,7 @@ fn inline_transcendentals_are_within_the_bound_of_the_shims() {
     xs.extend((0..400_000).map(|i| (i as f32 - 200_000.0) * 4.7e-4));
     xs.extend((1..200_000).map(|i| i as f32 * 0.05));
     let m = Compiler::new().compile("every.py", EVERY_FUNCTION).unwrap();
-    let ir = m.llvm_ir(None).unwrap();
+    let ir = m.host_llvm_ir(&opts(true)).unwrap();
     assert!(ir.contains("x double>"), "inline forms in the IR");
     assert!(ir.contains("vmath_shim"), "what `inline_math` looks for");
     let vec = run_every(&llvm_cpu(true), &xs);

@@ -38,6 +38,11 @@ pub struct Options {
     /// [`native_width`] consecutive threads per vector register. Off by
     /// default here; the `llvm-cpu` device turns it on.
     pub vector: bool,
+    /// The vector tier computes the precise `f32` transcendentals inline
+    /// ([`weft_abi::precise`]) instead of calling the shims lane by lane:
+    /// 4× faster code, but each inlined call site costs LLVM tens of
+    /// milliseconds to compile (`docs/vector.md`), so it is opt-in.
+    pub inline_math: bool,
 }
 
 /// A kernel of an [`Artifact`]; the entry point is valid while the
@@ -181,6 +186,7 @@ fn build<'ctx>(
         debug: false,
         cancel_checks: opts.cancel_checks,
         vector_width: if opts.vector { native_width() } else { 0 },
+        inline_math: opts.inline_math,
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

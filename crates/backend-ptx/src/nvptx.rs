@@ -122,6 +122,7 @@ fn build<'ctx>(
         debug: opts.line_info,
         cancel_checks: false,
         vector_width: 0,
+        inline_math: false,
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

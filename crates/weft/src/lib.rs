@@ -487,16 +487,26 @@ impl Module {
     /// it by default (the vector tier on unless `WEFT_VECTOR=0`).
     #[cfg(feature = "llvm")]
     pub fn llvm_ir(&self, nvptx: Option<&PtxOptions>) -> Result<String, Error> {
+        match nvptx {
+            Some(o) => {
+                let info = pipeline::verify(&self.ir)?;
+                weft_backend_ptx::emit_llvm(&self.ir, &info, o)
+                    .map_err(|e| Error::Backend(Box::new(e)))
+            }
+            None => self.host_llvm_ir(&weft_runtime::DeviceOptions::default()),
+        }
+    }
+    /// The host target's LLVM IR as `llvm-cpu` opened with `opts` makes it
+    /// (its vector tier and inline math as `opts` say).
+    pub fn host_llvm_ir(&self, opts: &weft_runtime::DeviceOptions) -> Result<String, Error> {
         let info = pipeline::verify(&self.ir)?;
         let host = weft_backend_ptx::host::Options {
-            vector: weft_runtime::DeviceOptions::default().vector,
+            vector: opts.vector,
+            inline_math: opts.inline_math,
             ..Default::default()
         };
-        match nvptx {
-            Some(o) => weft_backend_ptx::emit_llvm(&self.ir, &info, o),
-            None => weft_backend_ptx::host::emit_text(&self.ir, &info, &host),
-        }
-        .map_err(|e| Error::Backend(Box::new(e)))
+        weft_backend_ptx::host::emit_text(&self.ir, &info, &host)
+            .map_err(|e| Error::Backend(Box::new(e)))
     }
     /// The program for `device`, compiled on first use.
     fn program(&self, device: &weft_runtime::Device) -> Result<Arc<weft_runtime::Program>, Error> {

@@ -144,7 +144,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             return None;
         }
         let uni = weft_ir::uniform::uniformity(f);
-        super::spmd::rejects(f, &uni)
+        super::spmd::rejects(f, &uni, c.inline_math)
             .is_none()
             .then_some((c.vector_width, uni))
     }

@@ -80,6 +80,9 @@ pub(crate) struct TargetCfg {
     /// the scalar thread loop only. Kernels the tier does not take
     /// ([`spmd::rejects`]) and debug or cancel-checked builds stay scalar.
     pub vector_width: u32,
+    /// Host, vector tier: precise `f32` transcendentals inline
+    /// ([`vmath`]); off, lane by lane through the shims.
+    pub inline_math: bool,
 }
 
 /// The host shims the generated code calls on the host target (one table

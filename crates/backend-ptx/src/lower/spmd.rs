@@ -43,7 +43,11 @@ use weft_ir::{layout, Inst, MathFlags, MathFn, Region, Scalar, Type, Value};
 /// anyway, and the tier would add the lanes' extracts and the spills of
 /// every live vector around each call: more than 1 such call per
 /// [`CALLS_PER_VECTOR_OP`] vector instructions).
-pub(crate) fn rejects(f: &weft_ir::Function, uni: &Uniformity) -> Option<&'static str> {
+pub(crate) fn rejects(
+    f: &weft_ir::Function,
+    uni: &Uniformity,
+    inline_math: bool,
+) -> Option<&'static str> {
     let mut why = None;
     let (mut calls, mut ops) = (0usize, 0usize);
     weft_ir::info::for_each_inst(f, &mut |i| {
@@ -71,7 +75,7 @@ pub(crate) fn rejects(f: &weft_ir::Function, uni: &Uniformity) -> Option<&'stati
                 if !f
                     .value_type(*x)
                     .as_scalar()
-                    .is_some_and(|s| super::vmath::inlines(g, s, flags)) =>
+                    .is_some_and(|s| inline_math && super::vmath::inlines(g, s, flags)) =>
             {
                 calls += 1
             }

@@ -30,7 +30,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         args: &[VectorValue<'ctx>],
         mask: VectorValue<'ctx>,
     ) -> Result<Option<BasicValueEnum<'ctx>>> {
-        if !inlines(f, s, self.st.flags) {
+        if !self.cfg.inline_math || !inlines(f, s, self.st.flags) {
             return Ok(None);
         }
         let Some(x) = args.first() else {

@@ -35,6 +35,7 @@ pub(super) fn device(opts: &DeviceOptions) -> Arc<dyn DynDevice> {
         let vector = weft_backend_ptx::host::Options {
             opt_level: opts.opt_level,
             vector: true,
+            inline_math: opts.inline_math,
             ..Default::default()
         };
         return Arc::new(HostDevice(tiers::Tiered { scalar: cl, vector }, timeout));

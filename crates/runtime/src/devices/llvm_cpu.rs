@@ -17,6 +17,7 @@ fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, Run
             opt_level: opts.opt_level,
             cancel_checks: opts.timeout.is_some(),
             vector: opts.vector,
+            inline_math: opts.inline_math,
         }),
         opts.timeout,
     )))

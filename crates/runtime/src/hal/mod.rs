@@ -84,6 +84,14 @@ pub struct DeviceOptions {
     /// the scalar loop's glibc calls). Default on; `WEFT_VECTOR=0` in the environment turns
     /// the default off.
     pub vector: bool,
+    /// `llvm-cpu`, and `cpu`'s vector tier: the precise `f32`
+    /// transcendentals computed inline in vector lanes (correctly rounded,
+    /// within 1–2 ulp of the scalar loop's glibc calls; about 4× faster
+    /// for `sin`/`cos`/`exp`) instead of lane by lane through the shims.
+    /// Each inlined call site adds tens of milliseconds to LLVM's compile
+    /// (`docs/vector.md`), so it is off by default; `WEFT_INLINE_MATH=1`
+    /// in the environment turns the default on.
+    pub inline_math: bool,
 }
 
 impl Default for DeviceOptions {
@@ -95,6 +103,7 @@ impl Default for DeviceOptions {
             cache: CacheLocation::Default,
             timeout: None,
             vector: std::env::var("WEFT_VECTOR").map_or(true, |v| v != "0"),
+            inline_math: std::env::var("WEFT_INLINE_MATH").is_ok_and(|v| v == "1"),
         }
     }
 }
