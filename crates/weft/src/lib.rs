@@ -498,6 +498,7 @@ impl Module {
     }
     /// The host target's LLVM IR as `llvm-cpu` opened with `opts` makes it
     /// (its vector tier and inline math as `opts` say).
+    #[cfg(feature = "llvm")]
     pub fn host_llvm_ir(&self, opts: &weft_runtime::DeviceOptions) -> Result<String, Error> {
         let info = pipeline::verify(&self.ir)?;
         let host = weft_backend_ptx::host::Options {
