@@ -4,14 +4,19 @@
 use weft_frontend::compile;
 use weft_ir::Module;
 
-fn fast_kernels(src: &str) -> Vec<(String, bool)> {
+/// `(kernel, flag(kernel))` of `src`'s kernels, by name.
+fn kernel_flags(src: &str, flag: fn(&weft_ir::Function) -> bool) -> Vec<(String, bool)> {
     let m: Module = compile("k.py", src).unwrap_or_else(|d| panic!("{}", d.render(false)));
     let mut v: Vec<(String, bool)> = m
         .kernels()
-        .map(|(_, f)| (f.name.clone(), f.fast_math))
+        .map(|(_, f)| (f.name.clone(), flag(f)))
         .collect();
     v.sort();
     v
+}
+
+fn fast_kernels(src: &str) -> Vec<(String, bool)> {
+    kernel_flags(src, |f| f.fast_math)
 }
 
 const KERNELS: &str = r#"
@@ -170,15 +175,8 @@ fn unsupported_forms_are_diagnostics() {
     }
 }
 
-/// `(kernel, deterministic)` of `src`'s kernels.
 fn deterministic_kernels(src: &str) -> Vec<(String, bool)> {
-    let m: Module = compile("k.py", src).unwrap_or_else(|d| panic!("{}", d.render(false)));
-    let mut v: Vec<(String, bool)> = m
-        .kernels()
-        .map(|(_, f)| (f.name.clone(), f.deterministic))
-        .collect();
-    v.sort();
-    v
+    kernel_flags(src, |f| f.deterministic)
 }
 
 #[test]
