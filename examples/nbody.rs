@@ -86,6 +86,9 @@ fn run(opts: Options) -> Result<(), ExampleError> {
     }
     println!("step {steps:>6}  E = {e1:+.9}  drift {drift:.3e}");
     clock.report(&device);
+    if let Some(tier) = sim.step_tier() {
+        println!("code              {tier} (nbody_step, at the last step)");
+    }
     let interactions = (n as f64) * (n as f64) * clock.steps_per_s();
     println!("interactions/s    {interactions:.3e}");
     println!("energy drift      {drift:.3e}  (|E_end - E_0| / |E_0|)");

@@ -13,20 +13,10 @@ cd "$(dirname "$0")/.."
 # System packages: a C toolchain, LLVM 19 (the `llvm` feature: PTX, llvm-cpu,
 # cuda), glslang + SPIRV-Tools (HLSL -> SPIR-V, validation), Mesa's lavapipe
 # (a Vulkan device on the CPU), gdb (the JIT debug info tests).
-pkgs=(build-essential pkg-config llvm-19-dev libpolly-19-dev libzstd-dev glslang-tools spirv-tools
-      mesa-vulkan-drivers libvulkan1 vulkan-tools python3-venv chromium gdb)
-missing=()
-for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
-# llvm-sys finds LLVM through this prefix; setting it also makes cargo rerun
-# llvm-sys's build script when LLVM was installed after a build without it
-# (its "not found" result is otherwise cached).
-LLVM_SYS_191_PREFIX="$(llvm-config-19 --prefix)"
-export LLVM_SYS_191_PREFIX
+. scripts/lib/packages.sh
+ensure_packages "${LLVM_PACKAGES[@]}" glslang-tools spirv-tools \
+  mesa-vulkan-drivers libvulkan1 vulkan-tools python3-venv chromium gdb
+export_llvm_prefix
 # ptxas and libdevice for the PTX tests, from NVIDIA's wheel, in a project-local venv.
 if ! ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas >/dev/null 2>&1; then
   python3 -m venv .venv

@@ -53,6 +53,18 @@ fn nbody_energy_drift_is_small() {
         let (p0, _, _) = nbody::initial_conditions(128);
         let p1 = sim.pos.to_vec::<[f32; 3]>().unwrap();
         assert!(p0.iter().zip(&p1).any(|(a, b)| a != b));
+        // The code the demo reports: each device's own kind.
+        let tier = sim.step_tier().unwrap();
+        match device.name() {
+            "vulkan" => assert_eq!(tier, weft::CodeTier::Spirv),
+            _ => assert!(
+                matches!(
+                    tier,
+                    weft::CodeTier::Cranelift | weft::CodeTier::Llvm { .. }
+                ),
+                "{tier:?}"
+            ),
+        }
     }
 }
 

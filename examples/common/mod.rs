@@ -175,10 +175,15 @@ pub fn main(
 }
 
 /// Opens the device named on the command line (an error, not a panic, if it
-/// is unknown or absent) and says which it is.
+/// is unknown or absent). On `cpu` the vector tier is compiled with each
+/// module (`DeviceOptions::tier_up` zero): an example runs long, and its
+/// steps/s is the steady state, its compile time all of the compiling.
 pub fn open_device(name: &str) -> Result<Device, ExampleError> {
-    let device = Device::open(name)?;
-    Ok(device)
+    let opts = weft::DeviceOptions {
+        tier_up: std::time::Duration::ZERO,
+        ..Default::default()
+    };
+    Ok(Device::open_with(name, &opts)?)
 }
 
 /// Accumulates the time spent stepping, for the steps/s report.

@@ -76,6 +76,12 @@ pub struct Sim {
 }
 
 impl Sim {
+    /// The code the step kernel runs now (on `cpu`: Cranelift's until the
+    /// module moves to the vector tier, `docs/vector.md`).
+    pub fn step_tier(&self) -> Option<weft::CodeTier> {
+        self.step.tier()
+    }
+
     /// Compiles `examples/nbody.py` for `device` and sets up `n` bodies.
     pub fn new(device: &Device, n: usize) -> Result<Sim, weft::Error> {
         let module = Compiler::new().compile("examples/nbody.py", SOURCE)?;

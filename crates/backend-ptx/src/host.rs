@@ -51,6 +51,9 @@ pub struct Options {
 pub struct Kernel {
     pub entry: KernelEntry,
     pub func: FuncId,
+    /// Threads per vector in its code: the vector tier's width
+    /// ([`native_width`]) when the tier took the kernel, else 1.
+    pub lanes: u32,
 }
 
 /// The owned LLVM state behind an artifact. Field order is drop order:
@@ -392,6 +395,7 @@ fn compile_part(
             Kernel {
                 entry,
                 func: k.func,
+                lanes: k.lanes,
             },
         ));
     }

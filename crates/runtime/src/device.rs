@@ -21,7 +21,9 @@ use crate::devices::{self, DeviceEntry, DEVICES};
 use crate::dtype::Dtype;
 use crate::error::{LaunchError, RuntimeError};
 use crate::hal::args::{check_dim, check_views, ArgView};
-use crate::hal::{DeviceDesc, DeviceOptions, DynBufArg, DynDevice, Erased, ErasedBuffer, Launch};
+use crate::hal::{
+    CodeTier, DeviceDesc, DeviceOptions, DynBufArg, DynDevice, Erased, ErasedBuffer, Launch,
+};
 use crate::sig::KernelSig;
 use std::sync::{Arc, Mutex};
 use weft_abi::trap::TrapRecord;
@@ -450,6 +452,14 @@ impl Kernel {
     /// The device that loaded it.
     pub fn device(&self) -> &Device {
         &self.device
+    }
+    /// The code it runs now: on `cpu` with the `llvm` feature, Cranelift's
+    /// until its module has run long enough to move to the vector tier
+    /// (`docs/vector.md`), LLVM's after.
+    /// `None` only if the kernel's code is not its device's, which
+    /// [`Device::load`] never gives.
+    pub fn tier(&self) -> Option<CodeTier> {
+        self.device.inner.tier(&self.inner)
     }
     /// A launch's outcome: its first bounds-checked-mode failure, if any,
     /// as [`LaunchError::Trap`] with the source position.

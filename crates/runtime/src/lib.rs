@@ -70,7 +70,7 @@ pub use devices::DeviceEntry;
 pub use dtype::{Dtype, Element, ScalarElem};
 pub use error::{BackendError, LaunchError, RuntimeError};
 pub use hal::args::check_args;
-pub use hal::{CacheLocation, DeviceDesc, DeviceOptions};
+pub use hal::{CacheLocation, CodeTier, DeviceDesc, DeviceOptions};
 pub use sig::{IndexRange, KernelSig, LengthRule};
 pub use weft_abi::trap::TrapRecord;
 pub use weft_ir::ArrayLayout;

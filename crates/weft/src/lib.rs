@@ -61,6 +61,7 @@
 //!
 //! The default build needs only Rust and a C toolchain.
 
+mod build_info;
 pub mod debug;
 mod pipeline;
 mod tape;
@@ -69,6 +70,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use weft_cache::{Cache, CacheKey};
 
+pub use build_info::{build_info, BuildInfo};
 pub use pipeline::{Diagnostics, PassError};
 pub use tape::Tape;
 pub use weft_backend_hlsl::{Options as HlslOptions, Shader as HlslShader};
@@ -79,8 +81,8 @@ pub use weft_passes::adjoint::AdjointError;
 pub use weft_passes::{LayoutOptions, OptLevel};
 pub use weft_runtime::{
     device_names, devices, Arg, Array, ArrayError, ArrayLayout, ArrayMeta, BackendError,
-    CacheLocation, DeviceArg, DeviceArray, DeviceDesc, DeviceEntry, DeviceOptions, Dtype, Element,
-    Kernel, KernelSig, LaunchError, RuntimeError, ScalarElem, Value,
+    CacheLocation, CodeTier, DeviceArg, DeviceArray, DeviceDesc, DeviceEntry, DeviceOptions, Dtype,
+    Element, Kernel, KernelSig, LaunchError, RuntimeError, ScalarElem, Value,
 };
 
 /// Any error of the Weft API.

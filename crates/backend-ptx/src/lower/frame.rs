@@ -125,6 +125,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                         .ctx
                         .create_string_attribute("min-legal-vector-width", &(w * 32).to_string());
                     fv.add_attribute(AttributeLoc::Function, a);
+                    self.lanes.insert(fid, w);
                     self.spmd_kernel_body(f, fv, w, uni)
                 }
                 None => self.kernel_body(f, fv),

@@ -90,13 +90,16 @@ pub(crate) struct TargetCfg {
 pub(crate) use weft_abi::shims::Shim;
 pub(crate) use weft_ir::layout::{Slot, SlotKind};
 
-/// A lowered kernel: IR name, LLVM symbol, argument block size.
+/// A lowered kernel: IR name, LLVM symbol, argument block size, and the
+/// threads its code runs per call of the thread loop's body (the vector
+/// tier's width; 1 for scalar code).
 #[derive(Clone, Debug)]
 pub(crate) struct LoweredKernel {
     pub name: String,
     pub symbol: String,
     pub func: FuncId,
     pub param_size: u32,
+    pub lanes: u32,
 }
 
 /// The result of [`lower`].
@@ -201,6 +204,7 @@ pub(crate) fn lower<'ctx>(
         di,
         st: FnState::default(),
         cur_id: FuncId::from_u32(0),
+        lanes: HashMap::new(),
     };
     let order = m.reachable_from(kernels.iter().copied());
     let mut kernels = Vec::new();
@@ -218,6 +222,7 @@ pub(crate) fn lower<'ctx>(
                     symbol: sym,
                     func: fid,
                     param_size: al.size,
+                    lanes: 1,
                 });
                 fv
             }
@@ -227,6 +232,9 @@ pub(crate) fn lower<'ctx>(
     }
     for &fid in &order {
         lx.lower_function(fid)?;
+    }
+    for k in &mut kernels {
+        k.lanes = lx.lanes.get(&k.func).copied().unwrap_or(1);
     }
     if let Some(di) = &lx.di {
         di.dib.finalize();
@@ -322,6 +330,8 @@ struct Lx<'a, 'ctx, 'm> {
     di: Option<Di<'ctx>>,
     st: FnState<'ctx>,
     cur_id: FuncId,
+    /// The vector tier's width of each kernel it took.
+    lanes: HashMap<FuncId, u32>,
 }
 
 impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {

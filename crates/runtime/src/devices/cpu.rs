@@ -7,7 +7,7 @@ mod tiers;
 
 use crate::error::RuntimeError;
 use crate::hal::host::{HostDevice, HostJit};
-use crate::hal::{DeviceOptions, DynDevice, OpenFn};
+use crate::hal::{CodeTier, DeviceOptions, DynDevice, OpenFn};
 use std::sync::Arc;
 use weft_abi::KernelEntry;
 use weft_ir::{Module, ModuleInfo};
@@ -38,7 +38,12 @@ pub(super) fn device(opts: &DeviceOptions) -> Arc<dyn DynDevice> {
             inline_math: opts.inline_math,
             ..Default::default()
         };
-        return Arc::new(HostDevice(tiers::Tiered { scalar: cl, vector }, timeout));
+        let tiered = tiers::Tiered {
+            scalar: cl,
+            vector,
+            tier_up: opts.tier_up,
+        };
+        return Arc::new(HostDevice(tiered, timeout));
     }
     Arc::new(HostDevice(Cranelift(cl), timeout))
 }
@@ -56,5 +61,9 @@ impl HostJit for Cranelift {
 
     fn entry(code: &Self::Code, name: &str) -> Option<KernelEntry> {
         code.kernel(name).map(|k| k.entry)
+    }
+
+    fn tier(_code: &Arc<Self::Code>, _name: &str, _loaded: KernelEntry) -> CodeTier {
+        CodeTier::Cranelift
     }
 }

@@ -29,7 +29,7 @@ use crate::cached;
 use crate::error::{LaunchError, RuntimeError};
 use crate::hal::args::{pack_views, ArgView, Block};
 use crate::hal::{
-    BufArg, CacheLocation, DeviceApi, DeviceDesc, DeviceOptions, DynDevice, Launch, OpenFn,
+    CodeTier,     BufArg, CacheLocation, DeviceApi, DeviceDesc, DeviceOptions, DynDevice, Launch, OpenFn,
 };
 use cudarc::driver::{self as cu, DevicePtr};
 use std::collections::HashMap;
@@ -336,6 +336,10 @@ impl DeviceApi for Cuda {
             trap: program.trap.clone(),
             _program: program.clone(),
         })
+    }
+
+    fn tier(&self, _k: &CudaKernel) -> CodeTier {
+        CodeTier::Ptx
     }
 
     /// Copies each distinct host array in, runs, copies them back; a

@@ -8,7 +8,7 @@ use crate::array::Arg;
 use crate::error::{LaunchError, RuntimeError};
 use crate::hal::args::ArgView;
 use crate::hal::host::{host_buffers, HostBuffer};
-use crate::hal::{BufArg, DeviceApi, DeviceDesc, DeviceOptions, DynDevice, Launch, OpenFn};
+use crate::hal::{BufArg, CodeTier, DeviceApi, DeviceDesc, DeviceOptions, DynDevice, Launch, OpenFn};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use weft_abi::trap::TrapRecord;
@@ -64,6 +64,10 @@ impl DeviceApi for Interp {
             module: (**program).clone(),
             func: kernel.func,
         })
+    }
+
+    fn tier(&self, _k: &InterpKernel) -> CodeTier {
+        CodeTier::Interpreter
     }
 
     fn launch(

@@ -4,7 +4,7 @@
 
 use crate::error::RuntimeError;
 use crate::hal::host::{HostDevice, HostJit};
-use crate::hal::{DeviceOptions, DynDevice, OpenFn};
+use crate::hal::{CodeTier, DeviceOptions, DynDevice, OpenFn};
 use std::sync::Arc;
 use weft_abi::KernelEntry;
 use weft_ir::{Module, ModuleInfo};
@@ -36,5 +36,11 @@ impl HostJit for Llvm {
 
     fn entry(code: &Self::Code, name: &str) -> Option<KernelEntry> {
         code.kernel(name).map(|k| k.entry)
+    }
+
+    fn tier(code: &Arc<Self::Code>, name: &str, _loaded: KernelEntry) -> CodeTier {
+        CodeTier::Llvm {
+            lanes: code.kernel(name).map_or(1, |k| k.lanes),
+        }
     }
 }

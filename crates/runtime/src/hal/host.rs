@@ -5,7 +5,7 @@
 //! `llvm-cpu` differ only in their compiler).
 
 use super::args::{pack_views, Block};
-use super::{BufArg, DeviceApi, DeviceDesc, Launch};
+use super::{BufArg, CodeTier, DeviceApi, DeviceDesc, Launch};
 use crate::array::Arg;
 use crate::error::{LaunchError, RuntimeError};
 use rayon::prelude::*;
@@ -39,6 +39,9 @@ pub trait HostJit: Send + Sync + 'static {
     /// After each launch of the code: how long it ran (a tiered JIT
     /// decides from it when to compile the faster tier).
     fn ran(_code: &Arc<Self::Code>, _took: Duration) {}
+    /// The code the kernel `name` runs now, `loaded` being its entry at
+    /// load.
+    fn tier(code: &Arc<Self::Code>, name: &str, loaded: KernelEntry) -> CodeTier;
     /// True if the JIT uses [`HostJit::ran`] (the launch is timed only
     /// then).
     const TIERED: bool = false;
@@ -93,6 +96,10 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
             code: program.clone(),
             upgraded: OnceLock::new(),
         })
+    }
+
+    fn tier(&self, k: &Self::Kernel) -> CodeTier {
+        J::tier(&k.code, &k.name, k.entry)
     }
 
     fn launch(

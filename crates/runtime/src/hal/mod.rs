@@ -92,7 +92,19 @@ pub struct DeviceOptions {
     /// (`docs/vector.md`), so it is off by default; `WEFT_INLINE_MATH=1`
     /// in the environment turns the default on.
     pub inline_math: bool,
+    /// `cpu` in a build with `llvm`: the run time on Cranelift's code after
+    /// which a module moves to the vector tier (`docs/vector.md`); zero
+    /// compiles the vector tier with the module, before its first launch
+    /// (for a long run measured from its first step). Default
+    /// [`TIER_UP_AFTER`]; `WEFT_TIER_UP_MS` in the environment sets the
+    /// default (e.g. `WEFT_TIER_UP_MS=0 weft conform --backend cpu`).
+    pub tier_up: std::time::Duration,
 }
+
+/// The default [`DeviceOptions::tier_up`]: about the vector tier's compile
+/// time, so that a module never spends much more on the second compile
+/// than it has run.
+pub const TIER_UP_AFTER: std::time::Duration = std::time::Duration::from_millis(20);
 
 impl Default for DeviceOptions {
     fn default() -> Self {
@@ -104,6 +116,10 @@ impl Default for DeviceOptions {
             timeout: None,
             vector: std::env::var("WEFT_VECTOR").map_or(true, |v| v != "0"),
             inline_math: std::env::var("WEFT_INLINE_MATH").is_ok_and(|v| v == "1"),
+            tier_up: std::env::var("WEFT_TIER_UP_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map_or(TIER_UP_AFTER, std::time::Duration::from_millis),
         }
     }
 }
@@ -125,6 +141,37 @@ pub struct DeviceDesc {
     /// Whether its arrays live in host memory (the host devices): then a
     /// launch with host arrays copies nothing.
     pub host_memory: bool,
+}
+
+/// The code a loaded kernel runs now ([`crate::Kernel::tier`]): on `cpu`
+/// it changes once a hot module has moved to the vector tier.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CodeTier {
+    /// The reference interpreter (`interp`).
+    Interpreter,
+    /// Cranelift's native code, one thread per iteration (`cpu`).
+    Cranelift,
+    /// LLVM's native host code, `lanes` consecutive threads per vector
+    /// register (the vector tier, `docs/vector.md`); 1 for scalar code
+    /// (`llvm-cpu`, `cpu` after its tier-up).
+    Llvm { lanes: u32 },
+    /// PTX on an NVIDIA GPU (`cuda`).
+    Ptx,
+    /// SPIR-V compute shaders from HLSL (`vulkan`).
+    Spirv,
+}
+
+impl std::fmt::Display for CodeTier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodeTier::Interpreter => f.write_str("interpreter"),
+            CodeTier::Cranelift => f.write_str("Cranelift (scalar)"),
+            CodeTier::Llvm { lanes: 1 } => f.write_str("LLVM (scalar)"),
+            CodeTier::Llvm { lanes } => write!(f, "LLVM vector tier ({lanes} lanes)"),
+            CodeTier::Ptx => f.write_str("PTX"),
+            CodeTier::Spirv => f.write_str("SPIR-V"),
+        }
+    }
 }
 
 /// A checked launch, as a device receives it.
@@ -176,6 +223,9 @@ pub trait DeviceApi: Send + Sync + 'static {
         program: &Arc<Self::Program>,
         kernel: &KernelInfo,
     ) -> Result<Self::Kernel, RuntimeError>;
+
+    /// The code `kernel` runs now.
+    fn tier(&self, kernel: &Self::Kernel) -> CodeTier;
 
     /// Runs `kernel` with host arrays (`args`, whose views are
     /// `launch.views`) and waits for it; returns the first failure of a
@@ -230,6 +280,8 @@ pub trait DynDevice: Send + Sync {
     fn describe(&self) -> DeviceDesc;
     fn compile(&self, module: &Arc<Module>, info: &ModuleInfo) -> Result<Erased, RuntimeError>;
     fn load(&self, program: &Erased, kernel: &KernelInfo) -> Result<Erased, RuntimeError>;
+    /// `None` for a kernel of another device.
+    fn tier(&self, kernel: &Erased) -> Option<CodeTier>;
     fn launch(
         &self,
         kernel: &Erased,
@@ -280,6 +332,11 @@ impl<D: DeviceApi> DynDevice for D {
             .downcast_ref::<Arc<D::Program>>()
             .ok_or_else(|| foreign(D::NAME, "a program"))?;
         Ok(Arc::new(DeviceApi::load(self, p, kernel)?))
+    }
+    fn tier(&self, kernel: &Erased) -> Option<CodeTier> {
+        kernel
+            .downcast_ref::<D::Kernel>()
+            .map(|k| DeviceApi::tier(self, k))
     }
     fn launch(
         &self,

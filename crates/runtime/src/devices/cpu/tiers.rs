@@ -1,7 +1,8 @@
 //! `cpu` in a build with the `llvm` feature: a module starts on
 //! Cranelift's code (compiled in milliseconds) and moves to the LLVM
 //! vector tier (`docs/vector.md`) once its launches have run
-//! [`TIER_UP_AFTER`] in all (`WEFT_TIER_UP_MS` overrides it): the launch
+//! [`DeviceOptions::tier_up`](crate::DeviceOptions::tier_up) in all
+//! (default [`TIER_UP_AFTER`]; zero compiles it with the module): the launch
 //! that crosses it compiles the vector tier before it returns, and every
 //! later launch runs the vector code. Both tiers
 //! compute the same bits (`tests/vector_tier.rs`), except the order of
@@ -14,6 +15,7 @@
 
 use crate::error::RuntimeError;
 use crate::hal::host::HostJit;
+use crate::hal::CodeTier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -21,28 +23,15 @@ use weft_abi::KernelEntry;
 use weft_backend_ptx::host;
 use weft_ir::{Module, ModuleInfo};
 
-/// Run time on Cranelift's code after which a module's vector tier is
-/// compiled: about the vector tier's compile time, so that a module never
-/// spends much more on the second compile than it has run.
-pub const TIER_UP_AFTER: Duration = Duration::from_millis(20);
+#[cfg(test)]
+use crate::hal::TIER_UP_AFTER;
 
-/// [`TIER_UP_AFTER`], or `WEFT_TIER_UP_MS` from the environment; 0 compiles
-/// the vector tier with the module (before its first launch: what tests of
-/// the tier on `cpu` use, e.g. `WEFT_TIER_UP_MS=0 weft conform --backend cpu`).
-fn tier_up_after() -> Duration {
-    static AFTER: OnceLock<Duration> = OnceLock::new();
-    *AFTER.get_or_init(|| {
-        std::env::var("WEFT_TIER_UP_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map_or(TIER_UP_AFTER, Duration::from_millis)
-    })
-}
-
-/// The tiered JIT: Cranelift first, then LLVM's vector tier.
+/// The tiered JIT: Cranelift first, then LLVM's vector tier once a module
+/// has run `tier_up`.
 pub(super) struct Tiered {
     pub scalar: weft_backend_cpu::Options,
     pub vector: host::Options,
+    pub tier_up: Duration,
 }
 
 /// A module's code in both tiers.
@@ -51,6 +40,8 @@ pub(super) struct TieredCode {
     /// What the vector compile needs; `None` when the module stays scalar.
     source: Option<(Module, ModuleInfo, host::Options)>,
     spent_ns: AtomicU64,
+    /// [`Tiered::tier_up`] in nanoseconds.
+    tier_up_ns: u64,
     started: AtomicBool,
     vector: OnceLock<Option<host::Artifact>>,
 }
@@ -96,10 +87,11 @@ impl HostJit for Tiered {
             scalar,
             source,
             spent_ns: AtomicU64::new(0),
+            tier_up_ns: self.tier_up.as_nanos().min(u64::MAX as u128) as u64,
             started: AtomicBool::new(false),
             vector: OnceLock::new(),
         };
-        if tier_up_after().is_zero() && code.source.is_some() {
+        if code.tier_up_ns == 0 && code.source.is_some() {
             TieredCode::tier_up(&code);
         }
         Ok(code)
@@ -116,13 +108,22 @@ impl HostJit for Tiered {
         }
     }
 
+    fn tier(code: &Arc<TieredCode>, name: &str, _loaded: KernelEntry) -> CodeTier {
+        match code.vector.get() {
+            Some(Some(a)) => a
+                .kernel(name)
+                .map_or(CodeTier::Cranelift, |k| CodeTier::Llvm { lanes: k.lanes }),
+            _ => CodeTier::Cranelift,
+        }
+    }
+
     fn ran(code: &Arc<TieredCode>, took: Duration) {
         if code.source.is_none() || code.started.load(Ordering::Acquire) {
             return;
         }
         let ns = took.as_nanos().min(u64::MAX as u128) as u64;
         let spent = code.spent_ns.fetch_add(ns, Ordering::AcqRel).saturating_add(ns);
-        if spent >= tier_up_after().as_nanos() as u64 {
+        if spent >= code.tier_up_ns {
             TieredCode::tier_up(code);
         }
     }
@@ -147,6 +148,7 @@ mod tests {
                 vector: true,
                 ..Default::default()
             },
+            tier_up: TIER_UP_AFTER,
         }
     }
 

@@ -89,7 +89,7 @@ use crate::cached;
 use crate::error::{LaunchError, RuntimeError};
 use crate::hal::args::pack_bytes;
 use crate::hal::{
-    BufArg, CacheLocation, DeviceApi, DeviceDesc, DeviceOptions, DynDevice, Launch, OpenFn,
+    CodeTier,     BufArg, CacheLocation, DeviceApi, DeviceDesc, DeviceOptions, DynDevice, Launch, OpenFn,
 };
 use ash::vk;
 use buffer::{Buffer, VulkanBuffer};
@@ -293,6 +293,10 @@ impl DeviceApi for Vulkan {
         let p = Arc::new(Pipeline::new(&self.dev, &art, &spv)?);
         ps.push(p.clone());
         Ok(p)
+    }
+
+    fn tier(&self, _k: &Arc<Pipeline>) -> CodeTier {
+        CodeTier::Spirv
     }
 
     /// Copies each distinct host array into a fresh storage buffer,
