@@ -10,8 +10,15 @@ if [ ! -x "$venv/bin/maturin" ] || ! "$venv/bin/python" -c "import numpy, pytest
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q maturin numpy pytest
 fi
-release=()
-[ "${WEFT_PY_RELEASE:-0}" = 1 ] && release=(--release)
+args=()
+[ "${WEFT_PY_RELEASE:-0}" = 1 ] && args=(--release)
+# The `llvm` feature (vector tier, cuda) wherever LLVM 19 is, as
+# `pip install ./crates/python` does (crates/python/build_backend).
+prefix="$(PYTHONPATH=crates/python/build_backend "$venv/bin/python" -c 'import weft_build_backend as b; print(b.llvm_prefix() or "")')"
+if [ -n "$prefix" ] && [ "${WEFT_LLVM:-auto}" != 0 ]; then
+  export LLVM_SYS_191_PREFIX="$prefix"
+  args+=(--features llvm)
+fi
 VIRTUAL_ENV="$PWD/$venv" PATH="$PWD/$venv/bin:$PATH" \
-  "$venv/bin/maturin" develop -q "${release[@]}" -m crates/python/Cargo.toml
+  "$venv/bin/maturin" develop -q "${args[@]}" -m crates/python/Cargo.toml
 "$venv/bin/python" -m pytest -q crates/python/python/tests "$@"

@@ -86,7 +86,8 @@ fi
 # `scripts/fuzz.sh SECONDS` runs them under libFuzzer + ASan (nightly), a
 # long check outside CI.
 echo "== python package (scripts/python-test.sh: venv, maturin, pytest)"
-scripts/python-test.sh
+# LLVM is installed above: the package must come out with the `llvm` feature.
+WEFT_EXPECT_LLVM=1 scripts/python-test.sh
 echo "== fuzz smoke"
 ./target/debug/weft fuzz-diff --seed 1 --count 100 | tail -n 3
 echo "== skipped"

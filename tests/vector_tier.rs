@@ -388,3 +388,54 @@ fn uncovered_lanes_are_the_shims_bits() {
         assert!(uncovered > 0, "n = {n}");
     }
 }
+
+const SCALE: &str = r#"import warp as wp
+
+@wp.kernel
+def scale(a: wp.array(dtype=float), k: float):
+    i = wp.tid()
+    a[i] = a[i] * k
+"#;
+
+/// `Kernel::tier` says which code runs: `llvm-cpu`'s vector tier at the
+/// host's width (scalar LLVM with the tier off), and on `cpu` Cranelift's
+/// until the module tiers up (`DeviceOptions::tier_up`: zero at once, a
+/// long one not within a few launches).
+#[test]
+fn kernel_tier_names_the_code_that_runs() {
+    let m = Compiler::new()
+        .compile("scale.py", SCALE)
+        .expect("compiles");
+    let lanes = weft::build_info()
+        .cpu_tiers
+        .iter()
+        .find_map(|t| match t {
+            weft::CodeTier::Llvm { lanes } => Some(*lanes),
+            _ => None,
+        })
+        .expect("a build with llvm has the vector tier");
+    let tier = |dev: &Device| {
+        let k = dev.load(&m, "scale").expect("loads");
+        let a = Array::from_slice(&[1.0f32; 64], &[64]).expect("array");
+        dev.launch(&k, &[64], &[Arg::array(&a), Arg::f32(2.0)])
+            .expect("launches");
+        k.tier().expect("its own device's kernel")
+    };
+    assert_eq!(tier(&llvm_cpu(true)), weft::CodeTier::Llvm { lanes });
+    assert_eq!(tier(&llvm_cpu(false)), weft::CodeTier::Llvm { lanes: 1 });
+    let cpu = |tier_up| {
+        let o = DeviceOptions {
+            tier_up,
+            ..DeviceOptions::default()
+        };
+        Device::open_with("cpu", &o).expect("cpu")
+    };
+    assert_eq!(
+        tier(&cpu(std::time::Duration::ZERO)),
+        weft::CodeTier::Llvm { lanes }
+    );
+    assert_eq!(
+        tier(&cpu(std::time::Duration::from_secs(3600))),
+        weft::CodeTier::Cranelift
+    );
+}

@@ -186,6 +186,14 @@ impl PyKernel {
     fn name(&self) -> &str {
         self.inner.name()
     }
+    /// The code it runs now, in words (`Cranelift (scalar)`, `LLVM vector
+    /// tier (16 lanes)`, `PTX`, ...): on `cpu` it changes once its module
+    /// has moved to the vector tier.
+    fn tier(&self) -> String {
+        self.inner
+            .tier()
+            .map_or_else(|| "unknown".to_string(), |t| t.to_string())
+    }
     /// The parameters: `(name, Dtype, ndim)`, `ndim` `None` for values.
     fn params(&self) -> Vec<(String, PyDtype, Option<u8>)> {
         self.params

@@ -11,6 +11,7 @@ from ._native import (  # noqa: F401
     LaunchError,
     WeftError,
     Device,
+    build_info,
     device_names,
 )
 

@@ -7,6 +7,7 @@ import builtins
 import enum
 
 import hashlib
+import re
 import threading
 import warnings as _warnings
 
@@ -102,7 +103,13 @@ class Device:
     is_mempool_supported = property(lambda self: False)
     is_mempool_enabled = property(lambda self: False)
     is_capturing = property(lambda self: False)
-    arch = property(lambda self: 0)
+
+    @property
+    def arch(self):
+        """The GPU's compute capability as Warp gives it (90 for sm_90); 0
+        on the host devices."""
+        m = re.search(r'target: Some\("sm_(\d+)"\)', self._native.describe()) if self.is_cuda else None
+        return int(m.group(1)) if m else 0
 
     def __str__(self):
         return self.alias
@@ -140,6 +147,8 @@ def _open(alias):
         with _lock:
             d = _devices.get(alias)
             if d is None:
+                if alias.split(":")[0] == "cuda" and "cuda" not in _native.device_names():
+                    raise RuntimeError(_no_cuda_message(alias))
                 try:
                     d = Device(alias)
                 except _native.WeftError as e:
@@ -169,26 +178,51 @@ def set_device(ident):
 
 
 def get_preferred_device():
-    return get_device("cpu")
+    """``cuda:0`` where it opens, else ``cpu`` (as Warp)."""
+    return get_device("cuda:0") if is_cuda_available() else get_device("cpu")
 
 
-def get_devices():
-    out = []
-    for name in ("cpu",):
-        out.append(get_device(name))
-    return out
+def _no_cuda_message(alias):
+    info = _native.build_info()
+    return (
+        f"Invalid device identifier: {alias}: this build of weft {info['version']} "
+        f"(features: {', '.join(info['features']) or 'none'}; devices: {', '.join(info['devices'])}) "
+        "has no `cuda` device: it needs the cargo feature `llvm`. Install the self-contained wheel "
+        "(scripts/wheel.sh), or build the package where LLVM 19 is installed (`pip install ./crates/python` "
+        "turns the feature on when it finds LLVM; docs/python.md, \"Builds\")"
+    )
 
 
-def get_cuda_devices():
-    return []
+_cuda_count = None
 
 
 def get_cuda_device_count():
-    return 0
+    """The CUDA devices that open (0 in a build without ``llvm`` or
+    without a driver)."""
+    global _cuda_count
+    if _cuda_count is None:
+        n = 0
+        if "cuda" in _native.device_names():
+            while True:
+                try:
+                    _open(f"cuda:{n}")
+                except RuntimeError:
+                    break
+                n += 1
+        _cuda_count = n
+    return _cuda_count
+
+
+def get_cuda_devices():
+    return [get_device(f"cuda:{i}") for i in range(get_cuda_device_count())]
+
+
+def get_devices():
+    return [get_device("cpu")] + get_cuda_devices()
 
 
 def is_cuda_available():
-    return False
+    return get_cuda_device_count() > 0
 
 
 def is_cpu_available():
@@ -416,6 +450,15 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"kernel `{self.key}` must be launched with wp.launch()")
+
+    def tier(self, device=None):
+        """Weft's extension: the code this kernel runs now on ``device``
+        (``"Cranelift (scalar)"``, ``"LLVM vector tier (16 lanes)"``,
+        ``"PTX"``, ...; ``cpu`` moves a module to its vector tier once it
+        has run about 20 ms). ``None`` before its first load there."""
+        device = get_device(device)
+        k = self._loaded.get(device.alias) if self._module is not None else None
+        return k[0].tier() if k is not None else None
 
 
 def _param_annotations(fn):
