@@ -7,8 +7,9 @@
 # covered (nothing changes outside it); otherwise with LD_LIBRARY_PATH empty
 # only. N-body runs on `cpu` (tiering up to the vector tier once hot, and
 # again tiered up at once), `llvm-cpu` (the vector tier from the first
-# launch) and, when a CUDA driver is found, `cuda`. pip needs the network
-# for NumPy unless $PIP_FIND_LINKS has it (with PIP_NO_INDEX=1).
+# launch) and, when a CUDA driver is found, `cuda`. NumPy comes from
+# dist/wheelhouse (scripts/wheel.sh fills it) when it has one, else from
+# the network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -65,7 +66,9 @@ fi
 echo "== fresh venv $venv: $(basename "$whl") ($(du -h "$whl" | cut -f1))"
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install -q "$whl" numpy
+offline=()
+[ -n "$(ls dist/wheelhouse/numpy-* 2>/dev/null)" ] && offline=(--no-index --find-links dist/wheelhouse)
+"$venv/bin/pip" install -q "${offline[@]}" "$whl" numpy
 so=$("$venv/bin/python" -c 'import importlib.util as u; print(u.find_spec("weft._native").origin)')
 echo "extension: $so ($(du -h "$so" | cut -f1))"
 echo "NEEDED: $(readelf -d "$so" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')"

@@ -53,4 +53,7 @@ mkdir -p dist
 rm -f dist/weft-*.whl
 auditwheel repair -w dist "$whl_raw"
 whl=$(ls dist/weft-*.whl)
+# NumPy for this Python, for scripts/wheel-test.sh on a machine without
+# network (dist/ carried there).
+pip download -q --only-binary=:all: -d dist/wheelhouse numpy
 echo "wheel: $root/$whl ($(du -h "$whl" | cut -f1), $(stat -c %s "$whl") bytes)"
