@@ -3,7 +3,7 @@
 # "A self-contained wheel"): release, abi3 (CPython >= 3.11), with the cargo
 # feature `llvm` (the vector tier, llvm-cpu, cuda) and LLVM 19 linked
 # statically, so `pip install dist/weft-*.whl` needs no LLVM on the target.
-# Libraries outside the manylinux policy (zstd, zlib) are bundled by
+# Libraries outside the manylinux policy (libzstd, libffi) are bundled by
 # auditwheel. Installs what it needs on a fresh Debian machine; prints the
 # wheel's path and size. Check it with scripts/wheel-test.sh.
 set -euo pipefail
