@@ -30,7 +30,7 @@ fi
 export PATH="$root/$venv/bin:$PATH"
 
 # LLVM through the static-only view (scripts/llvm-static.sh), in the target
-# dir the static CLI build uses too (the dependencies are shared).
+# dir the static CLI build uses too (many dependencies are shared).
 LLVM_SYS_191_PREFIX="$(scripts/llvm-static.sh)"
 export LLVM_SYS_191_PREFIX
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/static}"
