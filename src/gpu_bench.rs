@@ -1,4 +1,6 @@
-//! `weft bench-gpu`: the CUDA device's benchmark, on the public API.
+//! `weft bench-gpu`: the CUDA device's benchmark, on the public API; the
+//! Weft side of `scripts/gpu-check.sh`'s table, whose hand-written CUDA C
+//! and peers (`benches/gpu/`) do the same math at the same sizes.
 //!
 //! * N-body: `examples/nbody.py`'s `nbody_step` over `n` bodies, device
 //!   arrays, one launch per step timed from queueing to the device's
@@ -8,6 +10,16 @@
 //! * saxpy: `y = a*x + y` over 2^k floats; the median of 20 launches timed
 //!   the same way, GB/s counting 12 bytes per element (read x and y, write
 //!   y). The result of one launch is checked element by element.
+//! * transcendental: `weft bench`'s kernel (`y = sin(v)*cos(v) +
+//!   exp(-v*v) + sqrt(abs(v))`, precise math) over 2^k floats of the ramp
+//!   `(i % 1000) * 0.001 - 0.5`; median of 20, Gelem/s; checked against
+//!   f64 at every 4099th element.
+//! * atomic sum: `weft bench`'s `atomic_add` of 2^k floats (the same ramp)
+//!   into one cell; median of 10, Gelem/s; one launch into a zeroed cell
+//!   checked against the f64 sum (relative error below 1e-2).
+//!
+//! [`Report::json_lines`]: one JSON object per workload, the schema the
+//! gpu-check table reads (`benches/gpu/table.py`).
 
 use crate::Error;
 use std::fmt;
@@ -32,45 +44,88 @@ const DT: f32 = 1e-3;
 const EPS2: f32 = 0.0025;
 
 pub struct Options {
+    /// The device benchmarked: `cuda` (`cuda:N`); another device name runs
+    /// the same code there (a test of the bench itself).
+    pub device: String,
     pub n: usize,
     pub steps: usize,
     pub saxpy_log2: u32,
+    pub transcendental_log2: u32,
+    pub atomic_log2: u32,
+}
+
+/// One workload's figures.
+pub struct Row {
+    /// `nbody`, `saxpy`, `transcendental`, `atomic_sum`.
+    pub workload: &'static str,
+    /// Elements (bodies for N-body).
+    pub n: usize,
+    /// Median launch time (queue to finished, host clock), ms.
+    pub ms: f64,
+    pub rate: f64,
+    pub unit: &'static str,
+    /// How the result was checked, and the error found.
+    pub check: String,
+}
+
+impl Row {
+    fn size(&self) -> String {
+        if self.workload == "nbody" {
+            format!("N = {}", self.n)
+        } else if self.n.is_power_of_two() {
+            format!("2^{}", self.n.trailing_zeros())
+        } else {
+            self.n.to_string()
+        }
+    }
 }
 
 pub struct Report {
     gpu: String,
     arch: String,
-    n: usize,
-    step_ms: f64,
-    gflops: f64,
-    check_err: f64,
-    saxpy_n: usize,
-    saxpy_ms: f64,
-    gbs: f64,
+    pub rows: Vec<Row>,
 }
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "GPU: {} ({})", self.gpu, self.arch)?;
-        writeln!(
-            f,
-            "nbody check (n = 2048, cuda vs cpu): max relative error {:.2e}",
-            self.check_err
-        )?;
-        writeln!(f, "| benchmark | size | median time | rate |")?;
-        writeln!(f, "|---|---|---|---|")?;
-        writeln!(
-            f,
-            "| nbody_step | N = {} | {:.3} ms | {:.1} GFLOP/s |",
-            self.n, self.step_ms, self.gflops
-        )?;
-        write!(
-            f,
-            "| saxpy | 2^{} floats | {:.3} ms | {:.1} GB/s |",
-            self.saxpy_n.trailing_zeros(),
-            self.saxpy_ms,
-            self.gbs
-        )
+        match self.arch.as_str() {
+            "" => writeln!(f, "GPU: {}", self.gpu)?,
+            arch => writeln!(f, "GPU: {} ({arch})", self.gpu)?,
+        }
+        writeln!(f, "| benchmark | size | median time | rate | check |")?;
+        write!(f, "|---|---|---|---|---|")?;
+        for r in &self.rows {
+            write!(
+                f,
+                "\n| {} | {} | {:.3} ms | {:.1} {} | {} |",
+                r.workload,
+                r.size(),
+                r.ms,
+                r.rate,
+                r.unit,
+                r.check
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Report {
+    /// One JSON object a line per workload: `impl` (`weft`), `workload`,
+    /// `n`, `size`, `host_ms` (the median), `event_ms` (null: not timed
+    /// with CUDA events), `rate`, `unit`, `check`, `gpu`.
+    pub fn json_lines(&self) -> String {
+        let mut out = String::new();
+        for r in &self.rows {
+            let v = serde_json::json!({
+                "impl": "weft", "workload": r.workload, "n": r.n, "size": r.size(),
+                "host_ms": r.ms, "event_ms": null, "rate": r.rate, "unit": r.unit,
+                "check": r.check, "gpu": self.gpu,
+            });
+            out.push_str(&v.to_string());
+            out.push('\n');
+        }
+        out
     }
 }
 
@@ -169,10 +224,39 @@ fn time_launch(dev: &Device, k: &Kernel, dim: usize, args: &[DeviceArg<'_>]) -> 
     Ok(t.elapsed().as_secs_f64() * 1e3)
 }
 
+/// `(i % 1000) * 0.001 - 0.5` in f32, as `weft bench`'s inputs.
+fn ramp(n: usize) -> Vec<f32> {
+    (0..n).map(|i| (i % 1000) as f32 * 1e-3 - 0.5).collect()
+}
+
+/// The median of `reps` timed launches after one untimed.
+fn median_launch(
+    dev: &Device,
+    k: &Kernel,
+    dim: usize,
+    args: &[DeviceArg<'_>],
+    reps: usize,
+) -> Result<f64, Error> {
+    let mut times = Vec::with_capacity(reps);
+    for r in 0..=reps {
+        let t = time_launch(dev, k, dim, args)?;
+        if r > 0 {
+            times.push(t);
+        }
+    }
+    Ok(median(times))
+}
+
+fn failed(what: String) -> Error {
+    weft::Error::Backend(what.into()).into()
+}
+
 pub fn run(o: &Options) -> Result<Report, Error> {
-    let dev = Device::open("cuda")?;
+    let dev = Device::open(&o.device)?;
     let gpu = dev.clone();
     let compiler = Compiler::new();
+    let f32t = weft::Dtype::scalar(weft::ir::Scalar::F32);
+    let mut rows = Vec::new();
 
     // N-body.
     let module = compiler.compile("nbody.py", NBODY)?;
@@ -197,16 +281,23 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     }
     dev.synchronize()?;
     let step_ms = median(times);
-    let gflops = 20.0 * (n as f64) * (n as f64) / (step_ms * 1e-3) / 1e9;
+    rows.push(Row {
+        workload: "nbody",
+        n,
+        ms: step_ms,
+        rate: 20.0 * (n as f64) * (n as f64) / (step_ms * 1e-3) / 1e9,
+        unit: "GFLOP/s",
+        check: format!("n = 2048 vs cpu: max rel err {check_err:.1e}"),
+    });
+    drop((cur, next, mass));
 
     // saxpy.
     let module = compiler.compile("saxpy.py", SAXPY)?;
     let fill = dev.load(&module, "fill")?;
     let saxpy = dev.load(&module, "saxpy")?;
     let len = 1usize << o.saxpy_log2;
-    let f32t = weft::Dtype::scalar(weft::ir::Scalar::F32);
     let x = gpu.zeros(f32t.clone(), &[len])?;
-    let y = gpu.zeros(f32t, &[len])?;
+    let y = gpu.zeros(f32t.clone(), &[len])?;
     let xy = [DeviceArg::array(&x), DeviceArg::array(&y)];
     dev.launch_async(&fill, &[len], &xy)?;
     let args = [
@@ -214,38 +305,98 @@ pub fn run(o: &Options) -> Result<Report, Error> {
         DeviceArg::array(&y),
         DeviceArg::of(2.0f32),
     ];
-    let mut times = Vec::new();
-    for r in 0..21 {
-        let t = time_launch(&dev, &saxpy, len, &args)?;
-        if r > 0 {
-            times.push(t);
-        }
-    }
+    let saxpy_ms = median_launch(&dev, &saxpy, len, &args, 20)?;
     dev.launch_async(&fill, &[len], &xy)?;
     dev.launch_async(&saxpy, &[len], &args)?;
     let got = y.to_host()?.to_vec::<f32>()?;
-    if let Some(i) = (0..len).find(|&i| got[i] != 2.0 * ((i % 1024) as f32 * 0.5) + 1.0) {
-        return Err(weft::Error::Backend(
-            format!(
-                "saxpy on the GPU: y[{i}] = {}, expected {}",
-                got[i],
-                2.0 * ((i % 1024) as f32 * 0.5) + 1.0
-            )
-            .into(),
-        )
-        .into());
+    let want = |i: usize| 2.0 * ((i % 1024) as f32 * 0.5) + 1.0;
+    if let Some(i) = (0..len).find(|&i| got[i] != want(i)) {
+        return Err(failed(format!(
+            "saxpy on the GPU: y[{i}] = {}, expected {}",
+            got[i],
+            want(i)
+        )));
     }
-    let saxpy_ms = median(times);
-    let gbs = 12.0 * len as f64 / (saxpy_ms * 1e-3) / 1e9;
+    drop((got, x, y));
+    rows.push(Row {
+        workload: "saxpy",
+        n: len,
+        ms: saxpy_ms,
+        rate: 12.0 * len as f64 / (saxpy_ms * 1e-3) / 1e9,
+        unit: "GB/s",
+        check: "exact, every element".into(),
+    });
+
+    // transcendental and atomic sum: `weft bench`'s kernels.
+    let module = compiler.compile("bench.py", crate::bench::SOURCE)?;
+    let trans = dev.load(&module, "transcendental")?;
+    let atomic = dev.load(&module, "atomic_sum")?;
+
+    let len = 1usize << o.transcendental_log2;
+    let xs = ramp(len);
+    let x = gpu.upload(&Array::from_slice(&xs, &[len])?)?;
+    let y = gpu.zeros(f32t.clone(), &[len])?;
+    let args = [DeviceArg::array(&x), DeviceArg::array(&y)];
+    let ms = median_launch(&dev, &trans, len, &args, 20)?;
+    let got = y.to_host()?.to_vec::<f32>()?;
+    let mut err = 0f64;
+    for i in (0..len).step_by(4099).chain(len.saturating_sub(1000)..len) {
+        let v = xs[i] as f64;
+        let want = v.sin() * v.cos() + (-v * v).exp() + v.abs().sqrt();
+        err = err.max((got[i] as f64 - want).abs());
+    }
+    if err > 1e-5 {
+        return Err(failed(format!(
+            "transcendental on the GPU: max abs error {err:.2e} against f64"
+        )));
+    }
+    drop((got, x, y));
+    rows.push(Row {
+        workload: "transcendental",
+        n: len,
+        ms,
+        rate: len as f64 / (ms * 1e-3) / 1e9,
+        unit: "Gelem/s",
+        check: format!("vs f64, every 4099th: max abs err {err:.1e}"),
+    });
+
+    let len = 1usize << o.atomic_log2;
+    let xs = ramp(len);
+    let x = gpu.upload(&Array::from_slice(&xs, &[len])?)?;
+    let total = gpu.zeros(f32t.clone(), &[1])?;
+    let ms = median_launch(
+        &dev,
+        &atomic,
+        len,
+        &[DeviceArg::array(&x), DeviceArg::array(&total)],
+        10,
+    )?;
+    let total = gpu.zeros(f32t, &[1])?;
+    dev.launch_async(
+        &atomic,
+        &[len],
+        &[DeviceArg::array(&x), DeviceArg::array(&total)],
+    )?;
+    let got = total.to_host()?.to_vec::<f32>()?[0] as f64;
+    let want: f64 = xs.iter().map(|&v| v as f64).sum();
+    let rel = (got - want).abs() / want.abs().max(1e-30);
+    if rel.is_nan() || rel > 1e-2 {
+        return Err(failed(format!(
+            "atomic sum on the GPU: {got}, expected {want} (f64)"
+        )));
+    }
+    rows.push(Row {
+        workload: "atomic_sum",
+        n: len,
+        ms,
+        rate: len as f64 / (ms * 1e-3) / 1e9,
+        unit: "Gelem/s",
+        check: format!("vs f64 sum: rel err {rel:.1e}"),
+    });
+
     Ok(Report {
         gpu: gpu.describe().description,
         arch: gpu.describe().target.unwrap_or_default(),
-        n,
-        step_ms,
-        gflops,
-        check_err,
-        saxpy_n: len,
-        saxpy_ms,
-        gbs,
+        rows,
     })
 }
