@@ -281,8 +281,11 @@ def numba_peer(a, data):
 # ---- Triton
 
 
-def triton_peer(a, data):
-    import torch
+def triton_kernels():
+    """The Triton kernels: nbody_step (autotuned), saxpy, transcendental,
+    atomic_sum (no torch needed to compile them)."""
+    # Globals: what the kernels' bodies name is looked up there.
+    global tl, libdevice
     import triton
     import triton.language as tl
 
@@ -290,12 +293,6 @@ def triton_peer(a, data):
         from triton.language.extra import libdevice
     except ImportError:
         from triton.language.extra.cuda import libdevice
-
-    def elapsed(e0, e1):
-        return e0.elapsed_time(e1)
-
-    lib = Lib(torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True), elapsed)
-    BLOCK = 1024
 
     @triton.autotune(
         configs=[
@@ -360,6 +357,21 @@ def triton_peer(a, data):
         m = o < n
         # One atomic a element into the one cell, as the others.
         tl.atomic_add(total + o * 0, tl.load(x + o, mask=m), mask=m, sem="relaxed")
+
+    return nbody_step, saxpy, transcendental, atomic_sum
+
+
+def triton_peer(a, data):
+    import torch
+    import triton
+
+    nbody_step, saxpy, transcendental, atomic_sum = triton_kernels()
+
+    def elapsed(e0, e1):
+        return e0.elapsed_time(e1)
+
+    lib = Lib(torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True), elapsed)
+    BLOCK = 1024
 
     def grid(n):
         return (triton.cdiv(n, BLOCK),)
@@ -449,10 +461,11 @@ def cupy_peer(a, data):
 
     def nb(d, lib, a):
         n = len(d.pos)
-        pos, vel, mass = (cp.asarray(v) for v in (d.pos, d.vel, d.mass))
+        # Flat float arrays: raw indexing is linear.
+        pos, vel, mass = (cp.asarray(v.reshape(-1)) for v in (d.pos, d.vel, d.mass))
         npos, nvel = cp.empty_like(pos), cp.empty_like(vel)
         t = lib.timed(lambda: nbody_step(pos, vel, mass, np.int32(n), DT, GRAV, EPS2, npos, nvel, size=n), a.steps)
-        err = nbody_err(d.pos, d.vel, d.mass, cp.asnumpy(npos), cp.asnumpy(nvel))
+        err = nbody_err(d.pos, d.vel, d.mass, cp.asnumpy(npos).reshape(n, 3), cp.asnumpy(nvel).reshape(n, 3))
         return t, err < 1e-3, f"64 bodies vs f64: max rel err {err:.1e}"
 
     def sx(d, lib, a):
