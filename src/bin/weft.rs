@@ -943,7 +943,7 @@ fn bench_gpu(a: &ArgMatches) -> Result<ExitCode, Error> {
     if let Some(p) = a.get_one::<PathBuf>("json") {
         std::fs::write(p, report.json_lines()).map_err(|e| Error::io(p, e))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(success(report.ok()))
 }
 
 fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
