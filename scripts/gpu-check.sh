@@ -1,170 +1,386 @@
 #!/usr/bin/env bash
-# GPU check for a machine with an NVIDIA GPU and no network:
-#   1. builds `weft` in release with the `llvm` feature (PTX and the `cuda`
-#      device; offline) if cargo is here and WEFT_PREBUILT is unset, else
-#      uses a prebuilt target/release/weft (built with `--features llvm`);
-#   2. runs the conformance corpus on the `cuda` backend;
-#   3. runs it again in SoA layout (`--layout soa`) and with `--fast-math`,
-#      and the gradient cases (the corpus's grad/ and conformance/grad);
-#   4. bounds-checked mode: `weft run tests/checked/oob_read --checked`
-#      must fail with the out-of-bounds report;
-#   5. runs `weft bench-gpu`: N-body at N = 100 000 (median step time,
-#      GFLOP/s at 20 flops per interaction) and saxpy at 2^28 (GB/s), then
-#      `weft bench --backend cuda` (compile, launch overhead, saxpy, N-body,
-#      transcendental precise/fast, particles AoS/SoA);
-#   6. prints a short table last.
-# Everything it needs comes with the working tree or is already on the
-# machine (CUDA driver; libLLVM 19 for the weft binary; libdevice from a CUDA
-# toolkit or the project .venv for kernels using transcendental math).
-# Finishes in under 8 minutes (each step has a time limit). Without a GPU it
-# says so and exits 0.
+# Every GPU check in one run, for a lent machine with an NVIDIA GPU and no
+# network (prepared here by scripts/gpu-pack.sh; docs/ptx.md, "On a GPU"):
+#   A. in parallel: the conformance corpus on `cuda` (AoS, SoA, fast math),
+#      the gradient cases (the corpus's grad/ and conformance/grad),
+#      bounds-checked mode (tests/checked/oob_read must be reported),
+#      Warp 1.19's test files on cuda:0 through the Python package (the
+#      21 files of docs/python.md), and nvcc builds of benches/gpu/workloads.cu;
+#   B. alone on the GPU, one after the other: the workloads N-body 100k,
+#      saxpy 2^28, transcendental 2^28, atomic sum 2^26 in hand-written CUDA
+#      C (nvcc -O3 -arch=sm_XX, and with -fmad=false), `weft bench-gpu`,
+#      numba-cuda, Triton, CuPy (benches/gpu/peers.py), then
+#      `weft bench --backend cuda`;
+#   C. the checks table, then the workloads table (benches/gpu/table.py),
+#      last. Tile matmul: n/a until tiles land.
+# Writes to $OUT (default out/gpu-check): table.md, log.txt (this output),
+# bench.jsonl (every workload row), warp-tests.txt, logs.tar.gz (each
+# step's log). Whole run under $WEFT_GPU_CHECK_BUDGET seconds (570); every
+# step runs under `timeout`. Without a GPU: SKIP, exit 0.
 #
-# usage: scripts/gpu-check.sh [CONFORMANCE_DIR]   (default $WEFT_CONFORMANCE_DIR or ../shared/conformance)
+# The weft binary: $WEFT_BIN, else gpu-carry/weft (or weft.xz, weft.zst:
+# a static build, no libLLVM needed), else `cargo build --release --features
+# llvm` if cargo is here and WEFT_PREBUILT is unset, else target/release/weft.
+# The corpus: argument 1, $WEFT_CONFORMANCE_DIR, gpu-carry/conformance(.tar.xz),
+# ../shared/conformance. Python package: $WEFT_SITE (installed), else
+# gpu-carry/weft-*.whl (or dist/weft-*.whl) installed with pip --target.
+# Warp's tests: gpu-carry/warp/tests or gpu-carry/warp-tests.tar.xz.
+#
+# WEFT_GPU_CHECK_DRYRUN=1: no GPU needed; the same steps on the `cpu` device
+# at small sizes, numba under its CUDA simulator, CUDA C/Triton/CuPy rows from
+# benches/gpu/dryrun.jsonl (made-up figures): tests the script and its tables.
+#
+# usage: scripts/gpu-check.sh [CONFORMANCE_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 start=$SECONDS
-budget=470 # seconds for the whole script (under 8 minutes)
+budget=${WEFT_GPU_CHECK_BUDGET:-570}
+dry=${WEFT_GPU_CHECK_DRYRUN:-}
+carry=${WEFT_GPU_CARRY:-$root/gpu-carry}
+py=${PYTHON:-python3}
 left() { echo $((budget - (SECONDS - start))); }
-limit() { # min(wanted, time left - reserve), at least 10
+limit() { # min(wanted, time left - reserve), at least 5
   local l=$(($(left) - ${2:-0}))
-  [ "$l" -lt 10 ] && l=10
+  [ "$l" -lt 5 ] && l=5
   [ "$l" -lt "$1" ] && echo "$l" || echo "$1"
 }
-
-corpus="${1:-${WEFT_CONFORMANCE_DIR:-$PWD/../shared/conformance}}"
-say() { printf '== %s\n' "$*"; }
+say() { printf '== [%3d s] %s\n' $((SECONDS - start)) "$*"; }
 
 # -- a GPU?
 gpu=""
-if command -v nvidia-smi >/dev/null 2>&1; then
-  gpu="$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null | head -n1)"
-fi
-if [ -z "$gpu" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so'; then
-  echo "SKIP: no NVIDIA GPU or CUDA driver found on this machine (no nvidia-smi, no libcuda); nothing to check."
-  exit 0
-fi
-say "GPU: ${gpu:-unknown (libcuda present, nvidia-smi absent)}"
-
-# -- the weft binary
-weft=target/release/weft
-build="prebuilt"
-if [ -z "${WEFT_PREBUILT:-}" ] && command -v cargo >/dev/null 2>&1; then
-  say "cargo build --release --offline --features llvm --bin weft (limit $(limit 270 200)s)"
-  if timeout "$(limit 270 200)" cargo build --release --offline --features llvm --bin weft; then
-    build="built"
-  else
-    echo "warning: the release build failed or timed out"
-    build="build failed"
+if [ -n "$dry" ]; then
+  gpu="DRY RUN: no GPU (cpu device, small sizes, made-up CUDA C/Triton/CuPy rows)"
+else
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    gpu="$(timeout 30 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null | head -n1)"
+  fi
+  if [ -z "$gpu" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so'; then
+    echo "SKIP: no NVIDIA GPU or CUDA driver found on this machine (no working nvidia-smi, no libcuda); nothing to check."
+    exit 0
   fi
 fi
-if [ ! -x "$weft" ]; then
-  echo "error: no $weft (cargo missing or the build failed)"
-  exit 1
+
+OUT=${OUT:-$root/out/gpu-check}
+mkdir -p "$OUT"
+work="$(mktemp -d "${TMPDIR:-/tmp}/weft-gpu-check.XXXXXX")"
+logs=$work/logs
+mkdir -p "$logs"
+exec > >(tee "$OUT/log.txt") 2>&1
+teepid=$!
+say "GPU: ${gpu:-unknown (libcuda present, nvidia-smi absent)}"
+[ -f "$carry/MANIFEST" ] && sed 's/^/   carry: /' "$carry/MANIFEST"
+echo "   tree: $(git rev-parse --short HEAD 2>/dev/null || echo 'no git') ; nproc $(nproc) ; $($py --version 2>&1)"
+cc="$(echo "$gpu" | awk -F', *' '{print $3}' | tr -d .)"
+arch="sm_${cc:-90}"
+
+# Decompresses $1 (.xz or .zst) to $2.
+unpack() {
+  case "$1" in
+    *.xz) if command -v xz >/dev/null 2>&1; then xz -dc "$1" >"$2"; else
+      $py -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi ;;
+    *.zst) if command -v zstd >/dev/null 2>&1; then zstd -qdc "$1" >"$2"; else
+      $py -c 'import sys,zstandard; zstandard.ZstdDecompressor().copy_stream(open(sys.argv[1],"rb"), open(sys.argv[2],"wb"))' "$1" "$2"; fi ;;
+  esac
+}
+# Unpacks tarball $1 into $2 (python's tarfile when tar lacks xz).
+untar() {
+  mkdir -p "$2"
+  tar -xf "$1" -C "$2" 2>/dev/null ||
+    $py -c 'import sys,tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"
+}
+
+# -- the weft binary
+weft="" build=""
+if [ -n "${WEFT_BIN:-}" ]; then
+  weft=$WEFT_BIN build="WEFT_BIN"
+elif [ -x "$carry/weft" ]; then
+  weft=$carry/weft build="carried"
+elif [ -f "$carry/weft.xz" ] || [ -f "$carry/weft.zst" ]; then
+  z="$(ls "$carry"/weft.xz "$carry"/weft.zst 2>/dev/null | head -n1)"
+  unpack "$z" "$work/weft" && chmod +x "$work/weft" && weft=$work/weft build="carried ($(basename "$z"))"
+elif [ -z "${WEFT_PREBUILT:-}" ] && command -v cargo >/dev/null 2>&1; then
+  say "cargo build --release --offline --features llvm --bin weft (limit $(limit 240 300)s)"
+  if timeout "$(limit 240 300)" cargo build --release --offline --features llvm --bin weft; then
+    build="built"
+  else
+    build="build failed"
+  fi
+  weft=target/release/weft
+else
+  weft=target/release/weft build="prebuilt"
 fi
 if ! "$weft" --version >/dev/null 2>&1; then
-  echo "error: $weft does not start; missing shared libraries:"
-  ldd "$weft" | grep 'not found' || true
-  exit 1
+  echo "error: $weft ($build) does not start"
+  [ -f "$weft" ] && ldd "$weft" 2>&1 | grep 'not found'
+  weft=""
+fi
+echo "   weft: ${weft:-none} ($build) $([ -n "$weft" ] && "$weft" --version 2>&1 | head -n1)"
+
+# -- the corpus
+corpus="${1:-${WEFT_CONFORMANCE_DIR:-}}"
+if [ -z "$corpus" ]; then
+  if [ -d "$carry/conformance" ]; then corpus=$carry/conformance
+  elif [ -f "$carry/conformance.tar.xz" ]; then untar "$carry/conformance.tar.xz" "$work" && corpus=$work/conformance
+  else corpus=$root/../shared/conformance; fi
 fi
 
 # -- libdevice (math functions on NVPTX)
 if [ -z "${WEFT_LIBDEVICE:-}" ]; then
-  for c in "${CUDA_HOME:-/nonexistent}" "${CUDA_PATH:-/nonexistent}" /usr/local/cuda /usr/local/cuda-*; do
+  nv="$(command -v nvcc 2>/dev/null)"
+  for c in "${CUDA_HOME:-/nonexistent}" "${CUDA_PATH:-/nonexistent}" ${nv:+"$(dirname "$(dirname "$nv")")"} /usr/local/cuda /usr/local/cuda-*; do
     if [ -f "$c/nvvm/libdevice/libdevice.10.bc" ]; then export WEFT_LIBDEVICE="$c/nvvm/libdevice/libdevice.10.bc"; break; fi
   done
 fi
 if [ -z "${WEFT_LIBDEVICE:-}" ]; then
-  ld="$(ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc 2>/dev/null | head -n1)"
-  [ -n "$ld" ] && export WEFT_LIBDEVICE="$PWD/$ld"
-fi
-if [ -z "${WEFT_LIBDEVICE:-}" ]; then
-  # A CUDA toolkit elsewhere, or NVIDIA's pip wheel in some Python.
-  dirs="/usr/local /opt /usr/lib"
-  for py in python3 python; do
-    command -v "$py" >/dev/null 2>&1 && dirs="$dirs $("$py" -c 'import site,sys; print(" ".join(site.getsitepackages()+[site.getusersitepackages()]))' 2>/dev/null)"
-  done
+  dirs="/usr/local /opt /usr/lib $($py -c 'import site; print(" ".join(site.getsitepackages()+[site.getusersitepackages()]))' 2>/dev/null)"
   # shellcheck disable=SC2086
   ld="$(timeout 20 find $dirs -name libdevice.10.bc -print -quit 2>/dev/null)"
   [ -n "$ld" ] && export WEFT_LIBDEVICE="$ld"
 fi
-echo "libdevice: ${WEFT_LIBDEVICE:-not found (kernels using sin/exp/... will not compile for cuda)}"
-# A fresh compile cache, so the check measures this tree's compiler.
-export WEFT_CACHE_DIR="${WEFT_CACHE_DIR:-$(mktemp -d)}"
+echo "   libdevice: ${WEFT_LIBDEVICE:-not found (kernels using sin/exp/... will not compile for cuda)}"
 
-# -- conformance on cuda
-conform="not run"
-if [ -d "$corpus" ]; then
-  say "weft conform $corpus --backend cuda (limit $(limit 120 330)s)"
-  out="$(mktemp)"
-  timeout "$(limit 120 330)" "$weft" conform "$corpus" --backend cuda >"$out" 2>&1
-  rc=$?
-  grep -E 'FAIL|ERROR|error' "$out" | head -n 40
-  conform="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n1)"
-  [ -z "$conform" ] && conform="no summary (exit $rc)" && tail -n 20 "$out"
-  [ "$rc" = 124 ] && conform="$conform (timed out)"
-else
-  echo "conformance corpus not found at $corpus"
-  conform="corpus not found"
-fi
+# -- nvcc
+nvcc="$(command -v nvcc 2>/dev/null)"
+for c in "${CUDA_HOME:-/nonexistent}" /usr/local/cuda /usr/local/cuda-*; do
+  [ -z "$nvcc" ] && [ -x "$c/bin/nvcc" ] && nvcc=$c/bin/nvcc
+done
+echo "   nvcc: ${nvcc:-not found} ($([ -n "$nvcc" ] && "$nvcc" --version | tail -n1))"
 
-# -- conformance again: SoA layout, fast math (reported, not required to pass)
-conform_variant() { # label, limit, corpus dir, extra args...
-  local label=$1 lim=$2 dir=$3
-  shift 3
-  [ -d "$dir" ] || { echo "corpus not found at $dir"; eval "$label='corpus not found'"; return; }
-  say "weft conform $dir --backend cuda $* (limit ${lim}s)"
-  local o
-  o="$(mktemp)"
-  timeout "$lim" "$weft" conform "$dir" --backend cuda "$@" >"$o" 2>&1
-  local r=$?
-  grep -E 'FAIL|ERROR|error' "$o" | head -n 20
-  local sum
-  sum="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$o" | tail -n1)"
-  [ -z "$sum" ] && sum="no summary (exit $r)" && tail -n 10 "$o"
-  [ "$r" = 124 ] && sum="$sum (timed out)"
-  eval "$label=\$sum"
+backend=cuda device=cuda:0
+[ -n "$dry" ] && backend=cpu device=cpu
+
+# Runs "$@" in the background under `timeout $lim`, its output in
+# $logs/$name.log and its exit status in $logs/$name.rc.
+pids=()
+bg() {
+  local name=$1 lim=$2
+  shift 2
+  (
+    timeout -k 5 "$lim" "$@" >"$logs/$name.log" 2>&1
+    echo $? >"$logs/$name.rc"
+  ) &
+  pids+=($!)
 }
-conform_variant conform_soa "$(limit 80 290)" "$corpus" --layout soa
-conform_variant conform_fast "$(limit 70 220)" "$corpus" --fast-math
-# -- the gradient cases (adjoint kernels on cuda): the corpus's and ours
-conform_variant conform_grad "$(limit 40 180)" "$corpus/grad"
-conform_variant conform_grad_own "$(limit 30 160)" conformance/grad
+rc() { cat "$logs/$1.rc" 2>/dev/null || echo "?"; }
+# "P passed, F failed" of a step's log, or why not.
+summary() {
+  local s r
+  s="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/$1.log" 2>/dev/null | tail -n1)"
+  r="$(rc "$1")"
+  [ -z "$s" ] && s="no summary (exit $r)"
+  [ "$r" = 124 ] || [ "$r" = 137 ] && s="$s (timed out)"
+  echo "$s"
+}
 
-# -- bounds-checked mode: reading x[i + 1] for i up to n - 1 must be reported
-say "weft run tests/checked/oob_read --backend cuda --checked"
-ck="$(mktemp)"
-timeout "$(limit 30 150)" "$weft" run tests/checked/oob_read --backend cuda --checked --out "$(mktemp -d)" >"$ck" 2>&1
-crc=$?
-cat "$ck"
-if [ "$crc" != 0 ] && grep -q 'index 1024 out of bounds for axis 0 of size 1024' "$ck"; then
-  checked="reported (exit $crc)"
-else
-  checked="NOT reported as expected (exit $crc)"
+# ==== A: checks in parallel
+phase_a=$(limit 240 240)
+say "A: checks in parallel (each under ${phase_a}s)"
+conform_rows=()
+conform() { # name, dir, extra args
+  local name=$1 dir=$2
+  shift 2
+  if [ -z "$weft" ]; then echo "no weft binary" >"$logs/$name.log"; echo 1 >"$logs/$name.rc"; return; fi
+  if [ ! -d "$dir" ]; then echo "corpus not found at $dir" >"$logs/$name.log"; echo 1 >"$logs/$name.rc"; return; fi
+  WEFT_CACHE_DIR="$work/cache-$name" bg "$name" "$phase_a" "$weft" conform "$dir" --backend "$backend" "$@"
+}
+conform conform "$corpus"
+conform conform_soa "$corpus" --layout soa
+conform conform_fast "$corpus" --fast-math
+conform conform_grad "$corpus/grad"
+conform conform_grad_own "$root/conformance/grad"
+if [ -n "$weft" ]; then
+  WEFT_CACHE_DIR="$work/cache-checked" bg checked 60 "$weft" run tests/checked/oob_read --backend "$backend" --checked --out "$work/checked-out"
 fi
 
-# -- benchmarks
-say "weft bench-gpu --n 100000 --saxpy-log2 28 (limit $(limit 70 80)s)"
-bench="$(mktemp)"
-timeout "$(limit 70 80)" "$weft" bench-gpu --n 100000 --steps 10 --saxpy-log2 28 >"$bench" 2>&1
-brc=$?
-cat "$bench"
-
-say "weft bench --backend cuda (limit $(limit 75 2)s)"
-timeout "$(limit 75 2)" "$weft" bench --backend cuda 2>&1
-
-say "summary ($((SECONDS - start)) s)"
-echo "| check | result |"
-echo "|---|---|"
-echo "| GPU | ${gpu:-unknown} |"
-echo "| weft binary | $build |"
-echo "| conform --backend cuda | $conform |"
-echo "| conform --backend cuda --layout soa | $conform_soa |"
-echo "| conform --backend cuda --fast-math | $conform_fast |"
-echo "| conform grad --backend cuda | $conform_grad |"
-echo "| conform conformance/grad --backend cuda | $conform_grad_own |"
-echo "| run --checked (oob_read) | $checked |"
-if [ "$brc" = 0 ]; then
-  grep -E '^\| (nbody_step|saxpy) ' "$bench" | sed -E 's/^\| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$/| \1 (\2) | \3, \4 |/'
-else
-  echo "| bench-gpu | failed (exit $brc): $(tail -n1 "$bench") |"
+# Warp's test files (docs/python.md), in 4 groups by weight.
+groups=(
+  "test_vec_scalar_ops.py test_arithmetic.py test_copy.py test_rand.py test_launch.py"
+  "test_spatial.py test_quat.py test_vec.py test_vec_constructors.py test_special_values.py"
+  "matrix/test_mat_basics.py matrix/test_mat_constructors.py matrix/test_mat_elementwise_ops.py matrix/test_mat_linalg.py test_math.py"
+  "test_atomic.py test_conditional.py test_struct.py test_unpack.py test_lvalue.py test_operators.py"
+)
+site=${WEFT_SITE:-}
+if [ -z "$site" ]; then
+  whl="$(ls -t "$carry"/weft-*.whl "$root"/dist/weft-*.whl 2>/dev/null | head -n1)"
+  if [ -n "$whl" ]; then
+    site=$work/weft-site
+    if ! $py -m pip install -q --no-index --no-deps --target "$site" "$whl" >"$logs/wheel.log" 2>&1; then
+      # A wheel is a zip: unpacked, it is installed.
+      $py -c 'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$site" >>"$logs/wheel.log" 2>&1 || site=""
+    fi
+    echo "   wheel: $(basename "$whl") -> ${site:-install failed (logs/wheel.log)}"
+  fi
 fi
+# The line of file $2 in log $1.
+file_line() { awk -v f="$2: " 'index($0, f) == 1 { l = $0 } END { if (l == "") exit 1; print l }' "$1"; }
+# Runs group $1's files (the rest of the arguments) until each has its line,
+# under one deadline; a file that crashes the process counts one failure and
+# the group goes on after it.
+warp_group() {
+  local g=$1 end=$((SECONDS + phase_a)) r=0 t f crashed next
+  shift
+  local todo=("$@") log=$logs/warp$g.log
+  : >"$log"
+  while [ ${#todo[@]} -gt 0 ]; do
+    t=$((end - SECONDS))
+    [ "$t" -lt 5 ] && r=124 && break
+    WEFT_CACHE_DIR="$work/cache-warp$g" PYTHONPATH="$site" timeout -k 5 "$t" \
+      $py -m weft.warp_tests --device "$device" --tests-dir "$tests" "${todo[@]}" >>"$log" 2>&1
+    r=$?
+    { [ "$r" = 124 ] || [ "$r" = 137 ]; } && break
+    next=() crashed=""
+    for f in "${todo[@]}"; do
+      file_line "$log" "$f" >/dev/null && continue
+      if [ -z "$crashed" ]; then
+        crashed=$f
+        echo "$f: 0 passed, 1 failed, 0 skipped (crashed the process: exit $r)" >>"$log"
+      else
+        next+=("$f")
+      fi
+    done
+    todo=("${next[@]}")
+  done
+  echo "$r" >"$logs/warp$g.rc"
+}
+tests=""
+if [ -d "$carry/warp/tests" ]; then tests=$carry/warp/tests
+elif [ -f "$carry/warp-tests.tar.xz" ]; then untar "$carry/warp-tests.tar.xz" "$work" && tests=$work/warp/tests; fi
+warp_note=""
+if [ -z "$site" ]; then warp_note="not run: no Python package (gpu-carry/weft-*.whl or WEFT_SITE)"
+elif [ -z "$tests" ] || [ ! -d "$tests" ]; then warp_note="not run: no Warp tests (gpu-carry/warp-tests.tar.xz)"
+else
+  for g in "${!groups[@]}"; do
+    # shellcheck disable=SC2086
+    warp_group "$g" ${groups[$g]} &
+    pids+=($!)
+  done
+fi
+
+# CUDA C builds (CPU only).
+cuda_bins=()
+if [ -n "$nvcc" ] && [ -z "$dry" ]; then
+  bg nvcc "$phase_a" "$nvcc" -O3 -arch="$arch" -o "$work/workloads" benches/gpu/workloads.cu
+  bg nvcc_nofma "$phase_a" "$nvcc" -O3 -arch="$arch" -fmad=false -o "$work/workloads-nofma" benches/gpu/workloads.cu
+elif [ -n "$nvcc" ]; then
+  bg nvcc "$phase_a" "$nvcc" -O3 -arch="$arch" -c -o "$work/workloads.o" benches/gpu/workloads.cu
+fi
+wait "${pids[@]}"
+say "A done"
+for n in conform conform_soa conform_fast conform_grad conform_grad_own; do
+  [ -f "$logs/$n.log" ] && grep -E 'FAIL|ERROR|error' "$logs/$n.log" | head -n 15 | sed "s/^/   $n: /"
+done
+checked="not run"
+if [ -f "$logs/checked.log" ]; then
+  sed 's/^/   checked: /' "$logs/checked.log" | head -n 5
+  if [ "$(rc checked)" != 0 ] && grep -q 'index 1024 out of bounds for axis 0 of size 1024' "$logs/checked.log"; then
+    checked="reported (exit $(rc checked))"
+  else
+    checked="NOT reported as expected (exit $(rc checked))"
+  fi
+fi
+# Per-file warp test lines, in the groups' order.
+: >"$OUT/warp-tests.txt"
+wp=0 wf=0
+if [ -z "$warp_note" ]; then
+  for g in "${!groups[@]}"; do
+    for f in ${groups[$g]}; do
+      l="$(file_line "$logs/warp$g.log" "$f" 2>/dev/null)"
+      if [ -z "$l" ]; then
+        r="$(rc "warp$g")"
+        l="$f: not reached (group exit $r$([ "$r" = 124 ] && echo ', timed out'))"
+      fi
+      echo "$l" >>"$OUT/warp-tests.txt"
+      p="$(echo "$l" | sed -nE 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/p')"
+      f_="$(echo "$l" | sed -nE 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/p')"
+      wp=$((wp + ${p:-0})) wf=$((wf + ${f_:-0}))
+    done
+  done
+  warp_note="$wp passed, $wf failed ($(grep -c 'passed,' "$OUT/warp-tests.txt") of 21 files ran; per file: warp-tests.txt)"
+  for g in "${!groups[@]}"; do grep -E 'Traceback|Error' "$logs/warp$g.log" | head -n 3 | sed "s/^/   warp$g: /"; done
+else
+  echo "$warp_note" >"$OUT/warp-tests.txt"
+fi
+
+# ==== B: workloads, alone on the GPU
+say "B: workloads"
+jl=$work/bench.jsonl
+: >"$jl"
+if [ -n "$dry" ]; then
+  sizes=(--n 256 --steps 2 --saxpy-log2 12 --transcendental-log2 12 --atomic-log2 12)
+else
+  sizes=(--n 100000 --steps 10 --saxpy-log2 28 --transcendental-log2 28 --atomic-log2 26)
+fi
+step() { # name, wanted limit, reserve, command...: runs in the foreground, output to the log
+  local name=$1 lim
+  lim=$(limit "$2" "$3")
+  shift 3
+  say "$name (limit ${lim}s)"
+  timeout -k 5 "$lim" "$@" >"$logs/$name.log" 2>&1
+  echo $? >"$logs/$name.rc"
+  grep -E '^\{' "$logs/$name.log" >>"$jl"
+  grep -vE '^\{' "$logs/$name.log" | grep -iE 'error|fail|warn' | head -n 5 | sed "s/^/   /"
+  [ "$(rc "$name")" = 0 ] || echo "   exit $(rc "$name")"
+}
+if [ -n "$dry" ]; then
+  say "cuda-c, triton, cupy: made-up rows of benches/gpu/dryrun.jsonl"
+  cat benches/gpu/dryrun.jsonl >>"$jl"
+else
+  for b in workloads workloads-nofma; do
+    if [ -x "$work/$b" ]; then
+      lab=cuda-c
+      [ "$b" = workloads-nofma ] && lab=cuda-c-nofma
+      step "$lab" 60 150 "$work/$b" --label "$lab" "${sizes[@]}"
+    else
+      echo "   $b: not built ($([ -n "$nvcc" ] && tail -n 3 "$logs/nvcc.log" || echo 'no nvcc'))"
+    fi
+  done
+fi
+if [ -n "$weft" ]; then
+  step weft-bench-gpu 90 120 "$weft" bench-gpu --device "$backend" "${sizes[@]}" --json "$work/weft.jsonl"
+  sed -n '1,12p' "$logs/weft-bench-gpu.log" | grep -E '^\||^GPU|error' | sed 's/^/   /'
+  cat "$work/weft.jsonl" >>"$jl" 2>/dev/null
+fi
+peers="numba triton cupy cupy-ops"
+[ -n "$dry" ] && peers="numba"
+for p in $peers; do
+  case $p in triton) want=100 ;; numba) want=70 ;; *) want=45 ;; esac
+  if [ -n "$dry" ]; then
+    NUMBA_ENABLE_CUDASIM=1 step "peer-$p" 60 30 $py benches/gpu/peers.py --only "$p" "${sizes[@]}"
+  else
+    step "peer-$p" "$want" 40 $py benches/gpu/peers.py --only "$p" "${sizes[@]}"
+  fi
+done
+if [ -n "$weft" ] && [ "$(left)" -gt 40 ]; then
+  step weft-bench 75 25 "$weft" bench --backend "$backend" ${dry:+--quick}
+  grep -E '^(workload|saxpy|nbody|transcendental|atomic|particles|launch)' "$logs/weft-bench.log" | sed 's/^/   /'
+else
+  echo "   weft bench --backend $backend: skipped (time)"
+fi
+cp "$jl" "$OUT/bench.jsonl"
+
+# ==== C: tables
+{
+  echo "# gpu-check $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "GPU: ${gpu:-unknown}; weft: $build; tree $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo
+  echo "| check | result |"
+  echo "|---|---|"
+  echo "| conform --backend $backend | $(summary conform) |"
+  echo "| conform --backend $backend --layout soa | $(summary conform_soa) |"
+  echo "| conform --backend $backend --fast-math | $(summary conform_fast) |"
+  echo "| conform grad --backend $backend | $(summary conform_grad) |"
+  echo "| conform conformance/grad --backend $backend | $(summary conform_grad_own) |"
+  echo "| run --checked (oob_read) | $checked |"
+  echo "| Warp 1.19 tests on $device (21 files) | $warp_note |"
+  echo
+  $py benches/gpu/table.py "$jl"
+} >"$OUT/table.md" 2>&1
+tar -czf "$OUT/logs.tar.gz" -C "$work" logs 2>/dev/null
+say "tables (also in $OUT/table.md)"
+cat "$OUT/table.md"
+echo "gpu-check: done in $((SECONDS - start)) s"
+exec >&- 2>&-
+wait "$teepid" 2>/dev/null
+exit 0

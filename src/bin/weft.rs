@@ -423,7 +423,7 @@ fn cli() -> Command {
         )
         .subcommand(
             Command::new("bench-gpu")
-                .about("Benchmark the CUDA device: N-body step (GFLOP/s) and saxpy (GB/s)")
+                .about("Benchmark the CUDA device: N-body step (GFLOP/s), saxpy (GB/s), transcendental and atomic sum (Gelem/s)")
                 .arg(
                     CArg::new("n")
                         .long("n")
@@ -447,6 +447,36 @@ fn cli() -> Command {
                         .value_parser(value_parser!(u32).range(10..=30))
                         .default_value("28")
                         .help("saxpy over 2^K floats"),
+                )
+                .arg(
+                    CArg::new("device")
+                        .long("device")
+                        .value_name("D")
+                        .default_value("cuda")
+                        .help("The device (another than cuda tests the bench itself)"),
+                )
+                .arg(
+                    CArg::new("transcendental-log2")
+                        .long("transcendental-log2")
+                        .value_name("K")
+                        .value_parser(value_parser!(u32).range(10..=30))
+                        .default_value("28")
+                        .help("The transcendental kernel over 2^K floats"),
+                )
+                .arg(
+                    CArg::new("atomic-log2")
+                        .long("atomic-log2")
+                        .value_name("K")
+                        .value_parser(value_parser!(u32).range(10..=30))
+                        .default_value("26")
+                        .help("The atomic sum of 2^K floats into one cell"),
+                )
+                .arg(
+                    CArg::new("json")
+                        .long("json")
+                        .value_name("FILE")
+                        .value_parser(value_parser!(PathBuf))
+                        .help("Also write one JSON object a line per workload to FILE"),
                 ),
         )
         .subcommand(
@@ -898,13 +928,22 @@ fn fuzz_seeds(a: &ArgMatches) -> Result<ExitCode, Error> {
 fn bench_gpu(a: &ArgMatches) -> Result<ExitCode, Error> {
     let get = |k: &str| a.get_one::<usize>(k).copied().unwrap_or(0);
     let opts = gpu_bench::Options {
+        device: str_arg(a, "device").to_string(),
         n: get("n"),
         steps: get("steps").max(1),
         saxpy_log2: a.get_one::<u32>("saxpy-log2").copied().unwrap_or(28),
+        transcendental_log2: a
+            .get_one::<u32>("transcendental-log2")
+            .copied()
+            .unwrap_or(28),
+        atomic_log2: a.get_one::<u32>("atomic-log2").copied().unwrap_or(26),
     };
     let report = gpu_bench::run(&opts)?;
     say!("{report}");
-    Ok(ExitCode::SUCCESS)
+    if let Some(p) = a.get_one::<PathBuf>("json") {
+        std::fs::write(p, report.json_lines()).map_err(|e| Error::io(p, e))?;
+    }
+    Ok(success(report.ok()))
 }
 
 fn debug_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
