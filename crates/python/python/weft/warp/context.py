@@ -7,7 +7,9 @@ import builtins
 import enum
 
 import hashlib
+import os
 import re
+import sys
 import threading
 import warnings as _warnings
 
@@ -133,6 +135,21 @@ class Device:
         return False
 
 
+def _find_libdevice():
+    """Points ``WEFT_LIBDEVICE`` at NVIDIA's ``libdevice.10.bc`` in an
+    installed ``nvidia-cuda-nvcc`` wheel of this Python, when the variable
+    is unset (the native library also looks in ``$CUDA_HOME`` and
+    ``/usr/local/cuda``): kernels with math need it on ``cuda``."""
+    if os.environ.get("WEFT_LIBDEVICE"):
+        return
+    for base in sys.path:
+        for sub in ("nvidia/cuda_nvcc", "nvidia/cu13", "nvidia/cu12"):
+            p = os.path.join(base, sub, "nvvm", "libdevice", "libdevice.10.bc")
+            if os.path.isfile(p):
+                os.environ["WEFT_LIBDEVICE"] = p
+                return
+
+
 _devices = {}
 _lock = threading.Lock()
 _state = threading.local()
@@ -147,8 +164,10 @@ def _open(alias):
         with _lock:
             d = _devices.get(alias)
             if d is None:
-                if alias.split(":")[0] == "cuda" and "cuda" not in _native.device_names():
-                    raise RuntimeError(_no_cuda_message(alias))
+                if alias.split(":")[0] == "cuda":
+                    if "cuda" not in _native.device_names():
+                        raise RuntimeError(_no_cuda_message(alias))
+                    _find_libdevice()
                 try:
                     d = Device(alias)
                 except _native.WeftError as e:
