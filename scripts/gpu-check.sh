@@ -311,6 +311,9 @@ if [ -n "$dry" ]; then
 else
   sizes=(--n 100000 --steps 10 --saxpy-log2 28 --transcendental-log2 28 --atomic-log2 26)
 fi
+errrow() { # impl, message: an error row of the table
+  $py -c 'import json,sys; print(json.dumps({"impl": sys.argv[1], "error": sys.argv[2]}))' "$1" "$2" >>"$jl"
+}
 step() { # name, wanted limit, reserve, command...: runs in the foreground, output to the log
   local name=$1 lim
   lim=$(limit "$2" "$3")
@@ -332,14 +335,24 @@ else
       [ "$b" = workloads-nofma ] && lab=cuda-c-nofma
       step "$lab" 60 150 "$work/$b" --label "$lab" "${sizes[@]}"
     else
-      echo "   $b: not built ($([ -n "$nvcc" ] && tail -n 3 "$logs/nvcc.log" || echo 'no nvcc'))"
+      lab=cuda-c
+      [ "$b" = workloads-nofma ] && lab=cuda-c-nofma
+      why="$([ -n "$nvcc" ] && tail -n 3 "$logs/nvcc$([ "$b" = workloads-nofma ] && echo _nofma).log" || echo 'no nvcc')"
+      echo "   $b: not built ($why)"
+      errrow "$lab" "not built: $why"
     fi
   done
 fi
 if [ -n "$weft" ]; then
   step weft-bench-gpu 90 120 "$weft" bench-gpu --device "$backend" "${sizes[@]}" --json "$work/weft.jsonl"
   sed -n '1,12p' "$logs/weft-bench-gpu.log" | grep -E '^\||^GPU|error' | sed 's/^/   /'
-  cat "$work/weft.jsonl" >>"$jl" 2>/dev/null
+  if [ -s "$work/weft.jsonl" ]; then
+    cat "$work/weft.jsonl" >>"$jl"
+  else
+    errrow weft "bench-gpu exit $(rc weft-bench-gpu): $(tail -n 1 "$logs/weft-bench-gpu.log")"
+  fi
+else
+  errrow weft "no weft binary"
 fi
 peers="numba triton cupy cupy-ops"
 [ -n "$dry" ] && peers="numba"
