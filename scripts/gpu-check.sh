@@ -110,6 +110,12 @@ elif [ -z "${WEFT_PREBUILT:-}" ] && command -v cargo >/dev/null 2>&1; then
 else
   weft=target/release/weft build="prebuilt"
 fi
+# Shared libraries the machine lacks: the copies gpu-pack.sh carried.
+if [ -n "$weft" ] && ! "$weft" --version >/dev/null 2>&1 && [ -d "$carry/lib" ] &&
+  LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$weft" --version >/dev/null 2>&1; then
+  export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "   LD_LIBRARY_PATH=$LD_LIBRARY_PATH (weft needs the carried libraries)"
+fi
 if ! "$weft" --version >/dev/null 2>&1; then
   echo "error: $weft ($build) does not start"
   [ -f "$weft" ] && ldd "$weft" 2>&1 | grep 'not found'
@@ -210,6 +216,15 @@ if [ -z "$site" ]; then
       $py -c 'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$site" >>"$logs/wheel.log" 2>&1 || site=""
     fi
     echo "   wheel: $(basename "$whl") -> ${site:-install failed (logs/wheel.log)}"
+  fi
+fi
+if [ -n "$site" ] && ! PYTHONPATH="$site" $py -c 'import weft' >>"$logs/wheel.log" 2>&1; then
+  if [ -d "$carry/lib" ] && [ -z "${LD_LIBRARY_PATH:-}" ] &&
+    LD_LIBRARY_PATH="$carry/lib" PYTHONPATH="$site" $py -c 'import weft' >/dev/null 2>&1; then
+    export LD_LIBRARY_PATH="$carry/lib"
+    echo "   LD_LIBRARY_PATH=$LD_LIBRARY_PATH (the package needs the carried libraries)"
+  else
+    echo "   warning: import weft fails: $(tail -n 1 "$logs/wheel.log")"
   fi
 fi
 # The line of file $2 in log $1.
