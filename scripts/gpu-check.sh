@@ -359,7 +359,27 @@ else
   done
 fi
 if [ -n "$weft" ]; then
-  step weft-bench-gpu 90 120 "$weft" bench-gpu --device "$backend" "${sizes[@]}" --json "$work/weft.jsonl"
+  if "$weft" bench-gpu --help 2>/dev/null | grep -q -- --json; then
+    dev_arg=()
+    [ -n "$dry" ] && dev_arg=(--device "$backend")
+    step weft-bench-gpu 90 120 "$weft" bench-gpu ${dev_arg[@]+"${dev_arg[@]}"} "${sizes[@]}" --json "$work/weft.jsonl"
+  else
+    # A weft from before bench-gpu's --json: N-body and saxpy, read from its table.
+    echo "   (this weft's bench-gpu has no --json: N-body and saxpy only)"
+    step weft-bench-gpu 90 120 "$weft" bench-gpu "${sizes[@]:0:6}"
+    $py - "$logs/weft-bench-gpu.log" >"$work/weft.jsonl" <<'EOF'
+import json, re, sys
+for l in open(sys.argv[1]):
+    m = re.match(r"\| (nbody_step|saxpy) \| (N = )?(2\^\d+|\d+)[^|]*\| ([\d.]+) ms \| ([\d.]+) (\S+) \|", l)
+    if m:
+        size = m.group(3)
+        n = 2 ** int(size[2:]) if size.startswith("2^") else int(size)
+        w = "nbody" if m.group(1) == "nbody_step" else "saxpy"
+        print(json.dumps({"impl": "weft", "workload": w, "n": n, "size": ("N = " if w == "nbody" else "") + size,
+                          "host_ms": float(m.group(4)), "event_ms": None, "rate": float(m.group(5)),
+                          "unit": m.group(6), "check": "checked by bench-gpu (an older build: no details)"}))
+EOF
+  fi
   sed -n '1,12p' "$logs/weft-bench-gpu.log" | grep -E '^\||^GPU|error' | sed 's/^/   /'
   if [ -s "$work/weft.jsonl" ]; then
     cat "$work/weft.jsonl" >>"$jl"
