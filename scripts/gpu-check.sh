@@ -152,6 +152,12 @@ for c in "${CUDA_HOME:-/nonexistent}" /usr/local/cuda /usr/local/cuda-*; do
   [ -z "$nvcc" ] && [ -x "$c/bin/nvcc" ] && nvcc=$c/bin/nvcc
 done
 echo "   nvcc: ${nvcc:-not found} ($([ -n "$nvcc" ] && "$nvcc" --version | tail -n1))"
+# The toolkit for numba-cuda (NVVM, libdevice) and CuPy (headers).
+tk="$([ -n "$nvcc" ] && dirname "$(dirname "$nvcc")")"
+if [ -z "${CUDA_HOME:-}" ] && [ -n "$tk" ] && [ -d "$tk/nvvm" ]; then
+  export CUDA_HOME=$tk
+  export CUDA_PATH="${CUDA_PATH:-$tk}"
+fi
 
 backend=cuda device=cuda:0
 [ -n "$dry" ] && backend=cpu device=cpu
@@ -219,9 +225,9 @@ if [ -z "$site" ]; then
   fi
 fi
 if [ -n "$site" ] && ! PYTHONPATH="$site" $py -c 'import weft' >>"$logs/wheel.log" 2>&1; then
-  if [ -d "$carry/lib" ] && [ -z "${LD_LIBRARY_PATH:-}" ] &&
-    LD_LIBRARY_PATH="$carry/lib" PYTHONPATH="$site" $py -c 'import weft' >/dev/null 2>&1; then
-    export LD_LIBRARY_PATH="$carry/lib"
+  if [ -d "$carry/lib" ] && [[ ":${LD_LIBRARY_PATH:-}:" != *":$carry/lib:"* ]] &&
+    LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PYTHONPATH="$site" $py -c 'import weft' >/dev/null 2>&1; then
+    export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     echo "   LD_LIBRARY_PATH=$LD_LIBRARY_PATH (the package needs the carried libraries)"
   else
     echo "   warning: import weft fails: $(tail -n 1 "$logs/wheel.log")"
