@@ -110,6 +110,12 @@ elif [ -z "${WEFT_PREBUILT:-}" ] && command -v cargo >/dev/null 2>&1; then
 else
   weft=target/release/weft build="prebuilt"
 fi
+# Shared libraries the machine lacks: the copies gpu-pack.sh carried.
+if [ -n "$weft" ] && ! "$weft" --version >/dev/null 2>&1 && [ -d "$carry/lib" ] &&
+  LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$weft" --version >/dev/null 2>&1; then
+  export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "   LD_LIBRARY_PATH=$LD_LIBRARY_PATH (weft needs the carried libraries)"
+fi
 if ! "$weft" --version >/dev/null 2>&1; then
   echo "error: $weft ($build) does not start"
   [ -f "$weft" ] && ldd "$weft" 2>&1 | grep 'not found'
@@ -146,6 +152,12 @@ for c in "${CUDA_HOME:-/nonexistent}" /usr/local/cuda /usr/local/cuda-*; do
   [ -z "$nvcc" ] && [ -x "$c/bin/nvcc" ] && nvcc=$c/bin/nvcc
 done
 echo "   nvcc: ${nvcc:-not found} ($([ -n "$nvcc" ] && "$nvcc" --version | tail -n1))"
+# The toolkit for numba-cuda (NVVM, libdevice) and CuPy (headers).
+tk="$([ -n "$nvcc" ] && dirname "$(dirname "$nvcc")")"
+if [ -z "${CUDA_HOME:-}" ] && [ -n "$tk" ] && [ -d "$tk/nvvm" ]; then
+  export CUDA_HOME=$tk
+  export CUDA_PATH="${CUDA_PATH:-$tk}"
+fi
 
 backend=cuda device=cuda:0
 [ -n "$dry" ] && backend=cpu device=cpu
@@ -210,6 +222,15 @@ if [ -z "$site" ]; then
       $py -c 'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$site" >>"$logs/wheel.log" 2>&1 || site=""
     fi
     echo "   wheel: $(basename "$whl") -> ${site:-install failed (logs/wheel.log)}"
+  fi
+fi
+if [ -n "$site" ] && ! PYTHONPATH="$site" $py -c 'import weft' >>"$logs/wheel.log" 2>&1; then
+  if [ -d "$carry/lib" ] && [[ ":${LD_LIBRARY_PATH:-}:" != *":$carry/lib:"* ]] &&
+    LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PYTHONPATH="$site" $py -c 'import weft' >/dev/null 2>&1; then
+    export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    echo "   LD_LIBRARY_PATH=$LD_LIBRARY_PATH (the package needs the carried libraries)"
+  else
+    echo "   warning: import weft fails: $(tail -n 1 "$logs/wheel.log")"
   fi
 fi
 # The line of file $2 in log $1.
@@ -311,6 +332,9 @@ if [ -n "$dry" ]; then
 else
   sizes=(--n 100000 --steps 10 --saxpy-log2 28 --transcendental-log2 28 --atomic-log2 26)
 fi
+errrow() { # impl, message: an error row of the table
+  $py -c 'import json,sys; print(json.dumps({"impl": sys.argv[1], "error": sys.argv[2]}))' "$1" "$2" >>"$jl"
+}
 step() { # name, wanted limit, reserve, command...: runs in the foreground, output to the log
   local name=$1 lim
   lim=$(limit "$2" "$3")
@@ -332,14 +356,44 @@ else
       [ "$b" = workloads-nofma ] && lab=cuda-c-nofma
       step "$lab" 60 150 "$work/$b" --label "$lab" "${sizes[@]}"
     else
-      echo "   $b: not built ($([ -n "$nvcc" ] && tail -n 3 "$logs/nvcc.log" || echo 'no nvcc'))"
+      lab=cuda-c
+      [ "$b" = workloads-nofma ] && lab=cuda-c-nofma
+      why="$([ -n "$nvcc" ] && tail -n 3 "$logs/nvcc$([ "$b" = workloads-nofma ] && echo _nofma).log" || echo 'no nvcc')"
+      echo "   $b: not built ($why)"
+      errrow "$lab" "not built: $why"
     fi
   done
 fi
 if [ -n "$weft" ]; then
-  step weft-bench-gpu 90 120 "$weft" bench-gpu --device "$backend" "${sizes[@]}" --json "$work/weft.jsonl"
+  if "$weft" bench-gpu --help 2>/dev/null | grep -q -- --json; then
+    dev_arg=()
+    [ -n "$dry" ] && dev_arg=(--device "$backend")
+    step weft-bench-gpu 90 120 "$weft" bench-gpu ${dev_arg[@]+"${dev_arg[@]}"} "${sizes[@]}" --json "$work/weft.jsonl"
+  else
+    # A weft from before bench-gpu's --json: N-body and saxpy, read from its table.
+    echo "   (this weft's bench-gpu has no --json: N-body and saxpy only)"
+    step weft-bench-gpu 90 120 "$weft" bench-gpu "${sizes[@]:0:6}"
+    $py - "$logs/weft-bench-gpu.log" >"$work/weft.jsonl" <<'EOF'
+import json, re, sys
+for l in open(sys.argv[1]):
+    m = re.match(r"\| (nbody_step|saxpy) \| (N = )?(2\^\d+|\d+)[^|]*\| ([\d.]+) ms \| ([\d.]+) (\S+) \|", l)
+    if m:
+        size = m.group(3)
+        n = 2 ** int(size[2:]) if size.startswith("2^") else int(size)
+        w = "nbody" if m.group(1) == "nbody_step" else "saxpy"
+        print(json.dumps({"impl": "weft", "workload": w, "n": n, "size": ("N = " if w == "nbody" else "") + size,
+                          "host_ms": float(m.group(4)), "event_ms": None, "rate": float(m.group(5)),
+                          "unit": m.group(6), "check": "checked by bench-gpu (an older build: no details)"}))
+EOF
+  fi
   sed -n '1,12p' "$logs/weft-bench-gpu.log" | grep -E '^\||^GPU|error' | sed 's/^/   /'
-  cat "$work/weft.jsonl" >>"$jl" 2>/dev/null
+  if [ -s "$work/weft.jsonl" ]; then
+    cat "$work/weft.jsonl" >>"$jl"
+  else
+    errrow weft "bench-gpu exit $(rc weft-bench-gpu): $(tail -n 1 "$logs/weft-bench-gpu.log")"
+  fi
+else
+  errrow weft "no weft binary"
 fi
 peers="numba triton cupy cupy-ops"
 [ -n "$dry" ] && peers="numba"

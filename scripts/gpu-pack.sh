@@ -34,6 +34,23 @@ if ldd "$bin" 2>/dev/null | grep -qi 'libLLVM'; then
   echo "warning: $bin links libLLVM dynamically; the GPU machine has none:" >&2
   ldd "$bin" | grep -i llvm >&2
 fi
+# Shared libraries beyond the C/C++ runtime must exist on the GPU machine.
+extra="$(ldd "$bin" 2>/dev/null | awk '{ print $1 }' | grep -vE '^(linux-vdso|/lib64/ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libgcc_s\.|libstdc\+\+\.)' | tr '\n' ' ')"
+if [ -n "$extra" ]; then
+  # Carried too (gpu-check uses them only if weft or the package does not
+  # load without them): those of the binary and of the wheel's extension.
+  mkdir -p "$carry/lib"
+  libs="$(ldd "$bin" 2>/dev/null | awk '$3 ~ /^\// { print $3 }')"
+  if [ -n "$whl" ] && [ -f "$whl" ]; then
+    (cd "$tmp" && python3 -c 'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); [z.extract(n, "whl") for n in z.namelist() if n.endswith(".so")]' "$whl")
+    libs="$libs $(find "$tmp/whl" -name '*.so' -exec ldd {} \; 2>/dev/null | awk '$3 ~ /^\// { print $3 }')"
+  fi
+  for l in $(echo "$libs" | tr ' ' '\n' | sort -u); do
+    case "$(basename "$l")" in libc.* | libm.* | libdl.* | librt.* | libpthread.* | libgcc_s.* | libstdc++.* | ld-linux*) continue ;; esac
+    cp -L "$l" "$carry/lib/"
+  done
+  echo "note: weft needs $extra(copies in gpu-carry/lib: $(ls "$carry/lib" | tr '\n' ' ')$(du -sh "$carry/lib" | cut -f1))" >&2
+fi
 cp "$bin" "$tmp/weft"
 if [ -z "${WEFT_PACK_NOSTRIP:-}" ] && command -v strip >/dev/null 2>&1; then
   strip --strip-debug "$tmp/weft" 2>/dev/null || true
@@ -91,7 +108,7 @@ fi
 {
   echo "packed $(date -u '+%Y-%m-%d %H:%M UTC') at $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo '+dirty')"
   echo "weft: $(realpath "$bin") ($("$tmp/weft" --version 2>/dev/null | head -n1))"
-  (cd "$carry" && for f in *; do [ "$f" = MANIFEST ] || echo "$(sha256sum "$f" | cut -c1-16) $(stat -c %s "$f") $f"; done)
+  (cd "$carry" && find . -type f ! -name MANIFEST | sort | while read -r f; do echo "$(sha256sum "$f" | cut -c1-16) $(stat -c %s "$f") ${f#./}"; done)
 } >"$carry/MANIFEST"
 c=$(du -sb "$carry" | cut -f1)
 t=$(git ls-files -z --cached --others --exclude-standard | xargs -0 stat -c %s 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')

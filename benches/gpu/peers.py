@@ -66,11 +66,12 @@ def bodies(n):
 
 
 def ramp(n):
-    return (np.arange(n) % 1000).astype(np.float32) * np.float32(1e-3) - np.float32(0.5)
+    """(i % 1000) * 0.001 - 0.5 in f32: one period, repeated."""
+    return np.resize(np.arange(1000, dtype=np.float32) * np.float32(1e-3) - np.float32(0.5), n)
 
 
 def saxpy_x(n):
-    return (np.arange(n) % 1024).astype(np.float32) * np.float32(0.5)
+    return np.resize(np.arange(1024, dtype=np.float32) * np.float32(0.5), n)
 
 
 def nbody_err(pos, vel, mass, new_pos, new_vel):

@@ -40,7 +40,9 @@ def load(paths):
             except ValueError:
                 continue
             if "error" in r:
-                errors.append(f"{r.get('impl', '?')} {r.get('workload', '')}: {r['error']}".replace("  ", " "))
+                r["error"] = " ".join(str(r["error"]).split())
+                where = " ".join(x for x in (r.get("impl", "?"), r.get("workload", "")) if x)
+                errors.append(f"{where}: {r['error']}")
                 for w in [r["workload"]] if "workload" in r else WORKLOADS:
                     rows.setdefault((r.get("impl", "?"), w), r)
             elif "impl" in r and "workload" in r:
@@ -67,7 +69,8 @@ def ok(r):
 
 
 def table(rows):
-    present = [(k, n) for k, n in IMPLS if any((k, w) in rows for w in WORKLOADS)] or IMPLS[:2]
+    # Weft and CUDA C always; the others when they left a row.
+    present = [(k, n) for k, n in IMPLS if k in ("weft", "cuda-c") or any((k, w) in rows for w in WORKLOADS)]
     keys = [k for k, _ in present]
     out = ["Host clock, launch until the device is idle (median ms; what `weft bench-gpu` measures):", ""]
     head = ["workload", "size"] + [n for _, n in present] + [f"Weft / CUDA C (goal ≤ {GOAL})", "Weft ahead of the peers"]
