@@ -20,6 +20,7 @@ root=$PWD
 bin=${1:-}
 [ -n "$bin" ] && [ -f "$bin" ] || { echo "usage: scripts/gpu-pack.sh WEFT_BINARY [WHEEL]" >&2; exit 2; }
 whl=${2:-$(ls -t dist/weft-*.whl 2>/dev/null | head -n1)}
+[ -n "$whl" ] && whl=$(realpath "$whl")
 corpus=${WEFT_CONFORMANCE_DIR:-$root/../shared/conformance}
 carry=$root/gpu-carry
 tmp="$(mktemp -d)"
