@@ -186,6 +186,10 @@ def numba_peer(a, data):
     # Globals, so that the kernels see them as such (the CUDA simulator,
     # NUMBA_ENABLE_CUDASIM=1, swaps a kernel's global `cuda`).
     global cuda, float32
+    # numba-cuda's cudadrv still calls np.row_stack, which NumPy 2.4 removed
+    # (the GPU machine has NumPy 2.5): give it the function it names.
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
     from numba import cuda, float32
 
     lib = Lib(cuda.synchronize, cuda.event, lambda e0, e1: e0.elapsed_time(e1))
