@@ -524,3 +524,53 @@ fn checked_code_writes_the_trap_record() {
     // The two accesses (load a[i], store o[i]) are checked.
     assert!(ptx.matches("atom.global.cas.b32").count() >= 2, "{ptx}");
 }
+
+/// The calls of libdevice function `name` in NVPTX LLVM IR before LLVM's
+/// pipeline (O0: libdevice linked, nothing inlined).
+fn libdevice_calls(ir: &str, name: &str) -> usize {
+    ir.lines()
+        .filter(|l| l.contains("call ") && l.contains(&format!("@{name}(")))
+        .count()
+}
+
+/// `sin(x)` and `cos(x)` of one `x` share libdevice's `sincos` (one range
+/// reduction, as nvcc does) where the second is lowered in the first's
+/// block; a lone one, one in another block, or a fast-math one stays as it
+/// was.
+#[test]
+fn sin_and_cos_of_one_value_share_a_sincos() {
+    if find_libdevice(None).is_none() {
+        weft_testkit::skip("sincos: libdevice.10.bc not found");
+        return;
+    }
+    let src = r#"import warp as wp
+
+@wp.kernel
+def k(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    v = x[i]
+    w = v + 1.0
+    c = float(0.0)
+    if v > 0.5:
+        c = wp.cos(v)
+    y[i] = wp.sin(v) * wp.cos(v) + wp.sin(w) + c
+    d = wp.float64(v)
+    z[i] = wp.cos(d) * wp.sin(d)
+"#;
+    let m = common::compile_source("sincos.py", src);
+    let o0 = Options {
+        opt_level: weft_ir::OptLevel::O0,
+        ..Options::default()
+    };
+    let ir = common::llvm_ir(&m, Some(&o0), weft_ir::OptLevel::O0);
+    // v: one sincos for the pair in the body, one more for the cos inside
+    // the `if` (another block); w: a lone sin; d: the f64 pair.
+    assert_eq!(libdevice_calls(&ir, "__nv_sincosf"), 2, "{ir}");
+    assert_eq!(libdevice_calls(&ir, "__nv_sinf"), 1, "{ir}");
+    assert_eq!(libdevice_calls(&ir, "__nv_cosf"), 0, "{ir}");
+    assert_eq!(libdevice_calls(&ir, "__nv_sincos"), 1, "{ir}");
+    assert_eq!(libdevice_calls(&ir, "__nv_sin") + libdevice_calls(&ir, "__nv_cos"), 0);
+    // Fast math keeps its approximate instructions, no libdevice.
+    let fast = common::llvm_ir(&common::fast(&m), Some(&o0), weft_ir::OptLevel::O0);
+    assert_eq!(libdevice_calls(&fast, "__nv_sincosf"), 0, "{fast}");
+}

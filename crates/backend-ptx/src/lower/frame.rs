@@ -107,6 +107,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             map: vec![UNSET; f.values.len()],
             func: Some(fv),
             loc: f.loc,
+            sincos_of: if self.cfg.kind == TargetKind::Nvptx && self.cfg.libdevice {
+                super::math::sincos_operands(f)
+            } else {
+                Default::default()
+            },
             ..FnState::default()
         };
         self.setup_debug(f, fv);

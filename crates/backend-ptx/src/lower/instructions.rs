@@ -117,7 +117,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                         self.st.sqrt_of.insert(r, *x);
                     }
                 }
-                let v = self.unary(*op, s, xv)?;
+                let v = match self.sincos(*op, *x, s, xv)? {
+                    Some(v) => v,
+                    None => self.unary(*op, s, xv)?,
+                };
                 self.fast_flags(v);
                 self.def_result(inst, &[v])
             }

@@ -9,7 +9,8 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue};
 use inkwell::FloatPredicate;
-use weft_ir::ir::{BinaryOp, InstKind};
+use inkwell::AddressSpace;
+use weft_ir::ir::{BinaryOp, InstKind, UnaryOp};
 use weft_ir::{MathFlags, MathFn, Scalar};
 
 impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
@@ -159,6 +160,70 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     pub(super) fn nvptx_approx(&self) -> bool {
         self.cfg.kind == TargetKind::Nvptx && self.st.flags.contains(MathFlags::APPROX_FUNC)
     }
+
+    /// NVPTX: the exact `sin(x)` or `cos(x)` of an `x` whose other one the
+    /// function also takes, through libdevice's `sincos` (one range
+    /// reduction for both, as nvcc does; the same polynomials as `sin` and
+    /// `cos`): the pair is computed at the first of the two and reused by
+    /// the second while it is lowered into the same block (which the
+    /// first then dominates). `None`: not such a case.
+    pub(super) fn sincos(
+        &mut self,
+        op: UnaryOp,
+        x_ir: weft_ir::Value,
+        s: Scalar,
+        x: BasicValueEnum<'ctx>,
+    ) -> Result<Option<BasicValueEnum<'ctx>>> {
+        let want_sin = match op {
+            UnaryOp::Sin => true,
+            UnaryOp::Cos => false,
+            _ => return Ok(None),
+        };
+        if !self.st.sincos_of.contains(&x_ir) || self.nvptx_approx() {
+            return Ok(None);
+        }
+        let Some(block) = self.b.get_insert_block() else {
+            return Ok(None);
+        };
+        let (sin, cos) = match self.st.sincos.get(&x_ir) {
+            Some(&(b, sin, cos)) if b == block => (sin, cos),
+            _ => {
+                let ft = self.scalar_ty(s);
+                let ps = self.entry_alloca(ft)?;
+                let pc = self.entry_alloca(ft)?;
+                let name = if s == Scalar::F64 { "__nv_sincos" } else { "__nv_sincosf" };
+                match self.libdevice_calls.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, sites)) => *sites += 1,
+                    None => self.libdevice_calls.push((name.to_string(), 1)),
+                }
+                let ptr = self.ctx.ptr_type(AddressSpace::default()).into();
+                let f = self.extern_fn(name, None, &[ft, ptr, ptr]);
+                self.b.build_call(f, &[x.into(), ps.into(), pc.into()], "")?;
+                let sin = self.b.build_load(ft, ps, "")?;
+                let cos = self.b.build_load(ft, pc, "")?;
+                self.st.sincos.insert(x_ir, (block, sin, cos));
+                (sin, cos)
+            }
+        };
+        Ok(Some(if want_sin { sin } else { cos }))
+    }
+}
+
+/// The `f32`/`f64` values whose exact `sin` and `cos` both appear in `f`
+/// (neither with fast-math flags): [`Lx::sincos`]'s candidates.
+pub(super) fn sincos_operands(f: &weft_ir::Function) -> std::collections::HashSet<weft_ir::Value> {
+    let mut sin = std::collections::HashSet::new();
+    let mut cos = std::collections::HashSet::new();
+    for d in f.insts.values() {
+        if let InstKind::Unary(op @ (UnaryOp::Sin | UnaryOp::Cos), x) = d.kind {
+            let exact = d.flags.is_empty();
+            let wide = matches!(f.value_type(x).as_scalar(), Some(Scalar::F32 | Scalar::F64));
+            if exact && wide {
+                if op == UnaryOp::Sin { &mut sin } else { &mut cos }.insert(x);
+            }
+        }
+    }
+    sin.intersection(&cos).copied().collect()
 }
 
 /// Whether NVPTX fast math has an approximate `f32` form of `func`

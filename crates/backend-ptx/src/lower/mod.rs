@@ -287,6 +287,11 @@ struct FnState<'ctx> {
     file_scopes: HashMap<u32, DIScope<'ctx>>,
     /// Values defined as `sqrt(x)`, for `1/sqrt(x)` → `rsqrt.approx`.
     sqrt_of: HashMap<weft_ir::Value, weft_ir::Value>,
+    /// NVPTX: the operands the function takes both the exact `sin` and
+    /// `cos` of ([`math::sincos_operands`]), and the pair computed for each
+    /// by libdevice's `sincos`, in the block it was computed in.
+    sincos_of: std::collections::HashSet<weft_ir::Value>,
+    sincos: HashMap<weft_ir::Value, (BasicBlock<'ctx>, BasicValueEnum<'ctx>, BasicValueEnum<'ctx>)>,
     /// The fast-math flags of the instruction being lowered (the IR's,
     /// the one source of fast math).
     flags: MathFlags,
@@ -309,6 +314,8 @@ impl Default for FnState<'_> {
             scope: None,
             file_scopes: HashMap::new(),
             sqrt_of: HashMap::new(),
+            sincos_of: Default::default(),
+            sincos: HashMap::new(),
             flags: MathFlags::NONE,
             vx: None,
         }
