@@ -56,6 +56,7 @@ use weft::{
     Arg, Array, ArrayLayout, CacheLocation, CompileOptions, Compiler, Device, DeviceArg,
     DeviceArray, DeviceOptions, Kernel, LayoutOptions, Value,
 };
+use weft_runtime::hostmem::HostMem;
 
 const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
 
@@ -195,8 +196,52 @@ pub struct SimdTime {
     pub ms: f64,
 }
 
+/// A copy of a slice in the memory Weft's host arrays live in
+/// ([`HostMem`]: cache-line aligned, transparent huge pages from 4 MiB),
+/// so that the hand-written loops stream the same kind of pages as the
+/// launches they are set beside (`benches/README.md`, "Streaming at the
+/// memory's limit": 4 KiB pages alone cost a streaming loop ~25 % here).
+struct HostVec<T> {
+    mem: HostMem,
+    n: usize,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Copy> HostVec<T> {
+    fn from(data: &[T]) -> HostVec<T> {
+        let bytes = std::mem::size_of_val(data);
+        let mem = HostMem::zeroed(bytes)
+            .unwrap_or_else(|| std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>()));
+        assert!(std::mem::align_of::<T>() <= weft_runtime::hostmem::LINE);
+        // SAFETY: `mem` holds `bytes` bytes, aligned for `T` (above), and
+        // does not overlap `data`.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mem.ptr().cast::<T>(), data.len()) };
+        HostVec {
+            mem,
+            n: data.len(),
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T> std::ops::Deref for HostVec<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `n` initialized `T`s at an address aligned for `T`
+        // ([`HostVec::from`]), borrowed with `self`.
+        unsafe { std::slice::from_raw_parts(self.mem.ptr().cast::<T>(), self.n) }
+    }
+}
+
+impl<T> std::ops::DerefMut for HostVec<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as `deref`, borrowed mutably with `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.mem.ptr().cast::<T>(), self.n) }
+    }
+}
+
 /// A hand-written version of a workload's kernel (on its own copy of the
-/// workload's data), timed beside its launches.
+/// workload's data, in [`HostVec`]s), timed beside its launches.
 struct Reference {
     kernel: &'static str,
     n: usize,
@@ -210,8 +255,8 @@ impl Reference {
     fn new(w: &Workload, isa: Option<Isa>) -> Result<Option<Reference>, Error> {
         let run: Box<dyn FnMut()> = match w.kernel {
             "saxpy" => {
-                let x: Vec<f32> = w.arrays[0].to_vec()?;
-                let mut y: Vec<f32> = w.arrays[1].to_vec()?;
+                let x = HostVec::from(&w.arrays[0].to_vec::<f32>()?);
+                let mut y = HostVec::from(&w.arrays[1].to_vec::<f32>()?);
                 Box::new(move || match isa {
                     None => reference::saxpy(SAXPY_A, &x, &mut y),
                     Some(isa) => simd::saxpy(isa, SAXPY_A, &x, &mut y),
@@ -229,7 +274,7 @@ impl Reference {
                 })
             }
             "atomic_sum" => {
-                let x: Vec<f32> = w.arrays[0].to_vec()?;
+                let x = HostVec::from(&w.arrays[0].to_vec::<f32>()?);
                 Box::new(move || {
                     black_box(match isa {
                         None => reference::atomic_sum(&x),
@@ -238,7 +283,8 @@ impl Reference {
                 })
             }
             "particles" => {
-                let (mut x, mut v) = particles(w.n);
+                let (x, v) = particles(w.n);
+                let (mut x, mut v) = (HostVec::from(&x), HostVec::from(&v));
                 Box::new(move || match isa {
                     None => reference::particles(&mut x, &mut v, GRAVITY, DT),
                     Some(isa) => simd::particles(isa, &mut x, &mut v, GRAVITY, DT),
