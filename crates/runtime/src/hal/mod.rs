@@ -92,6 +92,13 @@ pub struct DeviceOptions {
     /// (`docs/vector.md`), so it is off by default; `WEFT_INLINE_MATH=1`
     /// in the environment turns the default on.
     pub inline_math: bool,
+    /// `llvm-cpu`, and `cpu`'s vector tier: dense vector stores into an
+    /// array the kernel only writes bypass the caches (non-temporal
+    /// stores) when the launch's array is at least the host's last-level
+    /// cache (`docs/vector.md`, "Streaming stores"): the lines are not
+    /// fetched before being overwritten. Same results either way. Default
+    /// on; `WEFT_STREAM_STORES=0` in the environment turns the default off.
+    pub stream_stores: bool,
 }
 
 impl Default for DeviceOptions {
@@ -104,6 +111,7 @@ impl Default for DeviceOptions {
             timeout: None,
             vector: std::env::var("WEFT_VECTOR").map_or(true, |v| v != "0"),
             inline_math: std::env::var("WEFT_INLINE_MATH").is_ok_and(|v| v == "1"),
+            stream_stores: std::env::var("WEFT_STREAM_STORES").map_or(true, |v| v != "0"),
         }
     }
 }
