@@ -3,7 +3,8 @@
 //! rayon loops and their native-width SIMD versions
 //! ([`crate::reference::simd`]: AVX-512 and AVX2, the faster is the limit).
 //!
-//! Workloads: saxpy (2^24 floats), the seed's N-body step
+//! Workloads: saxpy (2^24 floats, `y` updated in place), scale (`y = a * x`,
+//! 2^24 floats, `y` written only: streaming stores), the seed's N-body step
 //! (`examples/nbody.py`, N = 4096 and 16 384), a transcendental-heavy
 //! elementwise kernel (`sin(x)*cos(x) + exp(-x*x) + sqrt(abs(x))`, 2^22),
 //! an atomic sum (2^22 `atomic_add`s into one float) and a particle update
@@ -60,7 +61,7 @@ use weft_runtime::hostmem::HostMem;
 
 const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
 
-/// The saxpy, transcendental and atomic-sum workloads' kernels.
+/// The saxpy, scale, transcendental and atomic-sum workloads' kernels.
 pub const SOURCE: &str = r#"
 import warp as wp
 
@@ -68,6 +69,11 @@ import warp as wp
 def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     i = wp.tid()
     y[i] = a * x[i] + y[i]
+
+@wp.kernel
+def scale(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i]
 
 @wp.kernel
 def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
@@ -262,6 +268,13 @@ impl Reference {
                     Some(isa) => simd::saxpy(isa, SAXPY_A, &x, &mut y),
                 })
             }
+            // No SIMD version: the scalar loop is vectorized by rustc.
+            "scale" if isa.is_some() => return Ok(None),
+            "scale" => {
+                let x = HostVec::from(&w.arrays[0].to_vec::<f32>()?);
+                let mut y = HostVec::from(&w.arrays[1].to_vec::<f32>()?);
+                Box::new(move || reference::scale(SAXPY_A, &x, &mut y))
+            }
             "nbody_step" => {
                 let p: Vec<V3> = w.arrays[0].to_vec()?;
                 let v: Vec<V3> = w.arrays[1].to_vec()?;
@@ -363,7 +376,7 @@ impl Workload {
     /// `self.arrays[i]` and `value(v)` for a by-value argument.
     fn args_by<A>(&self, array: impl Fn(usize) -> A, value: impl Fn(Value) -> A) -> Vec<A> {
         match self.kernel {
-            "saxpy" => vec![array(0), array(1), value(Value::new(SAXPY_A))],
+            "saxpy" | "scale" => vec![array(0), array(1), value(Value::new(SAXPY_A))],
             "particles" => vec![
                 array(0),
                 array(1),
@@ -472,6 +485,25 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         layout: ArrayLayout::Aos,
         deterministic: false,
     }];
+    // `y = a * x`: `y` is written only (a separate output), so the vector
+    // tier stores it around the caches when it is larger than the LLC
+    // (`docs/vector.md`, "Streaming stores"); the bytes are the kernel's
+    // own (x read, y written), not the read-for-ownership a cached store
+    // adds.
+    out.push(Workload {
+        name: format!("scale 2^{}", sx.trailing_zeros()),
+        source: SOURCE,
+        kernel: "scale",
+        n: sx,
+        arrays: vec![
+            Array::from_slice(&ramp(sx), &[sx])?,
+            Array::from_slice(&vec![0.0f32; sx], &[sx])?,
+        ],
+        work: 8.0 * sx as f64 / 1e9,
+        unit: "GB/s",
+        layout: ArrayLayout::Aos,
+        deterministic: false,
+    });
     for &n in nb {
         let (p, v, m) = bodies(n);
         let pos = Array::from_slice(&p, &[n])?;
