@@ -597,12 +597,14 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     /// The dense load of `wt` (`W * p` words of `sz` bytes) at `base`
-    /// under the word mask `wm`: a plain vector load when every lane is
-    /// on (the lanes' elements are all in bounds, so are the words of
-    /// them no slot reads), else a masked load. A masked load streams at
-    /// half the speed of a plain one on AMD Zen 5 (`docs/vector.md`,
-    /// "Loop shape"), and a full vector is every iteration but a range's
-    /// last.
+    /// under the word mask `wm`: plain vector loads when every lane is on
+    /// (the lanes' elements are all in bounds, so are the words of them
+    /// no slot reads), else masked loads. A masked load streams at half
+    /// the speed of a plain one on AMD Zen 5 (`docs/vector.md`, "Loop
+    /// shape"), and a full vector is every iteration but a range's last.
+    /// Only pieces of `W` words cross the blocks: a `<48 x i32>` phi (a
+    /// `vec3` array at 16 lanes) is scalarized by LLVM's instruction
+    /// selection into 48 loads and inserts.
     fn dense_load(
         &mut self,
         wt: VectorType<'ctx>,
@@ -610,32 +612,52 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         wm: VectorValue<'ctx>,
         sz: u32,
     ) -> Result<VectorValue<'ctx>> {
+        let w = self.width();
+        let p = wt.get_size() / w;
+        let pt = wt.get_element_type().into_int_type().vec_type(w);
+        let mut wms = Vec::with_capacity(p as usize);
+        for k in 0..p {
+            wms.push(self.piece(wm, k)?);
+        }
         let on = self.all_on()?;
         let full = self.new_block("full")?;
         let part = self.new_block("part")?;
         let done = self.new_block("loaded")?;
         self.b.build_conditional_branch(on, full, part)?;
         self.switch_to(full);
-        let plain = self.b.build_load(wt, base, "")?;
-        if let Some(i) = plain.as_instruction_value() {
-            i.set_alignment(sz)
-                .map_err(|e| Error::Llvm(e.to_string()))?;
+        let mut plain = Vec::with_capacity(p as usize);
+        for k in 0..p {
+            let at = self.piece_ptr(base, k, sz)?;
+            let v = self.b.build_load(pt, at, "")?;
+            if let Some(i) = v.as_instruction_value() {
+                i.set_alignment(sz)
+                    .map_err(|e| Error::Llvm(e.to_string()))?;
+            }
+            plain.push(v);
         }
         let full_end = self.cur_block()?;
         self.b.build_unconditional_branch(done)?;
         self.switch_to(part);
         let align = self.i32c(sz as u64);
-        let masked = self.call_intr(
-            "llvm.masked.load",
-            &[wt.into(), base.get_type().into()],
-            &[base.into(), align.into(), wm.into(), wt.get_poison().into()],
-        )?;
+        let mut masked = Vec::with_capacity(p as usize);
+        for (k, m) in wms.iter().enumerate() {
+            let at = self.piece_ptr(base, k as u32, sz)?;
+            masked.push(self.call_intr(
+                "llvm.masked.load",
+                &[pt.into(), at.get_type().into()],
+                &[at.into(), align.into(), (*m).into(), pt.get_poison().into()],
+            )?);
+        }
         let part_end = self.cur_block()?;
         self.b.build_unconditional_branch(done)?;
         self.switch_to(done);
-        let phi = self.b.build_phi(wt, "")?;
-        phi.add_incoming(&[(&plain, full_end), (&masked, part_end)]);
-        Ok(phi.as_basic_value().into_vector_value())
+        let mut pieces = Vec::with_capacity(p as usize);
+        for (a, b) in plain.iter().zip(&masked) {
+            let phi = self.b.build_phi(pt, "")?;
+            phi.add_incoming(&[(a, full_end), (b, part_end)]);
+            pieces.push(phi.as_basic_value().into_vector_value());
+        }
+        self.concat(&pieces, wt)
     }
 
     fn cur_block(&self) -> Result<BasicBlock<'ctx>> {
@@ -644,12 +666,78 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             .ok_or_else(|| Error::Llvm("builder not positioned".into()))
     }
 
+    /// `base + k * W * sz` bytes: piece `k` of a dense access.
+    fn piece_ptr(
+        &mut self,
+        base: PointerValue<'ctx>,
+        k: u32,
+        sz: u32,
+    ) -> Result<PointerValue<'ctx>> {
+        if k == 0 {
+            return Ok(base);
+        }
+        let off = (k * self.width() * sz) as u64;
+        let off = self.ctx.i64_type().const_int(off, false);
+        // SAFETY: address arithmetic only, inside the access's elements.
+        Ok(unsafe { self.b.build_gep(self.ctx.i8_type(), base, &[off], "")? })
+    }
+
+    /// The pieces (`W` words each) one after the other, as `wt`.
+    fn concat(
+        &mut self,
+        pieces: &[VectorValue<'ctx>],
+        wt: VectorType<'ctx>,
+    ) -> Result<VectorValue<'ctx>> {
+        let [first, rest @ ..] = pieces else {
+            return self.invalid("a dense access of no pieces");
+        };
+        if rest.is_empty() {
+            return Ok(*first);
+        }
+        let w = self.width();
+        let n = wt.get_size();
+        let wide_idx: Vec<u32> = (0..n).map(|i| i.min(w - 1)).collect();
+        let mut all = wt.get_poison();
+        for (k, piece) in pieces.iter().enumerate() {
+            let k = k as u32;
+            let wide = self.b.build_shuffle_vector(
+                *piece,
+                piece.get_type().get_poison(),
+                self.shuffle_mask(&wide_idx),
+                "",
+            )?;
+            let idx: Vec<u32> = (0..n)
+                .map(|i| if i / w == k { n + i - k * w } else { i })
+                .collect();
+            all = self
+                .b
+                .build_shuffle_vector(all, wide, self.shuffle_mask(&idx), "")?;
+        }
+        Ok(all)
+    }
+
+    /// Piece `k` (`W` lanes) of `v`.
+    fn piece(&mut self, v: VectorValue<'ctx>, k: u32) -> Result<VectorValue<'ctx>> {
+        let w = self.width();
+        if v.get_type().get_size() == w {
+            return Ok(v);
+        }
+        let idx: Vec<u32> = (k * w..(k + 1) * w).collect();
+        Ok(self.b.build_shuffle_vector(
+            v,
+            v.get_type().get_poison(),
+            self.shuffle_mask(&idx),
+            "",
+        )?)
+    }
+
     /// The dense store of `all` (`W * p` words of `sz` bytes) at `base`
-    /// under the word mask `wm`. When every word of each element is
-    /// written (`whole`) and every lane is on: a plain vector store (see
-    /// [`Lx::dense_load`]), or, into an array of [`streamed_params`] large
-    /// enough at an address aligned for the vector's pieces, a streaming
-    /// (non-temporal) store. Otherwise a masked store.
+    /// under the word mask `wm`, in pieces of `W` words (see
+    /// [`Lx::dense_load`]). When every word of each element is written
+    /// (`whole`) and every lane is on: plain vector stores, or, into an
+    /// array of [`streamed_params`] large enough at an address aligned
+    /// for the vector's pieces, streaming (non-temporal) stores.
+    /// Otherwise masked stores.
     fn dense_store(
         &mut self,
         array: Value,
@@ -659,13 +747,25 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         wm: VectorValue<'ctx>,
         sz: u32,
     ) -> Result<()> {
+        let w = self.width();
+        let p = all.get_type().get_size() / w;
+        let mut pieces = Vec::with_capacity(p as usize);
+        let mut wms = Vec::with_capacity(p as usize);
+        for k in 0..p {
+            pieces.push(self.piece(all, k)?);
+            wms.push(self.piece(wm, k)?);
+        }
         let masked = |lx: &mut Self| -> Result<()> {
             let align = lx.i32c(sz as u64);
-            lx.call_intr_void(
-                "llvm.masked.store",
-                &[all.get_type().into(), base.get_type().into()],
-                &[all.into(), base.into(), align.into(), wm.into()],
-            )
+            for (k, (v, m)) in pieces.iter().zip(&wms).enumerate() {
+                let at = lx.piece_ptr(base, k as u32, sz)?;
+                lx.call_intr_void(
+                    "llvm.masked.store",
+                    &[v.get_type().into(), at.get_type().into()],
+                    &[(*v).into(), at.into(), align.into(), (*m).into()],
+                )?;
+            }
+            Ok(())
         };
         if !whole {
             return masked(self);
@@ -678,9 +778,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.switch_to(full);
         let stream = self.vx()?.streams.get(&array).copied();
         if let Some(stream) = stream {
-            // The vector's bytes are stored in pieces of at most 64 (a
-            // zmm); each piece must be aligned to its size.
-            let bytes = all.get_type().get_size() as u64 * sz as u64;
+            // Each piece is stored in parts of at most 64 bytes (a zmm),
+            // each aligned to its size: the base aligned to the piece's
+            // bytes (at most 64) aligns them all.
+            let bytes = (w * sz) as u64;
             let align = (1u64 << bytes.trailing_zeros()).min(64);
             let i64t = self.ctx.i64_type();
             let addr = self.b.build_ptr_to_int(base, i64t, "")?;
@@ -695,19 +796,25 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             let plain = self.new_block("plain")?;
             self.b.build_conditional_branch(c, nt, plain)?;
             self.switch_to(nt);
-            let st = self.b.build_store(base, all)?;
-            st.set_alignment(align as u32)
-                .map_err(|e| Error::Llvm(e.to_string()))?;
             let kind = self.ctx.get_kind_id("nontemporal");
             let one = self.ctx.metadata_node(&[self.i32c(1).into()]);
-            st.set_metadata(one, kind)
-                .map_err(|e| Error::Llvm(e.to_string()))?;
+            for (k, v) in pieces.iter().enumerate() {
+                let at = self.piece_ptr(base, k as u32, sz)?;
+                let st = self.b.build_store(at, *v)?;
+                st.set_alignment(align as u32)
+                    .map_err(|e| Error::Llvm(e.to_string()))?;
+                st.set_metadata(one, kind)
+                    .map_err(|e| Error::Llvm(e.to_string()))?;
+            }
             self.b.build_unconditional_branch(done)?;
             self.switch_to(plain);
         }
-        let st = self.b.build_store(base, all)?;
-        st.set_alignment(sz)
-            .map_err(|e| Error::Llvm(e.to_string()))?;
+        for (k, v) in pieces.iter().enumerate() {
+            let at = self.piece_ptr(base, k as u32, sz)?;
+            let st = self.b.build_store(at, *v)?;
+            st.set_alignment(sz)
+                .map_err(|e| Error::Llvm(e.to_string()))?;
+        }
         self.b.build_unconditional_branch(done)?;
         self.switch_to(part);
         masked(self)?;
