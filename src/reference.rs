@@ -36,6 +36,17 @@ pub fn saxpy_seq(a: f32, x: &[f32], y: &mut [f32]) {
     }
 }
 
+/// `y[i] = a * x[i]` (the `scale` workload: `y` written only), chunked
+/// as [`saxpy`].
+pub fn scale(a: f32, x: &[f32], y: &mut [f32]) {
+    let c = chunk_len(y.len());
+    y.par_chunks_mut(c).zip(x.par_chunks(c)).for_each(|(y, x)| {
+        for (y, &x) in y.iter_mut().zip(x) {
+            *y = a * x;
+        }
+    });
+}
+
 /// One `nbody_step` of `examples/nbody.py` (the seed's kernel).
 pub fn nbody_step(
     pos: &[V3],

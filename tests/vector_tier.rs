@@ -438,4 +438,67 @@ fn kernel_tier_names_the_code_that_runs() {
         tier(&cpu(std::time::Duration::from_secs(3600))),
         weft::CodeTier::Cranelift
     );
+
+/// Streaming stores (`docs/vector.md`): a launch over an output larger
+/// than the last-level cache, written only, gives the same bits with the
+/// option on (the default) and off, and the same as the scalar tier; an
+/// in-place update (not streamed) too.
+#[test]
+fn streamed_outputs_are_the_same_bits() {
+    const SRC: &str = r#"
+import warp as wp
+
+@wp.kernel
+def scale(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i]
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+"#;
+    // Larger than this machine's LLC (and than 32 MiB), with a tail.
+    let n = (weft_backend_ptx::host::stream_min_bytes() as usize / 4).max(1 << 23) + 13;
+    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3 - 0.5).collect();
+    let m = Compiler::new().compile("stream.py", SRC).expect("compiles");
+    let run = |opts: &DeviceOptions, kernel: &str| -> Vec<u32> {
+        let dev = Device::open_with("llvm-cpu", opts).expect("llvm-cpu");
+        let k = dev.load(&m, kernel).expect("loads");
+        let xa = Array::from_slice(&x, &[n]).unwrap();
+        let ya = Array::from_slice(&vec![1.0f32; n], &[n]).unwrap();
+        dev.launch(&k, &[n], &[Arg::array(&xa), Arg::array(&ya), Arg::f32(0.7)])
+            .expect("launches");
+        let y = ya.to_vec::<f32>().unwrap();
+        y.iter().map(|v| v.to_bits()).collect()
+    };
+    for kernel in ["scale", "saxpy"] {
+        let on = run(
+            &DeviceOptions {
+                stream_stores: true,
+                ..opts(true)
+            },
+            kernel,
+        );
+        let off = run(
+            &DeviceOptions {
+                stream_stores: false,
+                ..opts(true)
+            },
+            kernel,
+        );
+        let scalar = run(&opts(false), kernel);
+        assert!(on == off, "{kernel}: streaming on and off differ");
+        assert!(on == scalar, "{kernel}: vector and scalar tiers differ");
+        let want = |i: usize| {
+            if kernel == "scale" {
+                0.7 * x[i]
+            } else {
+                0.7 * x[i] + 1.0
+            }
+        };
+        for i in [0, 1, 15, 16, n / 2, n - 14, n - 1] {
+            assert_eq!(on[i], want(i).to_bits(), "{kernel}[{i}]");
+        }
+    }
 }

@@ -22,6 +22,12 @@ def saxpy(a, x, y):
 
 
 @njit(parallel=True)
+def scale(a, x, y):
+    for i in prange(x.shape[0]):
+        y[i] = a * x[i]
+
+
+@njit(parallel=True)
 def nbody(pos, vel, mass, npos, nvel, dt, grav, eps2):
     n = pos.shape[0]
     for i in prange(n):
@@ -63,6 +69,8 @@ def particles(x, v, gravity, dt):
 def setup(kernel, d):
     if kernel == "saxpy":
         return (lambda: saxpy(wl.A, d["x"], d["y"])), lambda: [d["y"]]
+    if kernel == "scale":
+        return (lambda: scale(wl.A, d["x"], d["y"])), lambda: [d["y"]]
     if kernel == "nbody":
         npos, nvel = np.zeros_like(d["pos"]), np.zeros_like(d["vel"])
         run = lambda: nbody(d["pos"], d["vel"], d["mass"], npos, nvel, wl.DT, wl.GRAV, wl.EPS2)

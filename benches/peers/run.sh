@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Taichi and Numba on the `weft bench` workloads, on the CPU with every core
 # (benches/README.md). The venv lives in the user's cache, never the repo.
-#   benches/peers/run.sh            # full sizes: saxpy 2^24, N-body 4096 + 16384, atomic sum 2^22, particles 2^22 AoS
+#   benches/peers/run.sh            # full sizes: saxpy 2^24, scale 2^24, N-body 4096 + 16384, atomic sum 2^22, particles 2^22 AoS
 #   benches/peers/run.sh --quick    # small sizes (a smoke)
 set -euo pipefail
 VENV="${WEFT_PEERS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/weft/peers-venv}"

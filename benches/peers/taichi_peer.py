@@ -28,6 +28,17 @@ def setup(kernel, d):
                 y[i] = a * x[i] + y[i]
 
         return (lambda: (saxpy(wl.A), ti.sync())), lambda: [y.to_numpy()]
+    if kernel == "scale":
+        n = len(d["x"])
+        x, y = ti.field(ti.f32, n), ti.field(ti.f32, n)
+        x.from_numpy(d["x"])
+
+        @ti.kernel
+        def scale(a: ti.f32):
+            for i in x:
+                y[i] = a * x[i]
+
+        return (lambda: (scale(wl.A), ti.sync())), lambda: [y.to_numpy()]
     if kernel == "nbody":
         n = len(d["mass"])
         pos, vel, npos, nvel = (ti.Vector.field(3, ti.f32, n) for _ in range(4))

@@ -23,7 +23,8 @@ def sizes(quick):
     """(workload name, kernel, n) as `weft bench` names them."""
     sx, at = (1 << 16, 1 << 14) if quick else (1 << 24, 1 << 22)
     nb = [256] if quick else [4096, 16384]
-    out = [(f"saxpy 2^{sx.bit_length() - 1}", "saxpy", sx)]
+    out = [(f"saxpy 2^{sx.bit_length() - 1}", "saxpy", sx),
+           (f"scale 2^{sx.bit_length() - 1}", "scale", sx)]
     out += [(f"nbody {n}", "nbody", n) for n in nb]
     out.append((f"atomic sum 2^{at.bit_length() - 1}", "atomic_sum", at))
     out.append((f"particles 2^{at.bit_length() - 1} AoS", "particles", at))
@@ -63,6 +64,8 @@ def particles(n):
 def inputs(kernel, n):
     if kernel == "saxpy":
         return {"x": ramp(n), "y": np.ones(n, np.float32)}
+    if kernel == "scale":
+        return {"x": ramp(n), "y": np.zeros(n, np.float32)}
     if kernel == "nbody":
         pos, vel, mass = bodies(n)
         return {"pos": pos, "vel": vel, "mass": mass}
@@ -77,6 +80,8 @@ def expected(kernel, d):
     the order of operations is the peer's business)."""
     if kernel == "saxpy":
         return [A * d["x"] + d["y"]]
+    if kernel == "scale":
+        return [A * d["x"]]
     if kernel == "nbody":
         pos = d["pos"].astype(np.float64)
         idx = np.linspace(0, len(pos) - 1, 64).astype(int)

@@ -3,7 +3,8 @@
 //! rayon loops and their native-width SIMD versions
 //! ([`crate::reference::simd`]: AVX-512 and AVX2, the faster is the limit).
 //!
-//! Workloads: saxpy (2^24 floats), the seed's N-body step
+//! Workloads: saxpy (2^24 floats, `y` updated in place), scale (`y = a * x`,
+//! 2^24 floats, `y` written only: streaming stores), the seed's N-body step
 //! (`examples/nbody.py`, N = 4096 and 16 384), a transcendental-heavy
 //! elementwise kernel (`sin(x)*cos(x) + exp(-x*x) + sqrt(abs(x))`, 2^22),
 //! an atomic sum (2^22 `atomic_add`s into one float) and a particle update
@@ -56,10 +57,11 @@ use weft::{
     Arg, Array, ArrayLayout, CacheLocation, CompileOptions, Compiler, Device, DeviceArg,
     DeviceArray, DeviceOptions, Kernel, LayoutOptions, Value,
 };
+use weft_runtime::hostmem::HostMem;
 
 const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
 
-/// The saxpy, transcendental and atomic-sum workloads' kernels.
+/// The saxpy, scale, transcendental and atomic-sum workloads' kernels.
 pub const SOURCE: &str = r#"
 import warp as wp
 
@@ -67,6 +69,11 @@ import warp as wp
 def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     i = wp.tid()
     y[i] = a * x[i] + y[i]
+
+@wp.kernel
+def scale(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i]
 
 @wp.kernel
 def transcendental(x: wp.array(dtype=float), y: wp.array(dtype=float)):
@@ -195,8 +202,52 @@ pub struct SimdTime {
     pub ms: f64,
 }
 
+/// A copy of a slice in the memory Weft's host arrays live in
+/// ([`HostMem`]: cache-line aligned, transparent huge pages from 4 MiB),
+/// so that the hand-written loops stream the same kind of pages as the
+/// launches they are set beside (`benches/README.md`, "Streaming at the
+/// memory's limit": 4 KiB pages alone cost a streaming loop ~25 % here).
+struct HostVec<T> {
+    mem: HostMem,
+    n: usize,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Copy> HostVec<T> {
+    fn from(data: &[T]) -> HostVec<T> {
+        let bytes = std::mem::size_of_val(data);
+        let mem = HostMem::zeroed(bytes)
+            .unwrap_or_else(|| std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>()));
+        assert!(std::mem::align_of::<T>() <= weft_runtime::hostmem::LINE);
+        // SAFETY: `mem` holds `bytes` bytes, aligned for `T` (above), and
+        // does not overlap `data`.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mem.ptr().cast::<T>(), data.len()) };
+        HostVec {
+            mem,
+            n: data.len(),
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T> std::ops::Deref for HostVec<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `n` initialized `T`s at an address aligned for `T`
+        // ([`HostVec::from`]), borrowed with `self`.
+        unsafe { std::slice::from_raw_parts(self.mem.ptr().cast::<T>(), self.n) }
+    }
+}
+
+impl<T> std::ops::DerefMut for HostVec<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as `deref`, borrowed mutably with `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.mem.ptr().cast::<T>(), self.n) }
+    }
+}
+
 /// A hand-written version of a workload's kernel (on its own copy of the
-/// workload's data), timed beside its launches.
+/// workload's data, in [`HostVec`]s), timed beside its launches.
 struct Reference {
     kernel: &'static str,
     n: usize,
@@ -210,12 +261,19 @@ impl Reference {
     fn new(w: &Workload, isa: Option<Isa>) -> Result<Option<Reference>, Error> {
         let run: Box<dyn FnMut()> = match w.kernel {
             "saxpy" => {
-                let x: Vec<f32> = w.arrays[0].to_vec()?;
-                let mut y: Vec<f32> = w.arrays[1].to_vec()?;
+                let x = HostVec::from(&w.arrays[0].to_vec::<f32>()?);
+                let mut y = HostVec::from(&w.arrays[1].to_vec::<f32>()?);
                 Box::new(move || match isa {
                     None => reference::saxpy(SAXPY_A, &x, &mut y),
                     Some(isa) => simd::saxpy(isa, SAXPY_A, &x, &mut y),
                 })
+            }
+            // No SIMD version: the scalar loop is vectorized by rustc.
+            "scale" if isa.is_some() => return Ok(None),
+            "scale" => {
+                let x = HostVec::from(&w.arrays[0].to_vec::<f32>()?);
+                let mut y = HostVec::from(&w.arrays[1].to_vec::<f32>()?);
+                Box::new(move || reference::scale(SAXPY_A, &x, &mut y))
             }
             "nbody_step" => {
                 let p: Vec<V3> = w.arrays[0].to_vec()?;
@@ -229,7 +287,7 @@ impl Reference {
                 })
             }
             "atomic_sum" => {
-                let x: Vec<f32> = w.arrays[0].to_vec()?;
+                let x = HostVec::from(&w.arrays[0].to_vec::<f32>()?);
                 Box::new(move || {
                     black_box(match isa {
                         None => reference::atomic_sum(&x),
@@ -238,7 +296,8 @@ impl Reference {
                 })
             }
             "particles" => {
-                let (mut x, mut v) = particles(w.n);
+                let (x, v) = particles(w.n);
+                let (mut x, mut v) = (HostVec::from(&x), HostVec::from(&v));
                 Box::new(move || match isa {
                     None => reference::particles(&mut x, &mut v, GRAVITY, DT),
                     Some(isa) => simd::particles(isa, &mut x, &mut v, GRAVITY, DT),
@@ -317,7 +376,7 @@ impl Workload {
     /// `self.arrays[i]` and `value(v)` for a by-value argument.
     fn args_by<A>(&self, array: impl Fn(usize) -> A, value: impl Fn(Value) -> A) -> Vec<A> {
         match self.kernel {
-            "saxpy" => vec![array(0), array(1), value(Value::new(SAXPY_A))],
+            "saxpy" | "scale" => vec![array(0), array(1), value(Value::new(SAXPY_A))],
             "particles" => vec![
                 array(0),
                 array(1),
@@ -426,6 +485,25 @@ fn workloads(quick: bool) -> Result<Vec<Workload>, Error> {
         layout: ArrayLayout::Aos,
         deterministic: false,
     }];
+    // `y = a * x`: `y` is written only (a separate output), so the vector
+    // tier stores it around the caches when it is larger than the LLC
+    // (`docs/vector.md`, "Streaming stores"); the bytes are the kernel's
+    // own (x read, y written), not the read-for-ownership a cached store
+    // adds.
+    out.push(Workload {
+        name: format!("scale 2^{}", sx.trailing_zeros()),
+        source: SOURCE,
+        kernel: "scale",
+        n: sx,
+        arrays: vec![
+            Array::from_slice(&ramp(sx), &[sx])?,
+            Array::from_slice(&vec![0.0f32; sx], &[sx])?,
+        ],
+        work: 8.0 * sx as f64 / 1e9,
+        unit: "GB/s",
+        layout: ArrayLayout::Aos,
+        deterministic: false,
+    });
     for &n in nb {
         let (p, v, m) = bodies(n);
         let pos = Array::from_slice(&p, &[n])?;

@@ -43,6 +43,52 @@ pub struct Options {
     /// 4× faster code, but each inlined call site costs LLVM tens of
     /// milliseconds to compile (`docs/vector.md`), so it is opt-in.
     pub inline_math: bool,
+    /// The vector tier stores into an array the kernel only writes with
+    /// streaming (non-temporal) stores, bypassing the caches, when the
+    /// launch's array is at least this many bytes (x86-64; `docs/vector.md`,
+    /// "Streaming stores"); 0: never. 0 by default here; the host devices
+    /// use [`stream_min_bytes`] (`WEFT_STREAM_STORES=0` turns that off).
+    pub stream_min_bytes: u64,
+}
+
+/// The size from which an array written only is stored around the
+/// caches: the host's last-level cache (Linux: the largest cache
+/// `/sys/devices/system/cpu/cpu0/cache` lists), else 32 MiB. An array
+/// that large cannot stay in the cache for the next launch or kernel
+/// anyway, so fetching its lines before writing them (a normal store's
+/// read-for-ownership) only adds a third of saxpy-like traffic; below
+/// it, the written data may still be in the cache when it is read next.
+pub fn stream_min_bytes() -> u64 {
+    static N: OnceLock<u64> = OnceLock::new();
+    *N.get_or_init(|| llc_bytes().unwrap_or(32 << 20))
+}
+
+/// [`stream_min_bytes`] when `on`, else 0 (never).
+pub fn stream_min_bytes_if(on: bool) -> u64 {
+    if on {
+        stream_min_bytes()
+    } else {
+        0
+    }
+}
+
+/// The largest cache of CPU 0, in bytes (Linux sysfs).
+fn llc_bytes() -> Option<u64> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    dir.flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("size")).ok())
+        .filter_map(|s| {
+            let s = s.trim();
+            let (n, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit())?);
+            let n: u64 = n.parse().ok()?;
+            Some(match unit {
+                "K" => n << 10,
+                "M" => n << 20,
+                "G" => n << 30,
+                _ => return None,
+            })
+        })
+        .max()
 }
 
 /// A kernel of an [`Artifact`]; the entry point is valid while the
@@ -190,6 +236,7 @@ fn build<'ctx>(
         cancel_checks: opts.cancel_checks,
         vector_width: if opts.vector { native_width() } else { 0 },
         inline_math: opts.inline_math,
+        stream_min_bytes: opts.stream_min_bytes,
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

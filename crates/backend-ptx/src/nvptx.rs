@@ -123,6 +123,7 @@ fn build<'ctx>(
         cancel_checks: false,
         vector_width: 0,
         inline_math: false,
+        stream_min_bytes: 0,
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

@@ -1,6 +1,7 @@
 //! Device arrays: typed, shaped, strided memory owned by the runtime.
 //!
-//! An [`Array`] owns 16-byte aligned storage holding elements in the C
+//! An [`Array`] owns 64-byte aligned storage ([`crate::hostmem`]: 2 MiB
+//! aligned and on transparent huge pages from 4 MiB) holding elements in the C
 //! layout of [`weft_ir::layout`], with a shape of 1–4 axes (each fitting an
 //! `i32`, as in the kernel ABI's [`weft_ir::layout::ArrayDesc`]) and byte
 //! strides. Arrays made by the constructors here are contiguous in C order.
@@ -24,7 +25,7 @@
 //!
 //! Kernels write arrays through shared references (a launch takes `&Array`,
 //! and the same array may be passed to several parameters), so the storage is
-//! interior-mutable (`UnsafeCell`). `Array` is therefore `Send` but not
+//! interior-mutable ([`HostMem`], an `UnsafeCell` in effect). `Array` is therefore `Send` but not
 //! `Sync`: a launch runs to completion on the calling thread before anything
 //! else can look at the array, and the host only ever copies data in and
 //! out.
@@ -38,7 +39,8 @@
 //! it (Warp's `retain_grad=True`; see `docs/autodiff.md`).
 
 use crate::dtype::{Dtype, Element, ScalarElem};
-use std::cell::{Cell, Ref, RefCell, RefMut, UnsafeCell};
+use crate::hostmem::HostMem;
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use weft_ir::types::MAX_DIMS;
 use weft_ir::{ArrayLayout, ElemType};
 
@@ -86,11 +88,6 @@ pub enum ArrayError {
         reason: &'static str,
     },
 }
-
-/// One 16-byte, 16-aligned storage unit.
-#[derive(Copy, Clone, Default)]
-#[repr(C, align(16))]
-struct Chunk([u8; 16]);
 
 /// What a host or device array is, apart from where its storage lives: the
 /// element type, the storage layout, the shape and the byte strides.
@@ -220,7 +217,7 @@ pub(crate) use meta_accessors;
 /// A typed array; see the module docs.
 pub struct Array {
     meta: ArrayMeta,
-    storage: Vec<UnsafeCell<Chunk>>,
+    storage: HostMem,
     /// Bytes of element data in `storage`.
     len_bytes: usize,
     /// The gradient, if the array requires one.
@@ -429,17 +426,6 @@ fn soa_to_aos(soa: &[u8], esize: usize, p: &Planes) -> Vec<u8> {
     out
 }
 
-/// At least `bytes` zero bytes in units of `T` (16-byte, 16-aligned
-/// units: the storage of host arrays and of the host devices' buffers), or
-/// `None` when the allocator refuses them.
-pub(crate) fn zeroed_storage<T: Default>(bytes: usize) -> Option<Vec<UnsafeCell<T>>> {
-    let n = bytes.div_ceil(std::mem::size_of::<T>().max(1));
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).ok()?;
-    v.extend((0..n).map(|_| UnsafeCell::new(T::default())));
-    Some(v)
-}
-
 fn check_shape(shape: &[usize], dtype: &Dtype) -> Result<usize, ArrayError> {
     if shape.is_empty() || shape.len() > MAX_DIMS {
         return Err(ArrayError::Rank(shape.len()));
@@ -470,7 +456,7 @@ impl Array {
         shape: Vec<usize>,
         len_bytes: usize,
     ) -> Result<Array, ArrayError> {
-        let Some(storage) = zeroed_storage(len_bytes) else {
+        let Some(storage) = HostMem::zeroed(len_bytes) else {
             return Err(ArrayError::OutOfMemory {
                 shape,
                 dtype: dtype.to_string(),
@@ -501,8 +487,8 @@ impl Array {
         match Array::try_alloc(dtype, layout, shape, len_bytes) {
             Ok(a) => a,
             Err(_) => std::alloc::handle_alloc_error(
-                std::alloc::Layout::from_size_align(len_bytes.max(1), 16)
-                    .unwrap_or(std::alloc::Layout::new::<Chunk>()),
+                std::alloc::Layout::from_size_align(len_bytes.max(1), crate::hostmem::LINE)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
             ),
         }
     }
@@ -682,9 +668,9 @@ impl Array {
         self.data_ptr()
     }
     /// Base pointer of the storage, for the kernel ABI. Writes through it
-    /// are allowed: the storage is made of `UnsafeCell`s.
+    /// are allowed: the storage ([`HostMem`]) is interior-mutable memory.
     pub(crate) fn data_ptr(&self) -> *mut u8 {
-        UnsafeCell::raw_get(self.storage.as_ptr()).cast::<u8>()
+        self.storage.ptr()
     }
     /// Byte length of the storage region the elements occupy.
     pub(crate) fn byte_len(&self) -> usize {
@@ -702,7 +688,7 @@ impl Array {
     }
 
     /// The storage bytes, writable through a shared borrow (the storage is
-    /// made of `UnsafeCell`s), for a device copying results back.
+    /// interior-mutable memory, [`HostMem`]), for a device copying results back.
     ///
     /// # Safety
     /// Nothing else may read or write the storage while the slice lives
@@ -710,7 +696,7 @@ impl Array {
     /// device, or was just made by the caller).
     #[allow(clippy::mut_from_ref)]
     pub(crate) unsafe fn raw_mut(&self) -> &mut [u8] {
-        // SAFETY: the storage holds `len_bytes` bytes of `UnsafeCell`s; the
+        // SAFETY: the storage holds `len_bytes` bytes ([`HostMem`]); the
         // caller guarantees exclusive use.
         unsafe { std::slice::from_raw_parts_mut(self.data_ptr(), self.len_bytes) }
     }

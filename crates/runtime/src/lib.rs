@@ -62,6 +62,7 @@ mod devices;
 pub mod dtype;
 pub mod error;
 pub mod hal;
+pub mod hostmem;
 pub mod sig;
 
 pub use array::{Arg, Array, ArrayError, ArrayMeta, Value};

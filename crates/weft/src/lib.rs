@@ -506,6 +506,7 @@ impl Module {
         let host = weft_backend_ptx::host::Options {
             vector: opts.vector,
             inline_math: opts.inline_math,
+            stream_min_bytes: weft_backend_ptx::host::stream_min_bytes_if(opts.stream_stores),
             ..Default::default()
         };
         weft_backend_ptx::host::emit_text(&self.ir, &info, &host)

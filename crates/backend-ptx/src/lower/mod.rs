@@ -83,6 +83,10 @@ pub(crate) struct TargetCfg {
     /// Host, vector tier: precise `f32` transcendentals inline
     /// ([`vmath`]); off, lane by lane through the shims.
     pub inline_math: bool,
+    /// Host, vector tier: the bytes from which an array the kernel only
+    /// writes takes streaming (non-temporal) stores
+    /// (`spmd::streamed_params`; x86-64 only); 0: never.
+    pub stream_min_bytes: u64,
 }
 
 /// The host shims the generated code calls on the host target (one table

@@ -160,6 +160,54 @@ pub(super) struct Vx<'ctx> {
     yields: Vec<YieldTo<'ctx>>,
     loops: Vec<LoopTo<'ctx>>,
     accs: HashMap<Inst, Acc<'ctx>>,
+    /// Streaming stores ([`streamed_params`]): per array param written
+    /// only, whether this launch's array is large enough
+    /// ([`super::TargetCfg::stream_min_bytes`]) for its full, aligned
+    /// vector stores to bypass the cache.
+    streams: HashMap<Value, IntValue<'ctx>>,
+}
+
+/// The array params of `f` that the kernel only stores into: every use
+/// is as the array of a `store` (no load, atomic, shape query, or copy
+/// into another value). Their dense vector stores may be streaming
+/// (non-temporal) stores: nothing in the kernel reads the lines back, so
+/// bringing them into the cache (the read-for-ownership of a normal
+/// store, then the eviction of other data) is traffic for nothing.
+pub(crate) fn streamed_params(f: &weft_ir::Function) -> Vec<Value> {
+    let Some(body) = f.regions.get(f.body) else {
+        return Vec::new();
+    };
+    let arrays: Vec<Value> = body
+        .params
+        .iter()
+        .copied()
+        .filter(|&v| matches!(f.value_type(v), Type::Array(_)))
+        .collect();
+    let mut stores: HashMap<Value, usize> = HashMap::new();
+    let mut other: std::collections::HashSet<Value> = std::collections::HashSet::new();
+    weft_ir::info::for_each_inst(f, &mut |i| {
+        let kind = &f.insts[i].kind;
+        let stored = match kind {
+            InstKind::Store(m, _) => Some(m.array),
+            _ => None,
+        };
+        let mut skipped = false;
+        for a in kind.args() {
+            if !arrays.contains(&a) {
+                continue;
+            }
+            if Some(a) == stored && !skipped {
+                skipped = true;
+                *stores.entry(a).or_default() += 1;
+            } else {
+                other.insert(a);
+            }
+        }
+    });
+    arrays
+        .into_iter()
+        .filter(|v| stores.contains_key(v) && !other.contains(v))
+        .collect()
 }
 
 /// True if a terminator in `r` may take lanes out of the region: a
@@ -452,8 +500,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             yields: Vec::new(),
             loops: Vec::new(),
             accs: HashMap::new(),
+            streams: HashMap::new(),
         });
         self.begin_accs(f)?;
+        self.begin_streams(f)?;
         let body = self.new_block("vthread")?;
         let latch = self.new_block("vnext")?;
         let exit = self.new_block("exit")?;
@@ -487,8 +537,289 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.b.build_conditional_branch(c, body, exit)?;
         self.switch_to(exit);
         self.finish_accs()?;
+        if !self.vx()?.streams.is_empty() {
+            // Streaming stores are weakly ordered: fence them before the
+            // range ends, so whoever waits for the launch sees them.
+            self.call_intr_void("llvm.x86.sse.sfence", &[], &[])?;
+        }
         self.b.build_return(None)?;
         self.st.vx = None;
+        Ok(())
+    }
+
+    /// At the kernel's entry: for each param of [`streamed_params`], the
+    /// flag "this array's extent (outer length × outer stride, bytes) is
+    /// at least [`super::TargetCfg::stream_min_bytes`]". Off (0) or on a
+    /// target other than x86-64, none.
+    fn begin_streams(&mut self, f: &'m weft_ir::Function) -> Result<()> {
+        let min = self.cfg.stream_min_bytes;
+        if min == 0 || !cfg!(target_arch = "x86_64") {
+            return Ok(());
+        }
+        let i64t = self.ctx.i64_type();
+        for p in streamed_params(f) {
+            let Type::Array(at) = f.value_type(p) else {
+                continue;
+            };
+            let nd = at.ndim as usize;
+            let leaves = self.get(p)?;
+            let (Some(len), Some(stride)) = (leaves.get(1), leaves.get(1 + nd)) else {
+                continue;
+            };
+            let len = self
+                .b
+                .build_int_cast_sign_flag(len.into_int_value(), i64t, false, "")?;
+            let stride =
+                self.b
+                    .build_int_cast_sign_flag(stride.into_int_value(), i64t, true, "")?;
+            let bytes = self.b.build_int_mul(len, stride, "")?;
+            let big = self.b.build_int_compare(
+                IntPredicate::SGE,
+                bytes,
+                i64t.const_int(min, false),
+                "stream",
+            )?;
+            self.vx_mut()?.streams.insert(p, big);
+        }
+        Ok(())
+    }
+
+    /// Whether every lane of the current mask is on (an `i1`).
+    fn all_on(&mut self) -> Result<IntValue<'ctx>> {
+        let m = self.mask()?;
+        Ok(self
+            .call_intr(
+                "llvm.vector.reduce.and",
+                &[m.get_type().into()],
+                &[m.into()],
+            )?
+            .into_int_value())
+    }
+
+    /// The dense load of `wt` (`W * p` words of `sz` bytes) at `base`
+    /// under the word mask `wm`: plain vector loads when every lane is on
+    /// (the lanes' elements are all in bounds, so are the words of them
+    /// no slot reads), else masked loads. A masked load streams at half
+    /// the speed of a plain one on AMD Zen 5 (`docs/vector.md`, "Loop
+    /// shape"), and a full vector is every iteration but a range's last.
+    /// Only pieces of `W` words cross the blocks: a `<48 x i32>` phi (a
+    /// `vec3` array at 16 lanes) is scalarized by LLVM's instruction
+    /// selection into 48 loads and inserts.
+    fn dense_load(
+        &mut self,
+        wt: VectorType<'ctx>,
+        base: PointerValue<'ctx>,
+        wm: VectorValue<'ctx>,
+        sz: u32,
+    ) -> Result<VectorValue<'ctx>> {
+        let w = self.width();
+        let p = wt.get_size() / w;
+        let pt = wt.get_element_type().into_int_type().vec_type(w);
+        let mut wms = Vec::with_capacity(p as usize);
+        for k in 0..p {
+            wms.push(self.piece(wm, k)?);
+        }
+        let on = self.all_on()?;
+        let full = self.new_block("full")?;
+        let part = self.new_block("part")?;
+        let done = self.new_block("loaded")?;
+        self.b.build_conditional_branch(on, full, part)?;
+        self.switch_to(full);
+        let mut plain = Vec::with_capacity(p as usize);
+        for k in 0..p {
+            let at = self.piece_ptr(base, k, sz)?;
+            let v = self.b.build_load(pt, at, "")?;
+            if let Some(i) = v.as_instruction_value() {
+                i.set_alignment(sz)
+                    .map_err(|e| Error::Llvm(e.to_string()))?;
+            }
+            plain.push(v);
+        }
+        let full_end = self.cur_block()?;
+        self.b.build_unconditional_branch(done)?;
+        self.switch_to(part);
+        let align = self.i32c(sz as u64);
+        let mut masked = Vec::with_capacity(p as usize);
+        for (k, m) in wms.iter().enumerate() {
+            let at = self.piece_ptr(base, k as u32, sz)?;
+            masked.push(self.call_intr(
+                "llvm.masked.load",
+                &[pt.into(), at.get_type().into()],
+                &[at.into(), align.into(), (*m).into(), pt.get_poison().into()],
+            )?);
+        }
+        let part_end = self.cur_block()?;
+        self.b.build_unconditional_branch(done)?;
+        self.switch_to(done);
+        let mut pieces = Vec::with_capacity(p as usize);
+        for (a, b) in plain.iter().zip(&masked) {
+            let phi = self.b.build_phi(pt, "")?;
+            phi.add_incoming(&[(a, full_end), (b, part_end)]);
+            pieces.push(phi.as_basic_value().into_vector_value());
+        }
+        self.concat(&pieces, wt)
+    }
+
+    fn cur_block(&self) -> Result<BasicBlock<'ctx>> {
+        self.b
+            .get_insert_block()
+            .ok_or_else(|| Error::Llvm("builder not positioned".into()))
+    }
+
+    /// `base + k * W * sz` bytes: piece `k` of a dense access.
+    fn piece_ptr(
+        &mut self,
+        base: PointerValue<'ctx>,
+        k: u32,
+        sz: u32,
+    ) -> Result<PointerValue<'ctx>> {
+        if k == 0 {
+            return Ok(base);
+        }
+        let off = (k * self.width() * sz) as u64;
+        let off = self.ctx.i64_type().const_int(off, false);
+        // SAFETY: address arithmetic only, inside the access's elements.
+        Ok(unsafe { self.b.build_gep(self.ctx.i8_type(), base, &[off], "")? })
+    }
+
+    /// The pieces (`W` words each) one after the other, as `wt`.
+    fn concat(
+        &mut self,
+        pieces: &[VectorValue<'ctx>],
+        wt: VectorType<'ctx>,
+    ) -> Result<VectorValue<'ctx>> {
+        let [first, rest @ ..] = pieces else {
+            return self.invalid("a dense access of no pieces");
+        };
+        if rest.is_empty() {
+            return Ok(*first);
+        }
+        let w = self.width();
+        let n = wt.get_size();
+        let wide_idx: Vec<u32> = (0..n).map(|i| i.min(w - 1)).collect();
+        let mut all = wt.get_poison();
+        for (k, piece) in pieces.iter().enumerate() {
+            let k = k as u32;
+            let wide = self.b.build_shuffle_vector(
+                *piece,
+                piece.get_type().get_poison(),
+                self.shuffle_mask(&wide_idx),
+                "",
+            )?;
+            let idx: Vec<u32> = (0..n)
+                .map(|i| if i / w == k { n + i - k * w } else { i })
+                .collect();
+            all = self
+                .b
+                .build_shuffle_vector(all, wide, self.shuffle_mask(&idx), "")?;
+        }
+        Ok(all)
+    }
+
+    /// Piece `k` (`W` lanes) of `v`.
+    fn piece(&mut self, v: VectorValue<'ctx>, k: u32) -> Result<VectorValue<'ctx>> {
+        let w = self.width();
+        if v.get_type().get_size() == w {
+            return Ok(v);
+        }
+        let idx: Vec<u32> = (k * w..(k + 1) * w).collect();
+        Ok(self.b.build_shuffle_vector(
+            v,
+            v.get_type().get_poison(),
+            self.shuffle_mask(&idx),
+            "",
+        )?)
+    }
+
+    /// The dense store of `all` (`W * p` words of `sz` bytes) at `base`
+    /// under the word mask `wm`, in pieces of `W` words (see
+    /// [`Lx::dense_load`]). When every word of each element is written
+    /// (`whole`) and every lane is on: plain vector stores, or, into an
+    /// array of [`streamed_params`] large enough at an address aligned
+    /// for the vector's pieces, streaming (non-temporal) stores.
+    /// Otherwise masked stores.
+    fn dense_store(
+        &mut self,
+        array: Value,
+        whole: bool,
+        all: VectorValue<'ctx>,
+        base: PointerValue<'ctx>,
+        wm: VectorValue<'ctx>,
+        sz: u32,
+    ) -> Result<()> {
+        let w = self.width();
+        let p = all.get_type().get_size() / w;
+        let mut pieces = Vec::with_capacity(p as usize);
+        let mut wms = Vec::with_capacity(p as usize);
+        for k in 0..p {
+            pieces.push(self.piece(all, k)?);
+            wms.push(self.piece(wm, k)?);
+        }
+        let masked = |lx: &mut Self| -> Result<()> {
+            let align = lx.i32c(sz as u64);
+            for (k, (v, m)) in pieces.iter().zip(&wms).enumerate() {
+                let at = lx.piece_ptr(base, k as u32, sz)?;
+                lx.call_intr_void(
+                    "llvm.masked.store",
+                    &[v.get_type().into(), at.get_type().into()],
+                    &[(*v).into(), at.into(), align.into(), (*m).into()],
+                )?;
+            }
+            Ok(())
+        };
+        if !whole {
+            return masked(self);
+        }
+        let on = self.all_on()?;
+        let full = self.new_block("full")?;
+        let part = self.new_block("part")?;
+        let done = self.new_block("stored")?;
+        self.b.build_conditional_branch(on, full, part)?;
+        self.switch_to(full);
+        let stream = self.vx()?.streams.get(&array).copied();
+        if let Some(stream) = stream {
+            // Each piece is stored in parts of at most 64 bytes (a zmm),
+            // each aligned to its size: the base aligned to the piece's
+            // bytes (at most 64) aligns them all.
+            let bytes = (w * sz) as u64;
+            let align = (1u64 << bytes.trailing_zeros()).min(64);
+            let i64t = self.ctx.i64_type();
+            let addr = self.b.build_ptr_to_int(base, i64t, "")?;
+            let low = self
+                .b
+                .build_and(addr, i64t.const_int(align - 1, false), "")?;
+            let aligned = self
+                .b
+                .build_int_compare(IntPredicate::EQ, low, i64t.const_zero(), "")?;
+            let c = self.b.build_and(stream, aligned, "")?;
+            let nt = self.new_block("stream")?;
+            let plain = self.new_block("plain")?;
+            self.b.build_conditional_branch(c, nt, plain)?;
+            self.switch_to(nt);
+            let kind = self.ctx.get_kind_id("nontemporal");
+            let one = self.ctx.metadata_node(&[self.i32c(1).into()]);
+            for (k, v) in pieces.iter().enumerate() {
+                let at = self.piece_ptr(base, k as u32, sz)?;
+                let st = self.b.build_store(at, *v)?;
+                st.set_alignment(align as u32)
+                    .map_err(|e| Error::Llvm(e.to_string()))?;
+                st.set_metadata(one, kind)
+                    .map_err(|e| Error::Llvm(e.to_string()))?;
+            }
+            self.b.build_unconditional_branch(done)?;
+            self.switch_to(plain);
+        }
+        for (k, v) in pieces.iter().enumerate() {
+            let at = self.piece_ptr(base, k as u32, sz)?;
+            let st = self.b.build_store(at, *v)?;
+            st.set_alignment(sz)
+                .map_err(|e| Error::Llvm(e.to_string()))?;
+        }
+        self.b.build_unconditional_branch(done)?;
+        self.switch_to(part);
+        masked(self)?;
+        self.b.build_unconditional_branch(done)?;
+        self.switch_to(done);
         Ok(())
     }
 
@@ -1331,14 +1662,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 used[((poff + s.offset) / sz) as usize] = true;
             }
             let wm = self.word_mask(p, &used)?;
-            let align = self.i32c(sz as u64);
-            let all = self
-                .call_intr(
-                    "llvm.masked.load",
-                    &[wt.into(), base.get_type().into()],
-                    &[base.into(), align.into(), wm.into(), wt.get_poison().into()],
-                )?
-                .into_vector_value();
+            let all = self.dense_load(wt, base, wm, sz)?;
             let mut outs = Vec::with_capacity(slots.len());
             for (s, vt) in slots.iter().zip(&vtys) {
                 let k = (poff + s.offset) / sz;
@@ -1443,12 +1767,8 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                     .build_shuffle_vector(all, wide, self.shuffle_mask(&idx), "")?;
             }
             let wm = self.word_mask(p, &used)?;
-            let align = self.i32c(sz as u64);
-            self.call_intr_void(
-                "llvm.masked.store",
-                &[wt.into(), base.get_type().into()],
-                &[all.into(), base.into(), align.into(), wm.into()],
-            )?;
+            let whole = used.iter().all(|&u| u);
+            self.dense_store(m.array, whole, all, base, wm, sz)?;
             self.b.build_unconditional_branch(join)?;
             self.switch_to(sparse);
             Some(join)

@@ -36,6 +36,7 @@ pub(super) fn device(opts: &DeviceOptions) -> Arc<dyn DynDevice> {
             opt_level: opts.opt_level,
             vector: true,
             inline_math: opts.inline_math,
+            stream_min_bytes: weft_backend_ptx::host::stream_min_bytes_if(opts.stream_stores),
             ..Default::default()
         };
         let tiered = tiers::Tiered {

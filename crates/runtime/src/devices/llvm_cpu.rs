@@ -18,6 +18,7 @@ fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, Run
             cancel_checks: opts.timeout.is_some(),
             vector: opts.vector,
             inline_math: opts.inline_math,
+            stream_min_bytes: weft_backend_ptx::host::stream_min_bytes_if(opts.stream_stores),
         }),
         opts.timeout,
     )))

@@ -9,7 +9,6 @@ use super::{BufArg, CodeTier, DeviceApi, DeviceDesc, Launch};
 use crate::array::Arg;
 use crate::error::{LaunchError, RuntimeError};
 use rayon::prelude::*;
-use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -145,47 +144,42 @@ fn launch_kernel<J: HostJit>(
     r
 }
 
-/// The storage of a host device's array: zeroed, 16-byte aligned host
-/// memory that kernels write through its address while the host holds a
-/// shared reference (hence the `UnsafeCell`s; `Send`, not `Sync`, like
-/// [`crate::Array`]).
+/// The storage of a host device's array: zeroed host memory
+/// ([`crate::hostmem::HostMem`]: 64-byte aligned, huge pages when large)
+/// that kernels write through its address while the host holds a shared
+/// reference (`Send`, not `Sync`, like [`crate::Array`]).
 pub struct HostBuffer {
-    chunks: Box<[UnsafeCell<Aligned>]>,
-    len: usize,
+    mem: crate::hostmem::HostMem,
 }
-
-/// 16 bytes, 16-aligned.
-#[derive(Default)]
-#[repr(C, align(16))]
-struct Aligned([u8; 16]);
 
 impl HostBuffer {
     /// `len` zero bytes; `None` when the allocator refuses them.
     pub fn zeroed(len: usize) -> Option<HostBuffer> {
-        let chunks = crate::array::zeroed_storage(len)?.into_boxed_slice();
-        Some(HostBuffer { chunks, len })
+        Some(HostBuffer {
+            mem: crate::hostmem::HostMem::zeroed(len)?,
+        })
     }
     /// The data's address.
     pub fn ptr(&self) -> *mut u8 {
-        UnsafeCell::raw_get(self.chunks.as_ptr()).cast::<u8>()
+        self.mem.ptr()
     }
     /// Bytes of data.
     pub fn len(&self) -> usize {
-        self.len
+        self.mem.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.mem.is_empty()
     }
     /// Copies `data` (at most [`HostBuffer::len`] bytes) in.
     pub fn write(&mut self, data: &[u8]) {
-        let n = data.len().min(self.len);
+        let n = data.len().min(self.len());
         // SAFETY: `&mut self`: nothing else reads or writes the storage,
         // which holds at least `len >= n` bytes.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr(), n) };
     }
     /// Copies the data (at most `out.len()` bytes) out.
     pub fn read(&self, out: &mut [u8]) {
-        let n = out.len().min(self.len);
+        let n = out.len().min(self.len());
         // SAFETY: `HostBuffer` is not `Sync` and no launch is running on
         // it while the host holds this borrow (host launches return when
         // done); the storage holds at least `n` bytes.
@@ -274,6 +268,25 @@ pub fn chunks_per_thread() -> usize {
     })
 }
 
+/// Threads a chunk of the default split is rounded up to a multiple of,
+/// once it has [`ALIGN_FROM`] or more: 64 threads of a 1-D launch over
+/// 4-byte elements are 4 cache lines, so the chunks start on a line
+/// (no line written by two cores) and on a whole vector of the vector
+/// tier, whose streaming stores need an aligned address.
+pub const CHUNK_ALIGN: usize = 64;
+/// See [`CHUNK_ALIGN`]: smaller chunks are left as they are (rounding
+/// them could leave a pool thread without one).
+const ALIGN_FROM: usize = 16 * CHUNK_ALIGN;
+
+/// `per` threads a chunk, rounded as [`CHUNK_ALIGN`] says.
+fn align_chunk(per: usize) -> usize {
+    if per >= ALIGN_FROM {
+        per.next_multiple_of(CHUNK_ALIGN)
+    } else {
+        per
+    }
+}
+
 /// Runs the launch's thread range in chunks over the rayon pool (4 per
 /// pool thread, [`chunks_per_thread`]); returns the first bounds-checked-mode failure any chunk
 /// recorded (see [`weft_abi::trap`]: each chunk's OS thread clears its slot
@@ -312,7 +325,7 @@ pub fn run_chunks(
         if deadline.is_some() {
             chunks = chunks.max(total.div_ceil(DEADLINE_CHUNK));
         }
-        total.div_ceil(chunks)
+        align_chunk(total.div_ceil(chunks))
     });
     let chunks = total.div_ceil(per.max(1)).max(1);
     let stopped = AtomicBool::new(false);

@@ -99,6 +99,13 @@ pub struct DeviceOptions {
     /// [`TIER_UP_AFTER`]; `WEFT_TIER_UP_MS` in the environment sets the
     /// default (e.g. `WEFT_TIER_UP_MS=0 weft conform --backend cpu`).
     pub tier_up: std::time::Duration,
+    /// `llvm-cpu`, and `cpu`'s vector tier: dense vector stores into an
+    /// array the kernel only writes bypass the caches (non-temporal
+    /// stores) when the launch's array is at least the host's last-level
+    /// cache (`docs/vector.md`, "Streaming stores"): the lines are not
+    /// fetched before being overwritten. Same results either way. Default
+    /// on; `WEFT_STREAM_STORES=0` in the environment turns the default off.
+    pub stream_stores: bool,
 }
 
 /// The default [`DeviceOptions::tier_up`]: about the vector tier's compile
@@ -120,6 +127,7 @@ impl Default for DeviceOptions {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .map_or(TIER_UP_AFTER, std::time::Duration::from_millis),
+            stream_stores: std::env::var("WEFT_STREAM_STORES").map_or(true, |v| v != "0"),
         }
     }
 }
