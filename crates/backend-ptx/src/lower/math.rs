@@ -166,7 +166,9 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     /// reduction for both, as nvcc does; the same polynomials as `sin` and
     /// `cos`): the pair is computed at the first of the two and reused by
     /// the second while it is lowered into the same block (which the
-    /// first then dominates). `None`: not such a case.
+    /// first then dominates), at most at
+    /// [`LIBDEVICE_INLINE_SITES`](crate::libdevice::LIBDEVICE_INLINE_SITES)
+    /// sites of a module. `None`: not such a case.
     pub(super) fn sincos(
         &mut self,
         op: UnaryOp,
@@ -188,14 +190,20 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let (sin, cos) = match self.st.sincos.get(&x_ir) {
             Some(&(b, sin, cos)) if b == block => (sin, cos),
             _ => {
-                let ft = self.scalar_ty(s);
-                let ps = self.entry_alloca(ft)?;
-                let pc = self.entry_alloca(ft)?;
                 let name = if s == Scalar::F64 { "__nv_sincos" } else { "__nv_sincosf" };
+                // Beyond the sites libdevice functions are inlined at, the
+                // separate `sin` and `cos` take over: those become calls of
+                // one copy, which only functions with a result can be.
                 match self.libdevice_calls.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, sites)) if *sites >= crate::libdevice::LIBDEVICE_INLINE_SITES => {
+                        return Ok(None)
+                    }
                     Some((_, sites)) => *sites += 1,
                     None => self.libdevice_calls.push((name.to_string(), 1)),
                 }
+                let ft = self.scalar_ty(s);
+                let ps = self.entry_alloca(ft)?;
+                let pc = self.entry_alloca(ft)?;
                 let ptr = self.ctx.ptr_type(AddressSpace::default()).into();
                 let f = self.extern_fn(name, None, &[ft, ptr, ptr]);
                 self.b.build_call(f, &[x.into(), ps.into(), pc.into()], "")?;
