@@ -187,6 +187,9 @@ summary() {
 
 # ==== A: checks in parallel
 phase_a=$(limit 240 240)
+if [ "$phase_a" -lt 60 ]; then
+  echo "warning: WEFT_GPU_CHECK_BUDGET=$budget leaves the checks ${phase_a}s (the workloads keep 240s): they will time out; give at least 330"
+fi
 say "A: checks in parallel (each under ${phase_a}s)"
 conform_rows=()
 conform() { # name, dir, extra args
