@@ -438,6 +438,7 @@ fn kernel_tier_names_the_code_that_runs() {
         tier(&cpu(std::time::Duration::from_secs(3600))),
         weft::CodeTier::Cranelift
     );
+}
 
 /// Streaming stores (`docs/vector.md`): a launch over an output larger
 /// than the last-level cache, written only, gives the same bits with the

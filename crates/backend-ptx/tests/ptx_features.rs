@@ -569,7 +569,10 @@ def k(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=wp.f
     assert_eq!(libdevice_calls(&ir, "__nv_sinf"), 1, "{ir}");
     assert_eq!(libdevice_calls(&ir, "__nv_cosf"), 0, "{ir}");
     assert_eq!(libdevice_calls(&ir, "__nv_sincos"), 1, "{ir}");
-    assert_eq!(libdevice_calls(&ir, "__nv_sin") + libdevice_calls(&ir, "__nv_cos"), 0);
+    assert_eq!(
+        libdevice_calls(&ir, "__nv_sin") + libdevice_calls(&ir, "__nv_cos"),
+        0
+    );
     // Past the sites libdevice functions are inlined at, sin and cos are
     // separate again (they become calls of one copy each).
     let mut terms: Vec<String> = Vec::new();
@@ -580,7 +583,11 @@ def k(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=wp.f
         "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n    i = wp.tid()\n    v = x[i]\n    y[i] = {}\n",
         terms.join(" + ")
     );
-    let ir = common::llvm_ir(&common::compile_source("many.py", &many), Some(&o0), weft_ir::OptLevel::O0);
+    let ir = common::llvm_ir(
+        &common::compile_source("many.py", &many),
+        Some(&o0),
+        weft_ir::OptLevel::O0,
+    );
     let pairs = weft_backend_ptx::LIBDEVICE_INLINE_SITES;
     assert_eq!(libdevice_calls(&ir, "__nv_sincosf"), pairs, "{ir}");
     assert_eq!(libdevice_calls(&ir, "__nv_sinf"), 10 - pairs, "{ir}");

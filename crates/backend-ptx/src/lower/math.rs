@@ -8,8 +8,8 @@ use crate::Error;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue};
-use inkwell::FloatPredicate;
 use inkwell::AddressSpace;
+use inkwell::FloatPredicate;
 use weft_ir::ir::{BinaryOp, InstKind, UnaryOp};
 use weft_ir::{MathFlags, MathFn, Scalar};
 
@@ -190,7 +190,11 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let (sin, cos) = match self.st.sincos.get(&x_ir) {
             Some(&(b, sin, cos)) if b == block => (sin, cos),
             _ => {
-                let name = if s == Scalar::F64 { "__nv_sincos" } else { "__nv_sincosf" };
+                let name = if s == Scalar::F64 {
+                    "__nv_sincos"
+                } else {
+                    "__nv_sincosf"
+                };
                 // Beyond the sites libdevice functions are inlined at, the
                 // separate `sin` and `cos` take over: those become calls of
                 // one copy, which only functions with a result can be.
@@ -206,7 +210,8 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 let pc = self.entry_alloca(ft)?;
                 let ptr = self.ctx.ptr_type(AddressSpace::default()).into();
                 let f = self.extern_fn(name, None, &[ft, ptr, ptr]);
-                self.b.build_call(f, &[x.into(), ps.into(), pc.into()], "")?;
+                self.b
+                    .build_call(f, &[x.into(), ps.into(), pc.into()], "")?;
                 let sin = self.b.build_load(ft, ps, "")?;
                 let cos = self.b.build_load(ft, pc, "")?;
                 self.st.sincos.insert(x_ir, (block, sin, cos));
@@ -227,7 +232,12 @@ pub(super) fn sincos_operands(f: &weft_ir::Function) -> std::collections::HashSe
             let exact = d.flags.is_empty();
             let wide = matches!(f.value_type(x).as_scalar(), Some(Scalar::F32 | Scalar::F64));
             if exact && wide {
-                if op == UnaryOp::Sin { &mut sin } else { &mut cos }.insert(x);
+                if op == UnaryOp::Sin {
+                    &mut sin
+                } else {
+                    &mut cos
+                }
+                .insert(x);
             }
         }
     }

@@ -585,6 +585,19 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
     }
 
     /// Whether every lane of the current mask is on (an `i1`).
+    /// Branches on whether every lane is on, continuing in the new block
+    /// for that case; returns the block for the other case and the block
+    /// `done` where both are to end.
+    fn branch_on_all_on(&mut self, done: &str) -> Result<(BasicBlock<'ctx>, BasicBlock<'ctx>)> {
+        let on = self.all_on()?;
+        let full = self.new_block("full")?;
+        let part = self.new_block("part")?;
+        let done = self.new_block(done)?;
+        self.b.build_conditional_branch(on, full, part)?;
+        self.switch_to(full);
+        Ok((part, done))
+    }
+
     fn all_on(&mut self) -> Result<IntValue<'ctx>> {
         let m = self.mask()?;
         Ok(self
@@ -619,12 +632,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         for k in 0..p {
             wms.push(self.piece(wm, k)?);
         }
-        let on = self.all_on()?;
-        let full = self.new_block("full")?;
-        let part = self.new_block("part")?;
-        let done = self.new_block("loaded")?;
-        self.b.build_conditional_branch(on, full, part)?;
-        self.switch_to(full);
+        let (part, done) = self.branch_on_all_on("loaded")?;
         let mut plain = Vec::with_capacity(p as usize);
         for k in 0..p {
             let at = self.piece_ptr(base, k, sz)?;
@@ -770,12 +778,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         if !whole {
             return masked(self);
         }
-        let on = self.all_on()?;
-        let full = self.new_block("full")?;
-        let part = self.new_block("part")?;
-        let done = self.new_block("stored")?;
-        self.b.build_conditional_branch(on, full, part)?;
-        self.switch_to(full);
+        let (part, done) = self.branch_on_all_on("stored")?;
         let stream = self.vx()?.streams.get(&array).copied();
         if let Some(stream) = stream {
             // Each piece is stored in parts of at most 64 bytes (a zmm),
