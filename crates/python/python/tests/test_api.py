@@ -611,6 +611,33 @@ def test_kernel_module_options_deterministic():
         wp.launch(read_bumped_counter, dim=n, inputs=[count, out], device="vulkan")
 
 
+@wp.func
+def bump_and_read(count: wp.array(dtype=int)):
+    wp.atomic_add(count, 0, 1)
+    return count[0]
+
+
+@wp.kernel(module="unique", module_options={"deterministic": wp.DeterministicMode.RUN_TO_RUN})
+def read_bumped_counter_in_func(count: wp.array(dtype=int), out: wp.array(dtype=int)):
+    out[wp.tid()] = bump_and_read(count)
+
+
+def test_diagnostics_in_a_func_name_its_line():
+    # A func written above its kernel keeps its own lines in the module
+    # text, so a diagnostic there (here vulkan refusing the deterministic
+    # kernel) names the func's line, not one of the lines after the kernel.
+    try:
+        wp.get_device("vulkan")
+    except Exception as e:
+        pytest.skip(f"no vulkan device: {e}")
+    with open(__file__) as f:
+        line = next(i for i, t in enumerate(f, 1) if t.startswith("def bump_and_read")) + 1
+    count = wp.zeros(1, dtype=int, device="vulkan")
+    out = wp.zeros(4, dtype=int, device="vulkan")
+    with pytest.raises(Exception, match=rf"test_api.py:{line}:5: .*integer atomic"):
+        wp.launch(read_bumped_counter_in_func, dim=4, inputs=[count, out], device="vulkan")
+
+
 def test_deterministic_mode():
     # wp.config.deterministic: a counter hands out slots in thread order
     # (the launch runs its threads in order), and repeated float sums give
