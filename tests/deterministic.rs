@@ -363,3 +363,110 @@ fn soa_arrays_accumulate_deterministically() {
         .collect();
     assert_eq!(soa, aos);
 }
+
+/// Integer atomics (old value unused) commute only into an array that
+/// nothing else reads and that one kind of atomic updates: `seen` reads
+/// the counter it bumps, `bump_then_cap` mixes `add` and `max`; both depend
+/// on the order threads run in. `counts` (`add` and `sub` into a histogram
+/// no one reads) does not.
+const COUNTS: &str = r#"
+import warp as wp
+
+@wp.kernel
+def seen(count: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_add(count, 0, 1)
+    out[i] = count[0]
+
+@wp.kernel
+def bump_then_cap(count: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_add(count, 0, 1)
+    wp.atomic_max(count, 0, 10)
+
+@wp.kernel
+def counts(bins: wp.array(dtype=int), h: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_add(h, bins[i], 1)
+    wp.atomic_sub(h, (bins[i] + 1) % 7, 2)
+"#;
+
+/// The int arrays `kernel` of `COUNTS` leaves over `n` threads on `dev`.
+fn run_counts(
+    dev: &Device,
+    m: &weft::Module,
+    kernel: &str,
+    n: usize,
+) -> Result<Vec<Vec<i32>>, Error> {
+    let k = dev.load(m, kernel)?;
+    let ints = |a: &Array| a.to_vec::<i32>().unwrap();
+    Ok(match kernel {
+        "seen" => {
+            let c = Array::from_slice(&[0i32], &[1]).unwrap();
+            let out = Array::from_slice(&vec![0i32; n], &[n]).unwrap();
+            dev.launch(&k, &[n], &[Arg::array(&c), Arg::array(&out)])?;
+            vec![ints(&c), ints(&out)]
+        }
+        "bump_then_cap" => {
+            let c = Array::from_slice(&[0i32], &[1]).unwrap();
+            dev.launch(&k, &[n], &[Arg::array(&c)])?;
+            vec![ints(&c)]
+        }
+        "counts" => {
+            let b = Array::from_slice(&bins(n), &[n]).unwrap();
+            let h = Array::from_slice(&[0i32; 7], &[7]).unwrap();
+            dev.launch(&k, &[n], &[Arg::array(&b), Arg::array(&h)])?;
+            vec![ints(&h)]
+        }
+        _ => unreachable!(),
+    })
+}
+
+#[test]
+fn integer_atomics_into_an_array_also_used_run_the_threads_in_order() {
+    let n = 40_000;
+    let m = Compiler::with_options(CompileOptions {
+        deterministic: true,
+        ..CompileOptions::default()
+    })
+    .compile("counts.py", COUNTS)
+    .unwrap_or_else(|e| panic!("{e}"));
+    // In thread order: thread i sees i + 1; the cap applies after the
+    // first increment only (10, then 11, 12, ...).
+    let seen: Vec<i32> = (1..=n as i32).collect();
+    let capped = n as i32 + 9;
+    let mut devices = host_devices();
+    devices.push(Device::interp());
+    for dev in &devices {
+        for threads in [1, 2, 4] {
+            let got = in_pool(threads, || run_counts(dev, &m, "seen", n)).unwrap();
+            assert_eq!(got[0], [n as i32], "{}", dev.name());
+            assert!(
+                got[1] == seen,
+                "{} with {threads} threads: not in thread order",
+                dev.name()
+            );
+            let got = in_pool(threads, || run_counts(dev, &m, "bump_then_cap", n)).unwrap();
+            assert_eq!(got[0], [capped], "{} with {threads} threads", dev.name());
+        }
+    }
+    let want = run_counts(&Device::cpu(), &m, "counts", n).unwrap();
+    let Ok(vk) = Device::open("vulkan") else {
+        weft_testkit::skip("vulkan: no device");
+        return;
+    };
+    // Vulkan has no ordered launches: it refuses the two kernels, naming
+    // the atomic, and runs the histogram (its atomics commute) as cpu does.
+    for (kernel, at) in [
+        ("seen", "counts.py:7:5"),
+        ("bump_then_cap", "counts.py:13:5"),
+    ] {
+        let err = run_counts(&vk, &m, kernel, n).expect_err(kernel);
+        let Error::Runtime(RuntimeError::Unsupported { message, .. }) = &err else {
+            panic!("{kernel}: {err:?}");
+        };
+        assert!(message.contains(at), "{kernel}: {message}");
+        assert!(message.contains("integer atomic"), "{kernel}: {message}");
+    }
+    assert_eq!(run_counts(&vk, &m, "counts", n).unwrap(), want);
+}

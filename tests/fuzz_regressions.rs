@@ -18,6 +18,10 @@
 //! * `fuzz_3368`: a float32 matrix product with a constant matrix, an ulp
 //!   off on Vulkan (constants were written as their shortest float
 //!   decimal, another value in the double arithmetic of the float `fma`).
+//!
+//! And one kernel written for its class, where the generated program that
+//! found it was not kept (issue 27): `split_block_of_many_phis`, a panic
+//! of llvm-cpu's code generation on a block of many phis.
 
 mod common;
 
@@ -60,4 +64,107 @@ fn regressions_llvm_cpu() {
 #[test]
 fn regressions_vulkan() {
     run_on("vulkan");
+}
+
+/// A kernel whose LLVM function makes more than 2 000 calls (2 100 `sin`,
+/// which keep it off the vector tier), so llvm-cpu generates its code with
+/// the fast path, its blocks split every 256 instructions
+/// (`weft_backend_ptx::host::FAST_CODEGEN_CALLS`, `split_block`), and whose
+/// loop block holds 100 phis (the loop-carried values) and some 200 other
+/// instructions: fewer than the phis plus 256, the block on which
+/// `split_block` sliced past its end and panicked (issue 27).
+#[cfg(feature = "llvm")]
+fn many_phis_and_calls() -> String {
+    use std::fmt::Write;
+    let nv = 100;
+    let mut s = String::from(
+        "import warp as wp\n\n@wp.kernel\ndef many_calls(x: wp.array(dtype=float), out: wp.array(dtype=float), n: int):\n    i = wp.tid()\n",
+    );
+    for k in 0..nv {
+        let _ = writeln!(s, "    a{k} = x[i] + {k}.0");
+    }
+    s.push_str("    for j in range(n):\n");
+    for k in 0..nv {
+        let _ = writeln!(
+            s,
+            "        a{k} = a{k} * a{} + {}.0",
+            (k * 37 + 11) % nv,
+            k % 7 + 1
+        );
+    }
+    s.push_str("    s = float(0.0)\n");
+    for c in 0..2100 {
+        let _ = writeln!(s, "    s = s + wp.sin(a{} + {c}.0)", c % nv);
+    }
+    s.push_str("    out[i] = s\n");
+    s
+}
+
+/// Whether the host LLVM IR `ir` has a function of more than 2 000 calls
+/// with a block of more than 257 instructions, at least 2 of them phis,
+/// and no more than its phis plus 256: the shape `split_block` failed on.
+#[cfg(feature = "llvm")]
+fn has_split_shape(ir: &str) -> bool {
+    ir.split("\ndefine ").skip(1).any(|f| {
+        let f = f.split("\n}\n").next().unwrap_or("");
+        let calls = f
+            .lines()
+            .filter(|l| l.contains("call ") && !l.contains("@llvm."))
+            .count();
+        let mut blocks: Vec<(usize, usize)> = vec![(0, 0)];
+        for l in f.lines().skip(1) {
+            if l.starts_with("  ") {
+                let b = blocks.last_mut().unwrap();
+                b.0 += 1;
+                b.1 += usize::from(l.contains(" = phi "));
+            } else if l.contains(':') {
+                blocks.push((0, 0));
+            }
+        }
+        calls > 2000
+            && blocks
+                .iter()
+                .any(|&(n, phis)| phis >= 2 && n > 257 && n <= phis + 256)
+    })
+}
+
+#[cfg(feature = "llvm")]
+#[test]
+fn split_block_of_many_phis() {
+    let m = Compiler::new()
+        .compile("split_block.py", &many_phis_and_calls())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ir = m
+        .host_llvm_ir(&weft::DeviceOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(has_split_shape(&ir), "the kernel no longer has the shape");
+    let n = 64;
+    let xs: Vec<f32> = (0..n).map(|i| (i as f32 - 31.5) / 64.0).collect();
+    let run = |dev: &weft::Device| -> Vec<u32> {
+        let x = weft::Array::from_slice(&xs, &[n]).unwrap();
+        let out = weft::Array::from_slice(&vec![0f32; n], &[n]).unwrap();
+        let k = dev.load(&m, "many_calls").unwrap_or_else(|e| panic!("{e}"));
+        dev.launch(
+            &k,
+            &[n],
+            &[
+                weft::Arg::array(&x),
+                weft::Arg::array(&out),
+                weft::Arg::i32(3),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        out.to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect()
+    };
+    let want = run(&weft::Device::interp());
+    for name in ["llvm-cpu", "cpu"] {
+        let Some(dev) = common::device(name) else {
+            continue;
+        };
+        assert_eq!(run(&dev), want, "{name}");
+    }
 }

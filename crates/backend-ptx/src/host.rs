@@ -315,7 +315,15 @@ fn split_block<'ctx>(
     bb: BasicBlock<'ctx>,
     max: usize,
 ) {
-    if bb.get_instructions().count() <= max + 1 {
+    let insts: Vec<InstructionValue<'ctx>> = bb.get_instructions().collect();
+    // The phis stay at the top of the first chunk; only what follows them
+    // is counted (a block of many phis and few other instructions needs no
+    // split).
+    let phis = insts
+        .iter()
+        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
+        .count();
+    if max == 0 || insts.len() - phis <= max + 1 {
         return;
     }
     // The terminators with `bb` as a successor, and at which operands.
@@ -329,15 +337,13 @@ fn split_block<'ctx>(
             }
         }
     }
-    let insts: Vec<InstructionValue<'ctx>> = bb.get_instructions().collect();
-    let phis = insts
-        .iter()
-        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
-        .count();
     let mut start = 0;
     let mut end = phis + max;
-    // Each chunk leaves at least `max` instructions and the terminator.
-    while insts.len() - end > max {
+    // Each chunk leaves at least `max` instructions and the terminator
+    // (`end < insts.len()` throughout: the block holds more than
+    // `phis + max + 1`, and a chunk is taken only while more than `max`
+    // follow it).
+    while insts.len().saturating_sub(end) > max {
         let head = ctx.prepend_basic_block(bb, "split");
         for &(t, k) in &preds {
             set_successor(t, k, head);
@@ -459,4 +465,93 @@ fn shim_addr(h: Shim) -> Result<usize, Error> {
     h.info()
         .map(|s| s.addr)
         .ok_or_else(|| Error::Llvm(format!("no host shim {}", h.symbol())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::values::BasicValue;
+
+    /// A function `i32 f(i32 a, i32 b)`: an entry block branching to a loop
+    /// block that starts with `phis` phis and then has `adds` additions
+    /// and a conditional branch back to itself or to the exit.
+    fn looped<'ctx>(
+        ctx: &'ctx Context,
+        module: &Module<'ctx>,
+        phis: usize,
+        adds: usize,
+    ) -> (FunctionValue<'ctx>, BasicBlock<'ctx>) {
+        let i32t = ctx.i32_type();
+        let f = module.add_function("f", i32t.fn_type(&[i32t.into(), i32t.into()], false), None);
+        let (entry, body, exit) = (
+            ctx.append_basic_block(f, "entry"),
+            ctx.append_basic_block(f, "body"),
+            ctx.append_basic_block(f, "exit"),
+        );
+        let b = ctx.create_builder();
+        let a = f.get_nth_param(0).unwrap().into_int_value();
+        let c = f.get_nth_param(1).unwrap().into_int_value();
+        b.position_at_end(entry);
+        b.build_unconditional_branch(body).unwrap();
+        b.position_at_end(body);
+        let ps: Vec<_> = (0..phis).map(|_| b.build_phi(i32t, "p").unwrap()).collect();
+        let mut x = ps[0].as_basic_value().into_int_value();
+        for _ in 0..adds {
+            x = b.build_int_add(x, c, "t").unwrap();
+        }
+        for p in &ps {
+            p.add_incoming(&[(&a, entry), (&x.as_basic_value_enum(), body)]);
+        }
+        let done = b
+            .build_int_compare(inkwell::IntPredicate::SGT, x, c, "done")
+            .unwrap();
+        b.build_conditional_branch(done, exit, body).unwrap();
+        b.position_at_end(exit);
+        b.build_return(Some(&x)).unwrap();
+        (f, body)
+    }
+
+    /// Splitting keeps the function valid, every instruction once, and
+    /// each block's instructions after its phis within `2 * max` (chunks
+    /// of `max` and a branch, and the rest), also for a block whose phis take it past `max` with fewer than
+    /// `max` other instructions (that case indexed past the block's end).
+    #[test]
+    fn split_block_handles_blocks_of_many_phis() {
+        for (phis, adds, max) in [
+            (3, 5, 4),
+            (5, 4, 4),
+            (6, 6, 4),
+            (2, 40, 8),
+            (40, 3, 8),
+            (40, 30, 8),
+            (1, 9, 4),
+        ] {
+            let ctx = Context::create();
+            let module = ctx.create_module("t");
+            let (f, body) = looped(&ctx, &module, phis, adds);
+            let before = body.get_instructions().count();
+            split_block(&ctx, &ctx.create_builder(), f, body, max);
+            module
+                .verify()
+                .unwrap_or_else(|e| panic!("{phis} phis, {adds} adds, max {max}: {e}"));
+            let blocks = f.get_basic_blocks();
+            let after: usize = blocks
+                .iter()
+                .filter(|bb| {
+                    bb.get_name().to_bytes() != b"entry" && bb.get_name().to_bytes() != b"exit"
+                })
+                .map(|bb| {
+                    let n = bb.get_instructions().count();
+                    let p = bb
+                        .get_instructions()
+                        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
+                        .count();
+                    assert!(n - p <= 2 * max, "a block of {} after {p} phis", n - p);
+                    // The added branches are not the block's instructions.
+                    n - usize::from(*bb != body)
+                })
+                .sum();
+            assert_eq!(after, before, "{phis} phis, {adds} adds, max {max}");
+        }
+    }
 }

@@ -5,10 +5,16 @@
 //!
 //! Everything a kernel computes is already independent of the schedule
 //! except what threads do to one address: a plain store racing another is
-//! the kernel's own race (as in Warp), integer atomics whose old value is
-//! unused commute, and float atomics do not (float addition is not
+//! the kernel's own race (as in Warp), integer atomics of one kind whose
+//! old value is unused commute with each other (but not with a load of
+//! their array), and float atomics do not (float addition is not
 //! associative). So:
 //!
+//! * integer atomics whose old value is unused commute when the array they
+//!   update is a kernel parameter that nothing else reads, writes or passes
+//!   on and every atomic into it is of one kind (`add`/`sub`, `min`, `max`,
+//!   `and`, `or` or `xor`); otherwise the launch is serial (a load of a
+//!   counter sees how many atomics came first);
 //! * float `add`/`sub`/`min`/`max` atomics whose old value is unused, into a
 //!   kernel parameter that nothing else reads, writes or passes on, are
 //!   *accumulations*: each fixed chunk of threads accumulates into its own
@@ -114,6 +120,38 @@ impl Determinism {
             };
             param_of(mem.array).map(|_| (op, s))
         });
+        // Integer atomics whose old value is unused commute only with
+        // atomics of the same kind (`add`/`sub`, or one of `min`, `max`,
+        // `and`, `or`, `xor`) into an array that nothing else reads,
+        // writes or passes on: a load of it sees how many of the other
+        // threads' atomics came first, and `add` then `max` is not `max`
+        // then `add`.
+        let ints = atomic_only_arrays(f, &insts, |_, op, mem, v| {
+            let s = f.value_type(v).scalar_of()?;
+            if s.is_float() {
+                return None;
+            }
+            let op = match op {
+                AtomicOp::Sub => AtomicOp::Add,
+                AtomicOp::Exchange => return None,
+                op => op,
+            };
+            param_of(mem.array).map(|_| op)
+        });
+        for &i in &insts {
+            let InstKind::Atomic(_, mem, v) = &f.insts[i].kind else {
+                continue;
+            };
+            if f.value_type(*v).scalar_of().is_some_and(|s| s.is_float()) {
+                continue;
+            }
+            if !matches!(ints.get(&mem.array), Some(Some(_))) {
+                return serial(
+                    "an integer atomic into an array that is also read, written, passed on or updated by another kind of atomic",
+                    i,
+                );
+            }
+        }
         let mut out: Vec<Accumulation> = Vec::new();
         for i in floats {
             let InstKind::Atomic(_, mem, _) = &f.insts[i].kind else {
@@ -239,6 +277,23 @@ mod tests {
         assert!(matches!(of(&read), Determinism::Serial { why, .. } if why.contains("also read")));
         let mixed = sum("f32").replace("  return", "  v6: f32 = atomic max v1[v4], v3\n  return");
         assert!(matches!(of(&mixed), Determinism::Serial { .. }));
+        // Integer atomics commute, unless the array is also read or
+        // updated by atomics of another kind.
+        let int_read = sum("i32").replace(
+            "  return",
+            "  v6: i32 = load v1[v4]\n  store v0[v2], v6\n  return",
+        );
+        assert!(
+            matches!(of(&int_read), Determinism::Serial { why, .. } if why.contains("integer atomic")),
+            "{:?}",
+            of(&int_read)
+        );
+        let int_mixed =
+            sum("i32").replace("  return", "  v6: i32 = atomic max v1[v4], v3\n  return");
+        assert!(matches!(of(&int_mixed), Determinism::Serial { .. }));
+        let int_add_sub =
+            sum("i32").replace("  return", "  v6: i32 = atomic sub v1[v4], v3\n  return");
+        assert_eq!(of(&int_add_sub), Determinism::Free);
         let exch = sum("i32").replace("atomic add", "atomic exchange");
         assert!(matches!(of(&exch), Determinism::Serial { why, .. } if why.contains("exch")));
     }

@@ -149,6 +149,16 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         if c.kind != TargetKind::Host || c.vector_width <= 1 || c.debug || c.cancel_checks {
             return None;
         }
+        // A deterministic kernel whose threads must run in order stays
+        // scalar: the tier interleaves the instructions of `w` threads, so a
+        // thread would see its vector's later threads' atomics (and miss
+        // their earlier stores), which is not thread order.
+        if matches!(
+            weft_ir::Determinism::of(self.m, self.cur_id),
+            weft_ir::Determinism::Serial { .. }
+        ) {
+            return None;
+        }
         let uni = weft_ir::uniform::uniformity(f);
         super::spmd::rejects(f, &uni, c.inline_math)
             .is_none()

@@ -584,6 +584,60 @@ def hand_out_slots(x: wp.array(dtype=float), count: wp.array(dtype=int), out: wp
     wp.atomic_add(total, 0, x[i])
 
 
+@wp.kernel(module="unique", module_options={"deterministic": wp.DeterministicMode.RUN_TO_RUN})
+def read_bumped_counter(count: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_add(count, 0, 1)
+    out[i] = count[0]
+
+
+def test_kernel_module_options_deterministic():
+    # A kernel's own module options (Warp's `module_options`, with
+    # module="unique") make it deterministic without wp.config: reading a
+    # counter other threads bump runs the threads in order on cpu, and
+    # vulkan, which has no ordered launches, refuses it naming the atomic.
+    n = 50_000
+    count = wp.zeros(1, dtype=int, device="cpu")
+    out = wp.zeros(n, dtype=int, device="cpu")
+    wp.launch(read_bumped_counter, dim=n, inputs=[count, out], device="cpu")
+    assert np.array_equal(out.numpy(), np.arange(1, n + 1))
+    try:
+        wp.get_device("vulkan")
+    except Exception as e:
+        pytest.skip(f"no vulkan device: {e}")
+    count = wp.zeros(1, dtype=int, device="vulkan")
+    out = wp.zeros(n, dtype=int, device="vulkan")
+    with pytest.raises(Exception, match=r"test_api.py:\d+:5: .*integer atomic"):
+        wp.launch(read_bumped_counter, dim=n, inputs=[count, out], device="vulkan")
+
+
+@wp.func
+def bump_and_read(count: wp.array(dtype=int)):
+    wp.atomic_add(count, 0, 1)
+    return count[0]
+
+
+@wp.kernel(module="unique", module_options={"deterministic": wp.DeterministicMode.RUN_TO_RUN})
+def read_bumped_counter_in_func(count: wp.array(dtype=int), out: wp.array(dtype=int)):
+    out[wp.tid()] = bump_and_read(count)
+
+
+def test_diagnostics_in_a_func_name_its_line():
+    # A func written above its kernel keeps its own lines in the module
+    # text, so a diagnostic there (here vulkan refusing the deterministic
+    # kernel) names the func's line, not one of the lines after the kernel.
+    try:
+        wp.get_device("vulkan")
+    except Exception as e:
+        pytest.skip(f"no vulkan device: {e}")
+    with open(__file__) as f:
+        line = next(i for i, t in enumerate(f, 1) if t.startswith("def bump_and_read")) + 1
+    count = wp.zeros(1, dtype=int, device="vulkan")
+    out = wp.zeros(4, dtype=int, device="vulkan")
+    with pytest.raises(Exception, match=rf"test_api.py:{line}:5: .*integer atomic"):
+        wp.launch(read_bumped_counter_in_func, dim=4, inputs=[count, out], device="vulkan")
+
+
 def test_deterministic_mode():
     # wp.config.deterministic: a counter hands out slots in thread order
     # (the launch runs its threads in order), and repeated float sums give

@@ -96,6 +96,9 @@ class _Builder:
         self.consts = []
         self.structs = []
         self.funcs = []
+        # (file, first line) of each func's source, by its text, to put it
+        # at its own lines when it can (`text`).
+        self.lines = {}
         self.names = {}  # emitted name -> value id
         self.done = set()  # ids of emitted funcs/structs
 
@@ -278,6 +281,7 @@ class _Builder:
                     body = self.resolve(ov.func)
                     body = _rename_def(body, n)
                     self.funcs.append("@wp.func\n" + body)
+                    self._remember_lines(self.funcs[-1], ov.func)
             return n
         if getattr(v, "_weft_struct", False):
             n = self.unique(name, v)
@@ -332,19 +336,49 @@ class _Builder:
             out = out[:start] + rep + out[end:]
         return out
 
-    def text(self, kernel_src, first_line=1):
+    def _remember_lines(self, text, obj):
+        try:
+            _, first, file = function_source(obj)
+        except CodegenError:
+            return
+        self.lines[text] = (file, first)
+
+    def text(self, kernel_src, first_line=1, file=None):
         """The module: imports, the kernel, then the constants, structs and
         funcs it uses (the frontend resolves names module-wide). The kernel
         is moved down with blank lines so that its lines have the numbers
         they have in its file (``first_line`` is its decorator's), and the
         diagnostics point at the user's own lines; when the imports are
-        longer than that, it follows them."""
+        longer than that, it follows them. The funcs of the kernel's
+        ``file`` written above it there go at their own lines too, where
+        they fit in order (a diagnostic in a func then names its line); the
+        others follow the kernel. Only in a module without structs: a
+        func's signature needs the structs it names written before it, and
+        they stay after the kernel, in the order they depend on each
+        other."""
         head = "".join(self.header)
         if not head.endswith("\n"):
             head += "\n"
-        pad = "\n" * max(0, first_line - 2 - head.count("\n"))
-        deps = "".join(self.consts) + "\n" + "\n".join(self.structs + self.funcs)
-        return head + pad + kernel_src + "\n\n" + deps
+        out = [head]
+        line = head.count("\n") + 1  # the next line's number
+        kernel_at = first_line - 1  # where the kernel's text starts
+        placed = set()
+        above = []
+        for i, t in enumerate(self.funcs):
+            f, first = self.lines.get(t, (None, 0))
+            if not self.structs and file is not None and f == file and first - 1 < kernel_at:
+                above.append((first - 1, i, t))
+        for at, i, t in sorted(above):
+            body = t if t.endswith("\n") else t + "\n"
+            end = at + body.count("\n")
+            if at >= line and end <= kernel_at:
+                out.append("\n" * (at - line) + body)
+                line = end
+                placed.add(i)
+        out.append("\n" * max(0, kernel_at - line))
+        rest = [t for i, t in enumerate(self.funcs) if i not in placed]
+        deps = "".join(self.consts) + "\n" + "\n".join(self.structs + rest)
+        return "".join(out) + kernel_src + "\n\n" + deps
 
 
 def _is_warp_like(v):
@@ -375,5 +409,5 @@ def kernel_module(kernel, warp_module):
     if not kernel.enable_backward:
         options = "(enable_backward=False)"
     _, first, file = function_source(kernel.func)
-    text = b.text(f"@wp.kernel{options}\n" + body, first)
+    text = b.text(f"@wp.kernel{options}\n" + body, first, file)
     return text, file

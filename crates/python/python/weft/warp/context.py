@@ -71,7 +71,8 @@ class _Config:
 # launch checks one integer instead of the options.
 _epoch = 0
 config = _Config()
-_module_options = {"fast_math": False, "enable_backward": True, "mode": None}
+# `deterministic`: None follows `wp.config.deterministic`.
+_module_options = {"fast_math": False, "enable_backward": True, "mode": None, "deterministic": None}
 
 
 def set_module_options(options, module=None):
@@ -432,7 +433,13 @@ class Kernel:
         return self._source
 
     def _native_module(self):
-        det = any(int(o or 0) for o in (config.deterministic, _module_options.get("deterministic"), self.options.get("deterministic")))
+        # Warp's precedence: the kernel's own module options (`@wp.kernel(module="unique",
+        # module_options=...)`), then the module's, then `wp.config`.
+        det = config.deterministic
+        for o in (_module_options, self.options):
+            if o.get("deterministic") is not None:
+                det = o["deterministic"]
+        det = bool(int(det or 0))
         opts = (config.mode == "debug", bool(_module_options.get("fast_math")), bool(config.cache_kernels), det)
         if self._module is None or self._opts != opts:
             text, file = self.source
@@ -550,9 +557,12 @@ def _arg_type(kernel_key, name, ann, a):
     )
 
 
-def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None):
+def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None, module_options=None):
+    """``@wp.kernel``; ``module_options`` (with ``module="unique"`` in Warp)
+    are the kernel's own options, over the module's and ``wp.config``'s."""
+
     def wrap(f):
-        return Kernel(f, enable_backward=enable_backward)
+        return Kernel(f, enable_backward=enable_backward, options=module_options)
 
     return wrap(f) if f is not None else wrap
 
