@@ -18,6 +18,9 @@
 //! * `fuzz_3368`: a float32 matrix product with a constant matrix, an ulp
 //!   off on Vulkan (constants were written as their shortest float
 //!   decimal, another value in the double arithmetic of the float `fma`).
+//! * `fuzz_13267`: `pow(-inf, 103.5)` in float32, NaN on Vulkan where the
+//!   others give +inf (the HLSL `weft_pow32` refused a negative base with a
+//!   non-integral exponent before it looked at an infinite one).
 //!
 //! And one kernel written for its class, where the generated program that
 //! found it was not kept (issue 27): `split_block_of_many_phis`, a panic
