@@ -40,10 +40,10 @@ if [ "${1:-}" = --python ]; then python=1; shift; fi
 
 toolchain="${WEFT_SAN_TOOLCHAIN:-nightly}"
 if ! cargo "+$toolchain" --version >/dev/null 2>&1; then
-  if [ -z "${WEFT_SAN_TOOLCHAIN:-}" ] && cargo +stable --version >/dev/null 2>&1; then
-    toolchain=stable
-  elif [ "${WEFT_SAN_INSTALL:-0}" = 1 ]; then
+  if [ "${WEFT_SAN_INSTALL:-0}" = 1 ]; then
     rustup toolchain install "$toolchain" --profile minimal
+  elif [ -z "${WEFT_SAN_TOOLCHAIN:-}" ] && cargo +stable --version >/dev/null 2>&1; then
+    toolchain=stable
   else
     echo "error: needs the $toolchain toolchain (rustup toolchain install $toolchain), or WEFT_SAN_INSTALL=1" >&2
     exit 2
