@@ -21,6 +21,10 @@
 //! * `fuzz_13267`: `pow(-inf, 103.5)` in float32, NaN on Vulkan where the
 //!   others give +inf (the HLSL `weft_pow32` refused a negative base with a
 //!   non-integral exponent before it looked at an infinite one).
+//! * `fuzz_13383`: a `vec4d` divided by a float64 zero computed at run
+//!   time, NaN on Vulkan where the others give ±inf (lavapipe divides
+//!   doubles by a Newton-refined reciprocal; `weft_div64` gives IEEE's
+//!   results at a zero or infinite divisor).
 //!
 //! And one kernel written for its class, where the generated program that
 //! found it was not kept (issue 27): `split_block_of_many_phis`, a panic

@@ -187,6 +187,24 @@ uint2 weft_bits64(double x)
 }",
     },
     Helper {
+        name: "weft_div64",
+        deps: &["weft_copysign64"],
+        text: "// Double division with IEEE's results at a zero or infinite divisor: a
+// driver may divide by a reciprocal refined by Newton's method (Mesa's
+// lavapipe does), which makes x / 0 and x / inf NaN.
+double weft_div64(double a, double b)
+{
+    if (b == 0.0L)
+        return (a == 0.0L || !(a == a)) ? asdouble(0u, 0x7ff80000u)
+            : weft_copysign64(asdouble(0u, 0x7ff00000u), a) * weft_copysign64(1.0L, b);
+    if (abs(b) > 1.7976931348623157e308L)
+        return (abs(a) > 1.7976931348623157e308L || !(a == a)) ? asdouble(0u, 0x7ff80000u)
+            : weft_copysign64(0.0L, a) * weft_copysign64(1.0L, b);
+    precise double q = a / b;
+    return q;
+}",
+    },
+    Helper {
         name: "weft_fmin32",
         deps: &["weft_isnan32"],
         text: "// min/max ignore a NaN operand (IEEE minNum/maxNum).

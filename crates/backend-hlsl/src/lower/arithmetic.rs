@@ -100,6 +100,9 @@ impl<'a> Emitter<'a> {
                 // Float zero constants are opaque (`float_zero`), so no
                 // compiler folds `x * 0.0`, `x / 0.0` or `x + 0.0`.
                 Mul => infix("*"),
+                Div if d && !self.allows(MathFlags::NO_NANS | MathFlags::NO_INFS) => {
+                    format!("{}({a}, {b})", self.helpers.call("weft_div64"))
+                }
                 Div => infix("/"),
                 Rem => {
                     let n = if d { "weft_fmod64" } else { "weft_fmod32" };

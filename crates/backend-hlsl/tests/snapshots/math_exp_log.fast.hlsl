@@ -44,7 +44,8 @@ float weft_pow32(float a, float b)
     if (a == 0.0)
         return b < 0.0 ? (odd ? weft_copysign32(asfloat(0x7f800000u), a) : asfloat(0x7f800000u))
                        : (odd ? a : 0.0);
-    if (a < 0.0 && !integral)
+    // An infinite base before the negative one: pow(-inf, 2.5) is +inf.
+    if (a < 0.0 && !integral && !weft_isinf32(a))
         return asfloat(0x7fc00000u);
     float r = weft_isinf32(a) ? (b > 0.0 ? asfloat(0x7f800000u) : 0.0) : pow(abs(a), b);
     return (a < 0.0 && odd) ? -r : r;
