@@ -119,6 +119,7 @@ fn bench_quick_reports_every_backend_as_json() {
     let rows = j["rows"].as_array().unwrap();
     let workloads = [
         "saxpy",
+        "scale",
         "nbody",
         "transcendental",
         "atomic sum",

@@ -2,7 +2,8 @@
 //! Cranelift's code (compiled in milliseconds) and moves to the LLVM
 //! vector tier (`docs/vector.md`) once its launches have run
 //! [`DeviceOptions::tier_up`](crate::DeviceOptions::tier_up) in all
-//! (default [`TIER_UP_AFTER`]; zero compiles it with the module): the launch
+//! (default [`TIER_UP_AFTER`](crate::hal::TIER_UP_AFTER); zero compiles it
+//! with the module): the launch
 //! that crosses it compiles the vector tier before it returns, and every
 //! later launch runs the vector code. Both tiers
 //! compute the same bits (`tests/vector_tier.rs`), except the order of
