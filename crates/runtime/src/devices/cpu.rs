@@ -64,7 +64,7 @@ impl HostJit for Cranelift {
         code.kernel(name).map(|k| k.entry)
     }
 
-    fn tier(_code: &Arc<Self::Code>, _name: &str, _loaded: KernelEntry) -> CodeTier {
+    fn tier(_code: &Arc<Self::Code>, _name: &str) -> CodeTier {
         CodeTier::Cranelift
     }
 }

@@ -39,7 +39,7 @@ impl HostJit for Llvm {
         code.kernel(name).map(|k| k.entry)
     }
 
-    fn tier(code: &Arc<Self::Code>, name: &str, _loaded: KernelEntry) -> CodeTier {
+    fn tier(code: &Arc<Self::Code>, name: &str) -> CodeTier {
         CodeTier::Llvm {
             lanes: code.kernel(name).map_or(1, |k| k.lanes),
         }

@@ -38,9 +38,8 @@ pub trait HostJit: Send + Sync + 'static {
     /// After each launch of the code: how long it ran (a tiered JIT
     /// decides from it when to compile the faster tier).
     fn ran(_code: &Arc<Self::Code>, _took: Duration) {}
-    /// The code the kernel `name` runs now, `loaded` being its entry at
-    /// load.
-    fn tier(code: &Arc<Self::Code>, name: &str, loaded: KernelEntry) -> CodeTier;
+    /// The code the kernel `name` runs now.
+    fn tier(code: &Arc<Self::Code>, name: &str) -> CodeTier;
     /// True if the JIT uses [`HostJit::ran`] (the launch is timed only
     /// then).
     const TIERED: bool = false;
@@ -98,7 +97,7 @@ impl<J: HostJit> DeviceApi for HostDevice<J> {
     }
 
     fn tier(&self, k: &Self::Kernel) -> CodeTier {
-        J::tier(&k.code, &k.name, k.entry)
+        J::tier(&k.code, &k.name)
     }
 
     fn launch(

@@ -52,6 +52,14 @@ impl TieredCode {
     /// that crossed the threshold returns after it. (A background thread
     /// could still be inside LLVM when the process exits, and LLVM's static
     /// destructors do not wait for it.)
+    /// Kernel `name` of the vector tier, once it is compiled.
+    fn vector_kernel(&self, name: &str) -> Option<host::Kernel> {
+        match self.vector.get() {
+            Some(Some(a)) => a.kernel(name),
+            _ => None,
+        }
+    }
+
     fn tier_up(code: &TieredCode) {
         if code.started.swap(true, Ordering::AcqRel) {
             return;
@@ -103,19 +111,12 @@ impl HostJit for Tiered {
     }
 
     fn current(code: &Arc<TieredCode>, name: &str, loaded: KernelEntry) -> KernelEntry {
-        match code.vector.get() {
-            Some(Some(a)) => a.kernel(name).map_or(loaded, |k| k.entry),
-            _ => loaded,
-        }
+        code.vector_kernel(name).map_or(loaded, |k| k.entry)
     }
 
-    fn tier(code: &Arc<TieredCode>, name: &str, _loaded: KernelEntry) -> CodeTier {
-        match code.vector.get() {
-            Some(Some(a)) => a
-                .kernel(name)
-                .map_or(CodeTier::Cranelift, |k| CodeTier::Llvm { lanes: k.lanes }),
-            _ => CodeTier::Cranelift,
-        }
+    fn tier(code: &Arc<TieredCode>, name: &str) -> CodeTier {
+        code.vector_kernel(name)
+            .map_or(CodeTier::Cranelift, |k| CodeTier::Llvm { lanes: k.lanes })
     }
 
     fn ran(code: &Arc<TieredCode>, took: Duration) {
