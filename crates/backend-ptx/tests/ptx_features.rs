@@ -478,7 +478,7 @@ fn emits_textual_llvm_ir_for_both_targets() {
     assert!(ptx.contains("byval([128 x i8])"), "{ptx}");
     let raw = common::llvm_ir(&m, None, weft_ir::OptLevel::O0);
     assert!(
-        raw.contains("define void @k(ptr %0, i64 %1, i64 %2)"),
+        raw.contains("define void @k(ptr noalias nocapture readonly %0, i64 %1, i64 %2)"),
         "{raw}"
     );
     assert!(raw.contains("@llvm.sqrt.f32"), "{raw}");

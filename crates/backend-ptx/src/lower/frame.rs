@@ -23,6 +23,14 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             TargetKind::Host => {
                 let fty = void.fn_type(&[ptr.into(), i64t.into(), i64t.into()], false);
                 let fv = self.module.add_function(sym, fty, Some(Linkage::External));
+                // The argument block is read-only for the launch and no
+                // array points into it, so its loads hoist out of loops.
+                for a in ["noalias", "nocapture", "readonly"] {
+                    let at = self
+                        .ctx
+                        .create_enum_attribute(Attribute::get_named_enum_kind_id(a), 0);
+                    fv.add_attribute(AttributeLoc::Param(0), at);
+                }
                 self.add_fn_attr(fv, "nounwind");
                 Ok(fv)
             }

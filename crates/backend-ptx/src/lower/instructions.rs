@@ -194,7 +194,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
                 self.def_result(inst, &[v.into()])
             }
             InstKind::LaunchDim(axis) => {
-                let v: BasicValueEnum = if *axis >= 4 {
+                let v: BasicValueEnum = if *axis >= 4 || (*axis >= 1 && self.in_whole_vectors()) {
                     self.ctx.i32_type().const_int(1, false).into()
                 } else {
                     let Some(args) = self.st.args else {

@@ -165,6 +165,9 @@ pub(super) struct Vx<'ctx> {
     /// ([`super::TargetCfg::stream_min_bytes`]) for its full, aligned
     /// vector stores to bypass the cache.
     streams: HashMap<Value, IntValue<'ctx>>,
+    /// Lowering the loop over whole vectors of a 1-D launch
+    /// ([`Lx::vthread_loop`]).
+    whole: bool,
 }
 
 /// The array params of `f` that the kernel only stores into: every use
@@ -501,40 +504,48 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             loops: Vec::new(),
             accs: HashMap::new(),
             streams: HashMap::new(),
+            whole: false,
         });
         self.begin_accs(f)?;
         self.begin_streams(f)?;
-        let body = self.new_block("vthread")?;
-        let latch = self.new_block("vnext")?;
+        let range = self.new_block("vrange")?;
         let exit = self.new_block("exit")?;
         let c = self
             .b
             .build_int_compare(IntPredicate::SLT, start, end, "")?;
-        self.b.build_conditional_branch(c, body, exit)?;
-        self.switch_to(body);
-        let base = self.b.build_phi(i64t, "base")?;
-        base.add_incoming(&[(&start, entry)]);
-        let basev = base.as_basic_value().into_int_value();
-        let tid =
-            self.b
-                .build_int_add(self.splat(basev.into())?.into_vector_value(), lanes, "tid")?;
-        let endv = self.splat(end.into())?.into_vector_value();
-        let m = self.b.build_int_compare(IntPredicate::SLT, tid, endv, "")?;
-        self.st.tid = Some(basev);
-        {
-            let vx = self.vx_mut()?;
-            vx.tid = tid;
-            vx.mask = m;
-            vx.ends.push(latch);
-        }
-        self.vregion(f.body)?;
-        self.switch_to(latch);
-        let next = self
+        self.b.build_conditional_branch(c, range, exit)?;
+        // The range's whole vectors of a 1-D launch run a version of the
+        // body that knows both facts ("Loop shape" in docs/vector.md);
+        // the rest (a last partial vector, or every vector of a launch of
+        // more dimensions) runs the general one.
+        self.switch_to(range);
+        let one_d = self.one_d_launch(args)?;
+        let n = self.b.build_int_sub(end, start, "")?;
+        let wv = i64t.const_int(w as u64, false);
+        let rem = self.b.build_int_signed_rem(n, wv, "")?;
+        let whole_end = self.b.build_int_sub(end, rem, "whole_end")?;
+        let has_whole = self
             .b
-            .build_int_add(basev, i64t.const_int(w as u64, false), "")?;
-        base.add_incoming(&[(&next, latch)]);
-        let c = self.b.build_int_compare(IntPredicate::SLT, next, end, "")?;
-        self.b.build_conditional_branch(c, body, exit)?;
+            .build_int_compare(IntPredicate::SGT, whole_end, start, "")?;
+        let go = self.b.build_and(one_d, has_whole, "")?;
+        let whole = self.new_block("vwhole")?;
+        let tail = self.new_block("vtail")?;
+        let general = self.new_block("vthread")?;
+        self.b.build_conditional_branch(go, whole, general)?;
+        self.vthread_loop(f, whole, &[(start, range)], whole_end, true, tail)?;
+        self.switch_to(tail);
+        let more = self
+            .b
+            .build_int_compare(IntPredicate::SLT, whole_end, end, "")?;
+        self.b.build_conditional_branch(more, general, exit)?;
+        self.vthread_loop(
+            f,
+            general,
+            &[(start, range), (whole_end, tail)],
+            end,
+            false,
+            exit,
+        )?;
         self.switch_to(exit);
         self.finish_accs()?;
         if !self.vx()?.streams.is_empty() {
@@ -545,6 +556,89 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.b.build_return(None)?;
         self.st.vx = None;
         Ok(())
+    }
+
+    /// The loop over thread vectors at `body`: from the `(start, block)`
+    /// of each predecessor, `w` threads an iteration while below `bound`,
+    /// then on to `after`. `whole`: every iteration is a whole vector of a
+    /// 1-D launch (the mask is all on, the launch dims 1 to 3 are 1, and
+    /// the thread ids are consecutive `i32`s), which the body's code folds.
+    fn vthread_loop(
+        &mut self,
+        f: &'m weft_ir::Function,
+        body: BasicBlock<'ctx>,
+        from: &[(IntValue<'ctx>, BasicBlock<'ctx>)],
+        bound: IntValue<'ctx>,
+        whole: bool,
+        after: BasicBlock<'ctx>,
+    ) -> Result<()> {
+        let i64t = self.ctx.i64_type();
+        let w = self.width();
+        let latch = self.new_block(if whole { "vwhole_next" } else { "vnext" })?;
+        self.switch_to(body);
+        let base = self.b.build_phi(i64t, "base")?;
+        for (v, bb) in from {
+            base.add_incoming(&[(v, *bb)]);
+        }
+        let basev = base.as_basic_value().into_int_value();
+        let lanes: Vec<IntValue> = (0..w).map(|l| i64t.const_int(l as u64, false)).collect();
+        let tid = self.b.build_int_add(
+            self.splat(basev.into())?.into_vector_value(),
+            VectorType::const_vector(&lanes),
+            "tid",
+        )?;
+        let m = if whole {
+            let on: Vec<IntValue> = (0..w)
+                .map(|_| self.ctx.bool_type().const_all_ones())
+                .collect();
+            VectorType::const_vector(&on)
+        } else {
+            let endv = self.splat(bound.into())?.into_vector_value();
+            self.b.build_int_compare(IntPredicate::SLT, tid, endv, "")?
+        };
+        self.st.tid = Some(basev);
+        {
+            let vx = self.vx_mut()?;
+            vx.tid = tid;
+            vx.mask = m;
+            vx.whole = whole;
+            vx.ends.clear();
+            vx.ends.push(latch);
+        }
+        self.vregion(f.body)?;
+        self.switch_to(latch);
+        let next = self
+            .b
+            .build_int_add(basev, i64t.const_int(w as u64, false), "")?;
+        base.add_incoming(&[(&next, latch)]);
+        let c = self
+            .b
+            .build_int_compare(IntPredicate::SLT, next, bound, "")?;
+        self.b.build_conditional_branch(c, body, after)?;
+        self.vx_mut()?.whole = false;
+        Ok(())
+    }
+
+    /// Whether the launch is 1-D: its dims 1 to 3 (the argument block's
+    /// `i32`s at bytes 4, 8 and 12) are 1.
+    fn one_d_launch(&mut self, args: PointerValue<'ctx>) -> Result<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let mut all = self.ctx.bool_type().const_all_ones();
+        for axis in 1..4u32 {
+            let d = self
+                .load_at(i32t.into(), args, 4 * axis, 4)?
+                .into_int_value();
+            let one =
+                self.b
+                    .build_int_compare(IntPredicate::EQ, d, i32t.const_int(1, false), "")?;
+            all = self.b.build_and(all, one, "")?;
+        }
+        Ok(all)
+    }
+
+    /// In the loop over whole vectors of a 1-D launch ([`Lx::vthread_loop`]).
+    pub(super) fn in_whole_vectors(&self) -> bool {
+        self.st.vx.as_ref().is_some_and(|vx| vx.whole)
     }
 
     /// At the kernel's entry: for each param of [`streamed_params`], the
@@ -1165,6 +1259,26 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let data = &f.insts[inst];
         let vec_scalar = |s: Scalar| !matches!(s, Scalar::F16 | Scalar::BF16);
         let out: BasicValueEnum = match &data.kind {
+            InstKind::ThreadId if self.in_whole_vectors() => {
+                // `splat(i32(base)) + lanes`: consecutive as the IR's
+                // values, so a dense access's check folds away.
+                let i32t = self.ctx.i32_type();
+                let base = self
+                    .st
+                    .tid
+                    .ok_or_else(|| Error::Llvm("no thread base".into()))?;
+                let b32 = self.b.build_int_truncate(base, i32t, "")?;
+                let lanes: Vec<IntValue> = (0..self.width())
+                    .map(|l| i32t.const_int(l as u64, false))
+                    .collect();
+                self.b
+                    .build_int_add(
+                        self.splat(b32.into())?.into_vector_value(),
+                        VectorType::const_vector(&lanes),
+                        "",
+                    )?
+                    .into()
+            }
             InstKind::ThreadId => {
                 let t = self.vx()?.tid;
                 let i32v = self.ctx.i32_type().vec_type(self.width());
