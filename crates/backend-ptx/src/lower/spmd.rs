@@ -531,7 +531,18 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         let whole = self.new_block("vwhole")?;
         let tail = self.new_block("vtail")?;
         let general = self.new_block("vthread")?;
-        self.b.build_conditional_branch(go, whole, general)?;
+        let br = self.b.build_conditional_branch(go, whole, general)?;
+        // Most of a range is whole vectors: the weights tell the register
+        // allocator which loop is hot (without them it spilled saxpy's
+        // array pointers in the whole-vector loop, for the general loop's
+        // lane-wise `tid()` split).
+        let prof = self.ctx.metadata_node(&[
+            self.ctx.metadata_string("branch_weights").into(),
+            self.i32c(1000).into(),
+            self.i32c(1).into(),
+        ]);
+        br.set_metadata(prof, self.ctx.get_kind_id("prof"))
+            .map_err(|e| Error::Llvm(e.to_string()))?;
         self.vthread_loop(f, whole, &[(start, range)], whole_end, true, tail)?;
         self.switch_to(tail);
         let more = self
