@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import textwrap
 import types as pytypes
 
@@ -26,12 +27,63 @@ class CodegenError(RuntimeError):
     pass
 
 
+# file -> (its lines, {first line of a def or class (its first decorator's
+# line when decorated): its node}): each file is parsed once per process.
+_FILE_DEFS = {}
+
+
+def _defs_of(file, lines):
+    got = _FILE_DEFS.get(file)
+    if got is not None and got[0] is lines:
+        return got[1]
+    defs = {}
+    # Statements only (a def is one): a walk of every expression node
+    # would be most of the time.
+    todo = list(ast.parse("".join(lines)).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            defs.setdefault(first, node)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            sub = getattr(node, field, None)
+            if isinstance(sub, list):
+                todo.extend(sub)
+    _FILE_DEFS[file] = (lines, defs)
+    return defs
+
+
+def _source_lines(fn):
+    """(the source lines of function ``fn``, its first line) from its
+    file's syntax tree (parsed once per file): ``inspect.getsourcelines``
+    tokenizes the file for each function, and its first use compiles
+    ``tokenize``'s patterns (~3 ms of a first launch). None when the code
+    object does not lead to a def in a readable file (then ``inspect``)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    file = inspect.getsourcefile(fn)
+    lines = linecache.getlines(file, fn.__globals__) if file else None
+    if not lines:
+        return None
+    try:
+        node = _defs_of(file, lines).get(code.co_firstlineno)
+    except (SyntaxError, ValueError):
+        return None
+    if node is None or node.name != code.co_name or node.end_lineno is None:
+        return None
+    return lines[code.co_firstlineno - 1 : node.end_lineno], code.co_firstlineno
+
+
 def function_source(fn):
     """(dedented source without decorators, first line number, file)."""
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as e:
-        raise CodegenError(f"cannot read the source of {fn.__qualname__}: {e}") from e
+    got = _source_lines(fn)
+    if got is None:
+        try:
+            got = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise CodegenError(f"cannot read the source of {fn.__qualname__}: {e}") from e
+    lines, first = got
     src = textwrap.dedent("".join(lines))
     tree = ast.parse(src)
     node = tree.body[0]

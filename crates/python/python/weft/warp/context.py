@@ -398,7 +398,12 @@ class Kernel:
         with ``wp.overload``), as in Warp."""
         if self._arg_types is not None:
             return False
-        return any(_t_is_generic(a) for a in _param_annotations(self.func).values())
+        g = self.__dict__.get("_generic")
+        if g is None:
+            # Once per kernel: `inspect.signature` costs ~5 µs, most of a
+            # launch from Python.
+            g = self._generic = any(_t_is_generic(a) for a in _param_annotations(self.func).values())
+        return g
 
     def _instance(self, arg_types):
         """The instance for ``arg_types`` (a parameter name → type dict for
