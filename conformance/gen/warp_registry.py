@@ -2,8 +2,8 @@
 
 Run with the venv's Warp (1.19):
 
-    /work/warpvenv/bin/python conformance/gen/warp_registry.py            # writes conformance/registry.json
-    /work/warpvenv/bin/python conformance/gen/warp_registry.py --verify   # also type-checks every probe with Warp's codegen
+    ~/.cache/weft/warp-venv/bin/python conformance/gen/warp_registry.py            # writes conformance/registry.json
+    ~/.cache/weft/warp-venv/bin/python conformance/gen/warp_registry.py --verify   # also type-checks every probe with Warp's codegen
 
 For every builtin of `warp._src.context.builtin_functions` (tiles and the
 geometry types -- Mesh, BVH, HashGrid, Volume, Texture, MarchingCubes --
@@ -680,7 +680,9 @@ def build() -> dict:
             excluded.append({"name": name, "group": f.group})
             continue
         ovs = getattr(f, "overloads", None)
-        e = {"name": name, "group": f.group, "construct": CONSTRUCTS.get(name), "overloads": []}
+        # `export`: Warp lets Python call it (`wp.sin(0.5)` outside kernels).
+        e = {"name": name, "group": f.group, "construct": CONSTRUCTS.get(name),
+             "export": bool(getattr(f, "export", False)), "overloads": []}
         if not ovs:
             # Written in Python by Warp (warp/_src/math.py).
             e["python"] = True

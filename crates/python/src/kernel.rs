@@ -70,6 +70,31 @@ impl PyModule {
             .map(|s| s.source)
             .map_err(to_py)
     }
+    /// The element types func `name` returns (one per value; a module
+    /// compiled with `opt=False` keeps its funcs): what the compiler's
+    /// builtin table makes of a call, for builtins called from Python.
+    fn func_returns(&self, name: &str) -> PyResult<Vec<PyDtype>> {
+        let m = self.inner.ir();
+        let f = m
+            .func_by_name(name)
+            .map(|id| &m.funcs[id])
+            .ok_or_else(|| PyValueError::new_err(format!("the module has no func `{name}`")))?;
+        let structs = Arc::new(m.structs.clone());
+        f.returns
+            .iter()
+            .map(|t| {
+                t.as_elem()
+                    .map(|e| PyDtype {
+                        inner: Dtype::with_structs(e, structs.clone()),
+                    })
+                    .ok_or_else(|| {
+                        PyValueError::new_err(format!(
+                            "func `{name}` returns a {t:?}, which is not a value type"
+                        ))
+                    })
+            })
+            .collect()
+    }
     /// The element type of struct `name` of the module.
     fn struct_dtype(&self, name: &str) -> PyResult<PyDtype> {
         let structs = Arc::new(self.inner.ir().structs.clone());

@@ -52,26 +52,10 @@ from .array import (  # noqa: F401
     from_numpy,
 )
 from .host import (  # noqa: F401
-    acos,
-    dot,
-    length,
     matrix_from_cols,
     matrix_from_rows,
-    asin,
-    atan,
-    ceil,
-    cos,
-    exp,
-    floor,
-    log,
-    quat_identity,
-    quat_rpy,
-    transform_identity,
     transform_set_rotation,
     transform_set_translation,
-    sin,
-    sqrt,
-    tan,
 )
 from .context import (  # noqa: F401
     config,
@@ -131,3 +115,9 @@ def static(x):
 
 def _this_module():
     return _sys.modules[__name__]
+
+# Warp's builtins at Python scope (`wp.sin(0.5)`, `wp.normalize(v)`): one
+# mechanism over the builtin table, weft/warp/_pyscope.py.
+from . import _pyscope as _pyscope  # noqa: E402
+
+_pyscope.define(globals())

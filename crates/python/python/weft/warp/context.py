@@ -466,16 +466,7 @@ class Kernel:
         k = self._loaded.get(device.alias)
         if k is None:
             k = device._native.load(m, self.key_name)
-            params = k.params()
-            kinds = []
-            for name, nd, ndim in params:
-                if ndim is not None:
-                    kinds.append((name, nd, ndim, 0))
-                elif nd.fields() or not nd.leaves():  # a struct (maybe empty)
-                    kinds.append((name, nd, None, 2))
-                else:
-                    kinds.append((name, nd, None, 1))
-            k = (k, kinds)
+            k = (k, _param_kinds(k))
             self._loaded[device.alias] = k
         return k
 
@@ -490,6 +481,20 @@ class Kernel:
         device = get_device(device)
         k = self._loaded.get(device.alias) if self._module is not None else None
         return k[0].tier() if k is not None else None
+
+
+def _param_kinds(k):
+    """``(name, Dtype, ndim, kind)`` per parameter of native kernel ``k``:
+    kind 0 an array, 1 a value, 2 a struct (``_convert``'s)."""
+    kinds = []
+    for name, nd, ndim in k.params():
+        if ndim is not None:
+            kinds.append((name, nd, ndim, 0))
+        elif nd.fields() or not nd.leaves():  # a struct (maybe empty)
+            kinds.append((name, nd, None, 2))
+        else:
+            kinds.append((name, nd, None, 1))
+    return kinds
 
 
 def _param_annotations(fn):
@@ -626,6 +631,9 @@ def _convert(kernel, device, kinds, args):
                 )
             out.append(na)
         elif kind == 1:
+            if isinstance(a, _t._Composite):  # first: the common case, no type lookups
+                out.append(a._data)
+                continue
             n = len(nd.leaves())
             v = None
             if n > 1:
