@@ -25,6 +25,16 @@
 //!   time, NaN on Vulkan where the others give ±inf (lavapipe divides
 //!   doubles by a Newton-refined reciprocal; `weft_div64` gives IEEE's
 //!   results at a zero or infinite divisor).
+//! * `fuzz_31221364`: `y * wp.float32(b)` with `y` infinite and `b` a bool
+//!   false at run time (carried through a loop), 0 on Vulkan where the
+//!   others give NaN: lavapipe folded the product once it knew `b`, as the
+//!   bool's conversion had a literal `0.0` (it is the constant buffer's
+//!   opaque zero now, as every float zero constant).
+//! * `fuzz_36221354`: a `mat44` times `float(wp.clamp(wp.uint32(0),
+//!   wp.uint32(0), wp.uint32(t2)))`, 0 on Vulkan where the others give
+//!   NaN (the matrix holds infinities): lavapipe folded the product once
+//!   it knew the integer was 0. An int's conversion to float now adds the
+//!   opaque zero.
 //!
 //! And one kernel written for its class, where the generated program that
 //! found it was not kept (issue 27): `split_block_of_many_phis`, a panic

@@ -271,8 +271,12 @@ impl<'a> Emitter<'a> {
                 I64 | U64 => format!("(({x}.x | {x}.y) != 0u)"),
                 _ => format!("({x} != 0)"),
             },
-            (Bool, F64) => format!("({x} ? 1.0L : 0.0L)"),
-            (Bool, F16 | F32 | BF16) => format!("({x} ? 1.0 : 0.0)"),
+            // The zero of a false is the constant buffer's: a literal one
+            // lets lavapipe fold `y * float(b)` to 0.0 once it knows `b`
+            // is false, dropping the NaN of an infinite `y` (fuzz seed
+            // 31221364).
+            (Bool, F64) => format!("({x} ? 1.0L : {})", self.opaque_zero(F64)),
+            (Bool, F16 | F32 | BF16) => format!("({x} ? 1.0 : {})", self.opaque_zero(F32)),
             (Bool, I64 | U64) => format!("uint2({x} ? 1u : 0u, 0u)"),
             (Bool, _) if to.is_signed_int() => format!("({x} ? 1 : 0)"),
             (Bool, _) => format!("({x} ? 1u : 0u)"),
@@ -308,7 +312,10 @@ impl<'a> Emitter<'a> {
                     c
                 }
             }
-            // int -> float
+            // int -> float, plus the constant buffer's opaque zero (exact:
+            // no int converts to -0.0): lavapipe folds `y * float(i)` to
+            // 0.0 (or a select) once it knows `i` is 0, dropping the NaN
+            // of an infinite `y` (fuzz seed 36221354).
             (I64, _) | (U64, _) => {
                 let n = if from == I64 {
                     "weft_i64_to_f64"
@@ -317,14 +324,20 @@ impl<'a> Emitter<'a> {
                 };
                 let d = format!("{}({x})", h(self, n));
                 match to {
-                    F64 => d,
-                    F32 => format!("(float){d}"),
-                    _ => self.f16(to, format!("(float){d}")),
+                    F64 => format!("({d} + {})", self.opaque_zero(F64)),
+                    F32 => format!("((float){d} + {})", self.opaque_zero(F32)),
+                    _ => {
+                        let z = self.opaque_zero(F32);
+                        self.f16(to, format!("((float){d} + {z})"))
+                    }
                 }
             }
-            (_, F64) if from.is_int() => format!("(double){x}"),
-            (_, F32) if from.is_int() => format!("(float){x}"),
-            (_, F16 | BF16) if from.is_int() => self.f16(to, format!("(float){x}")),
+            (_, F64) if from.is_int() => format!("((double){x} + {})", self.opaque_zero(F64)),
+            (_, F32) if from.is_int() => format!("((float){x} + {})", self.opaque_zero(F32)),
+            (_, F16 | BF16) if from.is_int() => {
+                let z = self.opaque_zero(F32);
+                self.f16(to, format!("((float){x} + {z})"))
+            }
             // float -> float
             (F16 | BF16, F32) => x,
             (F16 | F32 | BF16, F64) => format!("(double){x}"),

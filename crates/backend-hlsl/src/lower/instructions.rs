@@ -75,7 +75,14 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let neg = f64::from_bits(c.bits).is_sign_negative();
-        let name = if c.ty == Scalar::F64 {
+        let name = self.opaque_zero(c.ty);
+        Some(if neg { format!("(-{name})") } else { name })
+    }
+
+    /// The name of the constant buffer's zero of float type `s` (see
+    /// [`Self::float_zero`]): `double` for `f64`, else `float`.
+    pub(super) fn opaque_zero(&mut self, s: Scalar) -> String {
+        if s == Scalar::F64 {
             self.zero64
                 .get_or_insert_with(|| self.names.fresh("weft_zero64"))
                 .clone()
@@ -83,8 +90,7 @@ impl<'a> Emitter<'a> {
             self.zero32
                 .get_or_insert_with(|| self.names.fresh("weft_zero32"))
                 .clone()
-        };
-        Some(if neg { format!("(-{name})") } else { name })
+        }
     }
 
     pub(super) fn region(&mut self, r: Region, kind: RegionKind) -> R<()> {

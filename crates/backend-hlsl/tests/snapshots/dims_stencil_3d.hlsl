@@ -217,7 +217,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         cnt_9 = cnt_7;
     }
 #line 31 "kernel.py"
-    precise float t102 = (float)cnt_9;
+    precise float t102 = ((float)cnt_9 + weft_zero32_);
     precise float t103 = (t102 * c);
     precise float t104 = (acc_10 - t103);
     precise float t105 = (k * t104);
