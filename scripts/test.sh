@@ -88,6 +88,19 @@ fi
 echo "== python package (scripts/python-test.sh: venv, maturin, pytest)"
 # LLVM is installed above: the package must come out with the `llvm` feature.
 WEFT_EXPECT_LLVM=1 scripts/python-test.sh
+echo "== Warp's own tests, a file per process (smoke; scripts/warp-suite.sh runs them all)"
+# A crash or time-out fails this step; the counts are compared with real
+# Warp's where the shared baseline is (WEFT_WARP_BASELINE), else only shown.
+warp_baseline="${WEFT_WARP_BASELINE:-$PWD/../shared/warp-suite/realwarp_cpu.tsv}"
+warp_args=(--isolate --device cpu --timeout 120)
+[ -f "$warp_baseline" ] && warp_args+=(--baseline-file "$warp_baseline")
+if .venv-py/bin/python -c 'import weft.warp_tests as t; t.cache_tests_dir()' >/dev/null 2>&1; then
+  .venv-py/bin/python -m weft.warp_tests "${warp_args[@]}" \
+    test_math.py test_rand.py test_operators.py test_special_values.py test_atomic.py
+else
+  echo "SKIP: Warp 1.19's test files could not be fetched (pip download warp-lang)"
+  echo "warp_tests smoke: no Warp test files (pip download warp-lang failed)" >>"$WEFT_SKIP_LOG"
+fi
 echo "== fuzz smoke"
 ./target/debug/weft fuzz-diff --seed 1 --count 100 | tail -n 3
 echo "== skipped"
