@@ -7,7 +7,7 @@
 //! the JIT's time on two kernels of the corpus: the seed's N-body step
 //! (N = 4096, one thread) and a 2-D Jacobi sweep (1024 × 1024).
 //!
-//! `cargo run --release -p weft-passes --example pass_stats`
+//! `cargo run --release --example pass_stats`
 //! (`WEFT_CONFORMANCE_DIR` overrides the corpus location; `--no-bench`
 //! skips the timings; `WEFT_STATS_DUMP=<dir>` writes the IR and Cranelift
 //! IR of every case under `<dir>/<configuration>/`).
@@ -22,7 +22,7 @@ use weft_passes::{inst_count, run_pipeline, OptLevel, PipelineOptions, VerifyMod
 fn corpus_dir() -> PathBuf {
     match std::env::var_os("WEFT_CONFORMANCE_DIR") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"),
     }
 }
 
