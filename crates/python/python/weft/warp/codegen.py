@@ -51,7 +51,7 @@ def _literal(v):
     if isinstance(v, (builtins.int, builtins.float)):
         return repr(v)
     if isinstance(v, _t._Scalar):
-        return f"wp.{type(v).__name__}({v.value!r})"
+        return f"wp.{type(v)._wp_name}({v.value!r})"
     if isinstance(v, _t._Composite):
         # the type needs a name first (Builder.emit makes one)
         return None
@@ -76,7 +76,7 @@ def _type_expr(t):
         except TypeError:
             return None
     if isinstance(t, type) and issubclass(t, _t._Scalar):
-        return f"wp.{t.__name__}"
+        return f"wp.{t._wp_name}"
     if isinstance(t, type) and issubclass(t, _t._Composite):
         st = f"wp.{t._wp_scalar_type_.__name__}"
         if t._kind == "vec":
