@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+import weakref
 import warnings as _warnings
 
 import numpy as _np
@@ -35,31 +36,67 @@ class DeterministicMode(enum.IntEnum):
     GPU_TO_GPU = 2
 
 
+class LaunchArrayAccessMode(enum.IntEnum):
+    """``wp.config.LaunchArrayAccessMode``: how launches check the arrays
+    they are passed (Weft checks each launch's arguments in every mode)."""
+
+    RELAXED = 0
+    CHECKED = 1
+    STRICT = 2
+
+
 class _Config:
-    """``wp.config``: ``mode`` ("release", or "debug": bounds-checked
-    code), ``verbose``, ``quiet``, ``cache_kernels`` (Weft's disk cache),
-    ``deterministic`` (a ``DeterministicMode``), ``verify_fp`` (accepted,
-    no effect yet)."""
+    """``wp.config``: Warp 1.19's settings, with its defaults. Those Weft
+    acts on: ``mode`` ("release", or "debug": bounds-checked code),
+    ``cache_kernels`` (Weft's disk cache), ``deterministic`` (a
+    ``DeterministicMode``), ``log_level`` (``wp.ScopedTimer``'s and the
+    logger's threshold). The others are accepted and kept, with no effect
+    on Weft's compiler (``verify_fp``, ``max_unroll``, the CUDA and C++
+    build settings, ...); ``verbose`` and ``quiet`` are Weft's own."""
+
+    DeterministicMode = DeterministicMode
+    LaunchArrayAccessMode = LaunchArrayAccessMode
 
     def __init__(self):
+        self.version = "1.19.0"
         self.mode = "release"
         self.deterministic = DeterministicMode.NOT_GUARANTEED
+        self.deterministic_debug = False
         self.deterministic_max_records = 0
         self.verbose = False
+        self.verbose_warnings = False
         self.quiet = True
         self.cache_kernels = True
         self.kernel_cache_dir = None
         self.verify_fp = False
         self.verify_cuda = False
+        self.verify_autograd_array_access = False
         self.print_launches = False
         self.enable_backward = True
         self.max_unroll = 16
         self.lineinfo = False
+        self.line_directives = True
         self.optimization_level = None
-        self.log_level = "warning"
+        self.log_level = 20  # LOG_INFO
         self.enable_cpu_blocks = False
-        self.launch_array_access_mode = None
-
+        self.launch_array_access_mode = LaunchArrayAccessMode.RELAXED
+        self.compile_time_trace = False
+        self.cpu_compiler_flags = None
+        self.cuda_arch_suffix = None
+        self.cuda_output = None
+        self.ptx_target_arch = None
+        self.llvm_cuda = False
+        self.default_grid_stride = True
+        self.enable_graph_capture_module_load_by_default = True
+        self.enable_mathdx_fft = self.enable_mathdx_gemm = self.enable_mathdx_solver = True
+        self.enable_mempools_at_init = True
+        self.enable_tiles_in_stack_memory = True
+        self.enable_vector_component_overwrites = False
+        self.legacy_cpu_linker = False
+        self.legacy_scalar_return_types = False
+        self.load_module_max_workers = 0
+        self.track_memory = False
+        self.use_precompiled_headers = True
 
     def __setattr__(self, name, value):
         global _epoch
@@ -352,20 +389,60 @@ def _same_params(a, b):
 _module_cache = {}
 
 
-class _KernelModule:
-    """``kernel.module``: what Warp's tests call on a kernel's module."""
+class Module:
+    """``wp.Module``: the kernels of one Python module (``name``, its
+    ``__name__``), or one kernel's own (``kernel.module``). Weft compiles a
+    kernel on its first launch, or when its module is loaded
+    (``load``, ``wp.load_module``, ``wp.force_load``)."""
 
-    def __init__(self, kernel):
+    def __init__(self, name, kernel=None):
+        self.name = name
         self._kernel = kernel
         self.options = {"enable_backward": True}
 
+    @property
+    def kernels(self):
+        if self._kernel is not None:
+            return [self._kernel]
+        return list(_kernels_by_module.get(self.name, ()))
+
     def load(self, device=None, block_dim=None):
-        self._kernel._load(get_device(device))
+        """Compiles and loads the module's kernels (not the generic ones,
+        which are instantiated per argument types) on ``device``."""
+        device = get_device(device)
+        for k in self.kernels:
+            if not k.is_generic:
+                k._load(device)
         return True
+
+    def __repr__(self):
+        return f"Module({self.name!r})"
+
+
+_KernelModule = Module
+# Python module name -> its kernels (weakly: a kernel made in a function goes with it).
+_kernels_by_module = {}
+
+
+def _forget_compiled():
+    """Drops the compiled modules of this process (``wp.clear_kernel_cache``)."""
+    global _epoch
+    _module_cache.clear()
+    for ks in list(_kernels_by_module.values()):
+        for k in list(ks):
+            for inst in [k, *k._instances.values()]:
+                inst._module, inst._loaded = None, {}
+    _epoch += 1
 
 
 def get_module(name=None):
-    return _KernelModule(None)
+    """The ``wp.Module`` of the Python module ``name`` (default: the
+    caller's)."""
+    if name is None:
+        name = sys._getframe(1).f_globals.get("__name__", "__main__")
+    if not isinstance(name, str):
+        raise TypeError(f"get_module: parameter 'name' must be a module name, got {type(name).__name__}")
+    return Module(name)
 
 
 class Kernel:
@@ -384,7 +461,7 @@ class Kernel:
         if enable_backward is None:
             enable_backward = self.options.get("enable_backward", True)
         self.enable_backward = enable_backward
-        self.module = _KernelModule(self)
+        self.module = Module(getattr(func, "__module__", None) or "__main__", self)
         self._source = None
         self._module = None
         self._loaded = {}
@@ -562,7 +639,9 @@ def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None, mod
     are the kernel's own options, over the module's and ``wp.config``'s."""
 
     def wrap(f):
-        return Kernel(f, enable_backward=enable_backward, options=module_options)
+        k = Kernel(f, enable_backward=enable_backward, options=module_options)
+        _kernels_by_module.setdefault(k.module.name, weakref.WeakSet()).add(k)
+        return k
 
     return wrap(f) if f is not None else wrap
 
