@@ -293,3 +293,51 @@ def test_utils_reductions_and_cast():
     flat = wp.zeros(6, dtype=float)
     wp.utils.array_cast(wp.array([[1, 2, 3], [4, 5, 6]], dtype=wp.vec3d), flat)
     assert flat.numpy().tolist() == [1, 2, 3, 4, 5, 6]
+
+
+@wp.func
+def _twice(x: wp.Scalar):
+    return x + x
+
+
+@wp.kernel
+def _generic_typevar(a: wp.array(dtype=wp.Float), v: wp.types.vector(3, wp.Float), out: wp.array(dtype=wp.Float)):
+    i = wp.tid()
+    out[i] = _twice(a[i]) + v[0]
+
+
+def test_typevars_are_generic():
+    assert _generic_typevar.is_generic
+    for dt, vt in ((wp.float32, wp.vec3), (wp.float64, wp.vec3d)):
+        out = wp.zeros(2, dtype=dt, device="cpu")
+        wp.launch(_generic_typevar, 2, [wp.array([1, 2], dtype=dt, device="cpu"), vt(1, 0, 0)], [out], device="cpu")
+        assert out.numpy().tolist() == [3.0, 5.0]
+
+
+@wp.func
+def _cube(x: float):
+    return x * x * x
+
+
+@wp.func_grad(_cube)
+def _adj_cube(x: float, adj_ret: float):
+    wp.adjoint[x] += 10.0 * adj_ret
+
+
+@wp.kernel
+def _cube_kernel(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = _cube(a[i])
+
+
+def test_func_grad():
+    a = wp.array([1.0, 2.0], dtype=float, requires_grad=True, device="cpu")
+    b = wp.zeros(2, dtype=float, requires_grad=True, device="cpu")
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_cube_kernel, 2, [a], [b], device="cpu")
+    tape.backward(grads={b: wp.ones(2, dtype=float, device="cpu")})
+    assert b.numpy().tolist() == [1.0, 8.0]
+    assert a.grad.numpy().tolist() == [10.0, 10.0]  # the custom adjoint, not 3x^2
+    with pytest.raises(TypeError, match="forward_fn"):
+        wp.func_grad(len)(lambda x: x)

@@ -83,6 +83,8 @@ from .context import (  # noqa: F401
     Tape,
     constant,
     func,
+    func_grad,
+    func_replay,
     get_cuda_device_count,
     get_cuda_devices,
     get_device,

@@ -124,7 +124,7 @@ CUDA_CTX = "Weft does not expose CUDA contexts or kernel launch configuration"
 EXTERNAL = "Weft arrays own their memory: external pointers and IPC handles are not supported"
 INDEXED = "indexed arrays are not implemented in Weft yet"
 FABRIC = "Weft has no fabric arrays (Omniverse Fabric)"
-GRADS = "custom gradients and replay functions are not implemented in Weft yet"
+GRADS = "wp.grad (the adjoint of a func as a func) is not implemented in Weft yet"
 NATIVE = "native (C++/CUDA) snippets do not exist in Weft: its kernels are compiled by its own compiler"
 MAP = "wp.map (kernels generated from a func) is not implemented in Weft yet"
 LIBFUNC = "the wp.funcs of Warp's library are not shipped with Weft yet"
@@ -172,7 +172,7 @@ TABLE = {
         (EXTERNAL, "from_ptr from_ipc_handle"),
         (INDEXED, "indexedarray[] indexedarray1d indexedarray2d indexedarray3d indexedarray4d"),
         (FABRIC, "fabricarray[] fabricarrayarray indexedfabricarray[] indexedfabricarrayarray"),
-        (GRADS, "func_grad func_replay grad"),
+        (GRADS, "grad"),
         (NATIVE, "func_native ref[] fixedarray[] ModuleBuildOptions"),
         (MAP, "map"),
         (LIBFUNC, "quat_between_vectors"),

@@ -139,8 +139,8 @@ class _Builder:
 
         from .array import array
 
-        if a is typing.Any:
-            return self.emit("Any", a)
+        if _t._is_any(a):  # typing.Any, or a TypeVar (wp.Float, ...): instantiated as Any
+            return self.emit("Any", typing.Any)
         if isinstance(a, array):
             d = self.annotation(a.dtype)
             return None if d is None else f"wp.array(dtype={d}, ndim={a.ndim})"
@@ -282,6 +282,10 @@ class _Builder:
                     body = _rename_def(body, n)
                     self.funcs.append("@wp.func\n" + body)
                     self._remember_lines(self.funcs[-1], ov.func)
+                for i, (kind, fn) in enumerate(getattr(v, "_custom", ())):
+                    body = _rename_def(self.resolve(fn), f"{n}__{kind}{i}")
+                    self.funcs.append(f"@wp.func_{kind}({n})\n" + body)
+                    self._remember_lines(self.funcs[-1], fn)
             return n
         if getattr(v, "_weft_struct", False):
             n = self.unique(name, v)

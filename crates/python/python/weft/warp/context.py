@@ -337,6 +337,8 @@ class Function:
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         self._overloads = [self]
+        # `@wp.func_grad(self)` / `@wp.func_replay(self)` definitions: ("grad" | "replay", function)
+        self._custom = []
 
     def overloads(self):
         return self._overloads
@@ -376,6 +378,33 @@ def func(f=None, *, name=None, **kwargs):
         return fn
 
     return wrap(f) if f is not None else wrap
+
+
+def _custom_def(kind, forward):
+    def wrap(fn):
+        if not isinstance(forward, Function):
+            raise TypeError(f"wp.func_{kind}: parameter 'forward_fn' must be a @wp.func, got {type(forward).__name__}")
+        if not callable(fn):
+            raise TypeError(f"wp.func_{kind}({forward.key}): the decorated object must be a function")
+        forward._custom.append((kind, fn))
+        return fn
+
+    return wrap
+
+
+def func_grad(forward_fn):
+    """``@wp.func_grad(f)``: the decorated function is the adjoint of func
+    ``f`` (its parameters: ``f``'s, then the adjoints of its results;
+    ``wp.adjoint[x]`` accumulates into parameter ``x``'s adjoint). Weft's
+    compiler matches it to ``f``'s overload and checks the signature when a
+    kernel using ``f`` is compiled."""
+    return _custom_def("grad", forward_fn)
+
+
+def func_replay(forward_fn):
+    """``@wp.func_replay(f)``: what the backward pass runs in place of
+    func ``f`` when it replays the forward computation."""
+    return _custom_def("replay", forward_fn)
 
 
 def _same_params(a, b):
@@ -575,9 +604,9 @@ def _param_annotations(fn):
 def _t_is_generic(a):
     import typing
 
-    if a is typing.Any or isinstance(a, _t._GenericType):
+    if _t._is_any(a) or isinstance(a, _t._GenericType):
         return True
-    return isinstance(a, array) and a._native is None and getattr(a, "dtype", None) is typing.Any
+    return isinstance(a, array) and a._native is None and _t._is_any(getattr(a, "dtype", None))
 
 
 def _matches(ann, v):
@@ -585,10 +614,10 @@ def _matches(ann, v):
     choosing a user function's overload from Python)."""
     import typing
 
-    if ann is None or ann is typing.Any or isinstance(ann, _t._GenericType):
+    if ann is None or _t._is_any(ann) or isinstance(ann, _t._GenericType):
         return True
     if isinstance(ann, array):
-        return isinstance(v, array) and v.ndim == ann.ndim and (ann.dtype is typing.Any or v.dtype is ann.dtype)
+        return isinstance(v, array) and v.ndim == ann.ndim and (_t._is_any(ann.dtype) or v.dtype is ann.dtype)
     t = _t._PY.get(ann, ann)
     if isinstance(v, _t._Scalar) or isinstance(v, (_t._Composite, _StructInstance)):
         return type(v) is t
@@ -613,7 +642,7 @@ def _arg_type(kernel_key, name, ann, a):
                 f"Error launching kernel '{kernel_key}', argument '{name}' expects a {ann.kind}, but passed value has type {type(a).__name__}."
             )
         return type(a)
-    if ann is not typing.Any:  # wp.array(dtype=Any)
+    if not _t._is_any(ann):  # wp.array(dtype=Any)
         if not isinstance(a, array):
             raise RuntimeError(
                 f"Error launching kernel '{kernel_key}', argument '{name}' expects an array, but passed value has type {type(a).__name__}."

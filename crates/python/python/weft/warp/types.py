@@ -357,7 +357,14 @@ class _GenericType:
 def _generic(*xs):
     import typing
 
-    return any(x is typing.Any or isinstance(x, _GenericType) for x in xs)
+    return any(_is_any(x) or isinstance(x, _GenericType) for x in xs)
+
+
+def _is_any(x):
+    """``typing.Any``, or a ``TypeVar`` (``wp.Int``, ``wp.Float``,
+    ``wp.Scalar``): a generic part, which Weft instantiates as ``Any`` (the
+    TypeVar's constraints are not checked)."""
+    return x is typing.Any or isinstance(x, typing.TypeVar)
 
 
 def vector(length, dtype=float32):
