@@ -92,8 +92,9 @@ def radix_sort_pairs(keys, values, count, begin_bit=0, end_bit=None):
     types = f"{_t.type_repr(keys.dtype)}, {_t.type_repr(values.dtype)}"
     if _t.type_size_in_bytes(values.dtype) not in (4, 8):
         raise RuntimeError(f"Unsupported keys and values data types: {types}")
-    if not keys.is_contiguous or not values.is_contiguous:
-        raise RuntimeError(f"radix_sort_pairs() requires contiguous keys and values arrays, data types: {types}")
+    for name, a in (("keys", keys), ("values", values)):
+        if not a.is_contiguous:
+            raise RuntimeError(f"radix_sort_pairs() requires a contiguous {name} array, got non-contiguous {name} with data types: {types}")
     width = {_t.int32: 32, _t.uint32: 32, _t.float32: 32, _t.int64: 64, _t.uint64: 64, _t.float64: 64}.get(keys.dtype)
     if width is None:
         raise RuntimeError(f"Unsupported keys and values data types: {types}")
@@ -117,26 +118,31 @@ def segmented_sort_pairs(keys, values, count, segment_start_indices, segment_end
     Keys ``int32`` or ``float32``, values ``int32``; the arrays need room
     for ``2 * count`` elements."""
     if isinstance(count, builtins.bool):
-        raise TypeError("segmented_sort_pairs: parameter 'count' must be an integer")
+        raise TypeError("segmented_sort_pairs: count must be an integer")
     try:
         count = operator.index(count)
     except TypeError:
-        raise TypeError("segmented_sort_pairs: parameter 'count' must be an integer") from None
-    if count < 0 or count > (1 << 31) - 1:
-        raise ValueError(f"segmented_sort_pairs: parameter 'count' must be in [0, 2**31 - 1], got {count}")
+        raise TypeError("segmented_sort_pairs: count must be an integer") from None
+    if count < 0:
+        raise ValueError(f"segmented_sort_pairs: count must be non-negative, got {count}")
+    if count > (1 << 31) - 1:
+        raise ValueError(f"segmented_sort_pairs: count must not exceed {(1 << 31) - 1}, got {count}")
     idx = [segment_start_indices] + ([segment_end_indices] if segment_end_indices is not None else [])
     _check_same_device("segmented_sort_pairs", keys, values, *idx)
     if count == 0:
         return
     if keys.size < 2 * count or values.size < 2 * count:
         raise RuntimeError("Array storage must be large enough to contain 2*count elements")
-    if not keys.is_contiguous or not values.is_contiguous:
-        raise RuntimeError("segmented_sort_pairs() requires contiguous keys and values arrays")
+    for name, a in (("keys", keys), ("values", values)):
+        if not a.is_contiguous:
+            raise RuntimeError(f"segmented_sort_pairs() requires a contiguous {name} array")
     for name, a in zip(("segment_start_indices", "segment_end_indices"), idx):
         if a.dtype is not _t.int32:
             raise RuntimeError(f"{name} array must be of type int32")
         if a.ndim != 1:
             raise RuntimeError(f"{name} must be one-dimensional")
+        if not a.is_contiguous:
+            raise RuntimeError(f"segmented_sort_pairs() requires a contiguous {name} array")
     if keys.dtype not in (_t.int32, _t.float32) or values.dtype is not _t.int32:
         raise RuntimeError(f"Unsupported data type: {_t.type_repr(keys.dtype)}")
     starts = segment_start_indices.numpy().astype(np.int64)
@@ -149,10 +155,12 @@ def segmented_sort_pairs(keys, values, count, segment_start_indices, segment_end
                 f"({segment_start_indices.size} vs {segment_end_indices.size})"
             )
         ends = segment_end_indices.numpy().astype(np.int64)
-    k, v = _elems(keys, count), _elems(values, count)
-    for s, e in zip(starts.tolist(), ends.tolist()):
+    segments = list(zip(starts.tolist(), ends.tolist()))
+    for j, (s, e) in enumerate(segments):  # all checked first: an error leaves the arrays as they were
         if not 0 <= s <= e <= count:
-            raise ValueError(f"segmented_sort_pairs: invalid segment [{s}, {e}) for count {count}")
+            raise ValueError(f"Invalid segment range at index {j}: [{s}, {e}) is not within [0, {count}]")
+    k, v = _elems(keys, count), _elems(values, count)
+    for s, e in segments:
         o = np.argsort(k[s:e], kind="stable") + s
         k[s:e], v[s:e] = k[o], v[o]
 
@@ -275,27 +283,31 @@ def array_inner(a, b, out=None, count=None, axis=None):
 def array_cast(in_array, out_array, count=None):
     """Converts ``in_array``'s values into ``out_array``'s type, element by
     element (arrays of different dimensions or element shapes: scalar by
-    scalar, flattened); ``count``: the first elements only (1-D)."""
+    scalar, both flattened); ``count``: the first elements only (1-D;
+    the first ``count`` elements of the input when flattened)."""
     _check_same_device("array_cast", in_array, out_array)
     src, dst = in_array.numpy(), out_array.numpy()
-    same = in_array.ndim == out_array.ndim and _t.dtype_shape(in_array.dtype) == _t.dtype_shape(out_array.dtype)
-    if not same:
+    in_size, out_size, ndim = in_array.size, out_array.size, in_array.ndim
+    if in_array.ndim != out_array.ndim or _t.dtype_shape(in_array.dtype) != _t.dtype_shape(out_array.dtype):
         src, dst = src.reshape(-1), dst.reshape(-1)
-        n = src.size if count is None else count * (src.size // max(in_array.size, 1))
-        if n > src.size or n > dst.size:
-            raise RuntimeError(f"array_cast: count {count} exceeds the size of an array")
-        dst[:n] = src[:n].astype(dst.dtype)
-        return
-    if count is not None and in_array.ndim != 1:
-        raise RuntimeError("Partial cast is not supported for arrays with more than one dimension")
-    if count is None:
-        if tuple(in_array.shape) != tuple(out_array.shape):
-            raise RuntimeError(f"array_cast: arrays have different shapes ({in_array.shape} vs {out_array.shape})")
-        dst[...] = src.astype(dst.dtype)
+        in_size, out_size, ndim = src.size, dst.size, 1
+        if count is not None:
+            count *= _t.type_size(in_array.dtype)
     else:
-        if count > in_array.size or count > out_array.size:
-            raise RuntimeError(f"array_cast: count {count} exceeds the size of an array")
+        src = src.reshape((in_size, *_t.dtype_shape(in_array.dtype))) if ndim == 1 else src
+        dst = dst.reshape((out_size, *_t.dtype_shape(out_array.dtype))) if ndim == 1 else dst
+    if count is None:
+        count = in_size
+    if ndim > 1 and count < in_size:
+        raise RuntimeError("Partial cast is not supported for arrays with more than one dimension")
+    if ndim > 1 and tuple(in_array.shape) != tuple(out_array.shape):
+        raise RuntimeError(f"Array shapes do not match ({tuple(in_array.shape)} vs {tuple(out_array.shape)})")
+    if count > in_size or count > out_size:
+        raise RuntimeError(f"Cast count ({count}) exceeds the input size ({in_size}) or output size ({out_size})")
+    if ndim == 1:
         dst[:count] = src[:count].astype(dst.dtype)
+    else:
+        dst[...] = src.astype(dst.dtype)
 
 
 _install(globals(), "warp.utils")

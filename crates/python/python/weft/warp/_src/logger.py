@@ -39,10 +39,24 @@ class LoggerBasic:
         sys.stdout.write(f"{message}\n")
 
     def warning(self, message, category=None, stacklevel=1):
-        warnings.warn(message, category, stacklevel=stacklevel + 1)
+        # Python's warning filters decide; shown as Warp shows them.
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            warnings.warn(message, category, stacklevel=stacklevel + 1)
 
     def error(self, message):
         sys.stderr.write(f"Warp Error: {message}\n")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """``Warp UserWarning: message`` on stderr (with the warning's place
+    when ``wp.config.verbose_warnings``)."""
+    from .. import context
+
+    text = f"Warp {category.__name__}: {message}"
+    if context.config.verbose_warnings:
+        text += f" ({filename}:{lineno})"
+    sys.stderr.write(text + "\n")
 
 
 def _check(logger):
