@@ -185,6 +185,12 @@ def test_modules_load():
     wp.clear_kernel_cache()
     assert _fill.tier("cpu") is None
     wp.force_load(device="cpu", modules=[m])
+    import json as a_module_without_warp_content
+
+    with pytest.raises(RuntimeError, match="'json' does not contain any Warp kernels"):
+        wp.load_module(a_module_without_warp_content)
+    with pytest.raises(TypeError, match="'module'"):
+        wp.load_module(3)
     a = wp.zeros(2, dtype=float, device="cpu")
     wp.launch(_fill, 2, [a], device="cpu")
     assert a.numpy().tolist() == [1.0, 1.0]

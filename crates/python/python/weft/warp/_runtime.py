@@ -226,9 +226,14 @@ def load_module(module=None, device=None, recursive=False, block_dim=None, max_w
     submodules' when ``recursive``, on ``device`` (default: every device;
     a list is several)."""
     name = _module_name(module)
-    mods = [module] if isinstance(module, _ctx.Module) else [_ctx.Module(name)]
+    mods = [module] if isinstance(module, _ctx.Module) or name in _ctx._warp_modules else []
     if recursive:
-        mods += [_ctx.Module(n) for n in list(_ctx._kernels_by_module) if n.startswith(name + ".")]
+        mods += [_ctx.Module(n) for n in sorted(_ctx._warp_modules) if n.startswith(name + ".")]
+    if not mods:
+        raise RuntimeError(
+            f"Module '{name}' does not contain any Warp kernels, functions, or structs (wp.load_module: parameter 'module')"
+        )
+    mods = [m if isinstance(m, _ctx.Module) else _ctx.Module(name) for m in mods]
     for d in _devices(device):
         for m in mods:
             m.load(d)

@@ -19,7 +19,7 @@ import numpy as _np
 from .. import _native
 from . import types as _t
 from .array import array
-from .structs import _broadcast_scalar, _StructInstance, struct  # noqa: F401
+from .structs import _broadcast_scalar, _StructInstance, _warp_modules, struct  # noqa: F401
 from .tape import Tape, _Tape_current  # noqa: F401
 
 # ---------------------------------------------------------------- config
@@ -368,6 +368,7 @@ _funcs_by_name = {}
 
 def func(f=None, *, name=None, **kwargs):
     def wrap(f):
+        _warp_modules.add(f.__module__)
         key = (f.__module__, f.__qualname__)
         prev = _funcs_by_name.get(key)
         fn = Function(f)
@@ -670,6 +671,7 @@ def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None, mod
     def wrap(f):
         k = Kernel(f, enable_backward=enable_backward, options=module_options)
         _kernels_by_module.setdefault(k.module.name, weakref.WeakSet()).add(k)
+        _warp_modules.add(k.module.name)
         return k
 
     return wrap(f) if f is not None else wrap
