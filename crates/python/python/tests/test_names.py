@@ -131,7 +131,7 @@ def test_real_values():
     import math
 
     assert wp.HALF_PI == wp.half_pi == math.pi / 2
-    assert wp.PHI == (1 + math.sqrt(5)) / 2 and wp.LN2 == math.log(2) and wp.LOG10E == 1 / math.log(10)
+    assert wp.PHI == (1 + math.sqrt(5)) / 2 and wp.LN2 == math.log(2) and wp.LOG10E == 0.4342944819032518 and wp.LOG2E == 1.4426950408889634
     assert math.isinf(wp.INF) and math.isnan(wp.NAN)
     assert wp.TIMING_ALL == 0xFFFFFFFF and wp.TIMING_KERNEL == 1
     assert wp.MemoryKind.CUDA_MANAGED == 5 and wp.CaptureMode.RELAXED == 2
