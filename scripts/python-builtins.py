@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes crates/python/python/weft/warp/_builtins.json: Warp's builtins that
-Python may call (`export` in conformance/registry.json, the snapshot of
+Python may call (`export` or `python` in conformance/registry.json, the snapshot of
 Warp 1.19's builtin registry the compiler's coverage is checked against),
 each with its overloads' parameters, for `weft.warp`'s Python-scope
 builtins (`weft/warp/_pyscope.py`). `--check` fails if the file is stale.
@@ -50,7 +50,9 @@ def table():
     reg = json.loads(REGISTRY.read_text())
     out = {}
     for b in reg["builtins"]:
-        if not b.get("export"):
+        # `export`: Warp calls it from Python natively; `python`: Warp wrote
+        # it in Python (warp/_src/math.py), so Python calls it too.
+        if not (b.get("export") or b.get("python")):
             continue
         out[b["name"]] = {
             "group": b["group"],

@@ -97,11 +97,21 @@ def install_alias(tests_dir):
 
     sys.modules["warp"] = wp
     sys.modules["warp.types"] = wp.types
+    sys.modules["warp.config"] = wp.config  # an object in Weft, a module in Warp: `import warp.config` works
     sys.modules["warp._src"] = wp._src
     sys.modules["warp._src.logger"] = wp._src.logger
-    from weft.warp import _unittest_utils, fem
+    from weft.warp import _unittest_utils
+    import weft.warp.autograd
+    import weft.warp.fem
+    import weft.warp.geometry
+    import weft.warp.optim
+    import weft.warp.render
+    import weft.warp.sparse  # noqa: F401
 
-    sys.modules["warp.fem"] = fem
+    # Warp's submodules: each `weft.warp.X` (and `weft.warp.X.Y`) as `warp.X`.
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("weft.warp.") and mod is not None and not name.startswith("weft.warp._"):
+            sys.modules.setdefault("warp." + name[len("weft.warp.") :], mod)
 
     pkg = types.ModuleType("warp.tests")
     pkg.__path__ = [tests_dir]

@@ -2,7 +2,7 @@
 ``wp.quat_rotate(q, v)``, ``wp.randf(state)``), outside kernels.
 
 One mechanism serves every builtin Warp lets Python call (``export`` in
-its registry; ``_builtins.json``, generated from ``conformance/registry.json``
+its registry, or written in Python by Warp; ``_builtins.json``, generated from ``conformance/registry.json``
 by ``scripts/python-builtins.py``): a call becomes a one-thread kernel that
 calls the builtin with the arguments as parameters and stores what it
 returns, compiled by Weft (so the result is what the builtin gives inside
@@ -95,9 +95,14 @@ def _pick(cands, order, fallback):
     return fallback
 
 
+# The registry's names of Python's own types in signatures.
+_PY_NAMES = {"int": "int32", "float": "float32", "bool": "bool"}
+
+
 def _type_of(a, cands):
     """The Warp type of argument ``a`` (None when it has none); ``cands``:
     the type names its position has in the matching overloads."""
+    cands = {_PY_NAMES.get(c, c) for c in cands}
     if isinstance(a, _b.bool):
         return _t.bool
     if isinstance(a, _b.int):

@@ -435,7 +435,7 @@ def _sized(cls_ndim):
 
 
 array1d, array2d, array3d, array4d = (_sized(n) for n in (1, 2, 3, 4))
-indexedarray = fabricarray = None
+
 
 
 def _new(shape, dtype, device, requires_grad):

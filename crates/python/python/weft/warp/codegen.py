@@ -103,7 +103,7 @@ def _literal(v):
     if isinstance(v, (builtins.int, builtins.float)):
         return repr(v)
     if isinstance(v, _t._Scalar):
-        return f"wp.{type(v).__name__}({v.value!r})"
+        return f"wp.{type(v)._wp_name}({v.value!r})"
     if isinstance(v, _t._Composite):
         # the type needs a name first (Builder.emit makes one)
         return None
@@ -128,7 +128,7 @@ def _type_expr(t):
         except TypeError:
             return None
     if isinstance(t, type) and issubclass(t, _t._Scalar):
-        return f"wp.{t.__name__}"
+        return f"wp.{t._wp_name}"
     if isinstance(t, type) and issubclass(t, _t._Composite):
         st = f"wp.{t._wp_scalar_type_.__name__}"
         if t._kind == "vec":
@@ -191,8 +191,8 @@ class _Builder:
 
         from .array import array
 
-        if a is typing.Any:
-            return self.emit("Any", a)
+        if _t._is_any(a):  # typing.Any, or a TypeVar (wp.Float, ...): instantiated as Any
+            return self.emit("Any", typing.Any)
         if isinstance(a, array):
             d = self.annotation(a.dtype)
             return None if d is None else f"wp.array(dtype={d}, ndim={a.ndim})"
@@ -334,6 +334,10 @@ class _Builder:
                     body = _rename_def(body, n)
                     self.funcs.append("@wp.func\n" + body)
                     self._remember_lines(self.funcs[-1], ov.func)
+                for i, (kind, fn) in enumerate(getattr(v, "_custom", ())):
+                    body = _rename_def(self.resolve(fn), f"{n}__{kind}{i}")
+                    self.funcs.append(f"@wp.func_{kind}({n})\n" + body)
+                    self._remember_lines(self.funcs[-1], fn)
             return n
         if getattr(v, "_weft_struct", False):
             n = self.unique(name, v)

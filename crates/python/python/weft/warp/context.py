@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+import weakref
 import warnings as _warnings
 
 import numpy as _np
@@ -18,7 +19,7 @@ import numpy as _np
 from .. import _native
 from . import types as _t
 from .array import array
-from .structs import _broadcast_scalar, _StructInstance, struct  # noqa: F401
+from .structs import _broadcast_scalar, _StructInstance, _warp_modules, struct  # noqa: F401
 from .tape import Tape, _Tape_current  # noqa: F401
 
 # ---------------------------------------------------------------- config
@@ -35,31 +36,67 @@ class DeterministicMode(enum.IntEnum):
     GPU_TO_GPU = 2
 
 
+class LaunchArrayAccessMode(enum.IntEnum):
+    """``wp.config.LaunchArrayAccessMode``: how launches check the arrays
+    they are passed (Weft checks each launch's arguments in every mode)."""
+
+    RELAXED = 0
+    CHECKED = 1
+    STRICT = 2
+
+
 class _Config:
-    """``wp.config``: ``mode`` ("release", or "debug": bounds-checked
-    code), ``verbose``, ``quiet``, ``cache_kernels`` (Weft's disk cache),
-    ``deterministic`` (a ``DeterministicMode``), ``verify_fp`` (accepted,
-    no effect yet)."""
+    """``wp.config``: Warp 1.19's settings, with its defaults. Those Weft
+    acts on: ``mode`` ("release", or "debug": bounds-checked code),
+    ``cache_kernels`` (Weft's disk cache), ``deterministic`` (a
+    ``DeterministicMode``), ``log_level`` (``wp.ScopedTimer``'s and the
+    logger's threshold). The others are accepted and kept, with no effect
+    on Weft's compiler (``verify_fp``, ``max_unroll``, the CUDA and C++
+    build settings, ...); ``verbose`` and ``quiet`` are Weft's own."""
+
+    DeterministicMode = DeterministicMode
+    LaunchArrayAccessMode = LaunchArrayAccessMode
 
     def __init__(self):
+        self.version = "1.19.0"
         self.mode = "release"
         self.deterministic = DeterministicMode.NOT_GUARANTEED
+        self.deterministic_debug = False
         self.deterministic_max_records = 0
         self.verbose = False
+        self.verbose_warnings = False
         self.quiet = True
         self.cache_kernels = True
         self.kernel_cache_dir = None
         self.verify_fp = False
         self.verify_cuda = False
+        self.verify_autograd_array_access = False
         self.print_launches = False
         self.enable_backward = True
         self.max_unroll = 16
         self.lineinfo = False
+        self.line_directives = True
         self.optimization_level = None
-        self.log_level = "warning"
+        self.log_level = 20  # LOG_INFO
         self.enable_cpu_blocks = False
-        self.launch_array_access_mode = None
-
+        self.launch_array_access_mode = LaunchArrayAccessMode.RELAXED
+        self.compile_time_trace = False
+        self.cpu_compiler_flags = None
+        self.cuda_arch_suffix = None
+        self.cuda_output = None
+        self.ptx_target_arch = None
+        self.llvm_cuda = False
+        self.default_grid_stride = True
+        self.enable_graph_capture_module_load_by_default = True
+        self.enable_mathdx_fft = self.enable_mathdx_gemm = self.enable_mathdx_solver = True
+        self.enable_mempools_at_init = True
+        self.enable_tiles_in_stack_memory = True
+        self.enable_vector_component_overwrites = False
+        self.legacy_cpu_linker = False
+        self.legacy_scalar_return_types = False
+        self.load_module_max_workers = 0
+        self.track_memory = False
+        self.use_precompiled_headers = True
 
     def __setattr__(self, name, value):
         global _epoch
@@ -300,6 +337,8 @@ class Function:
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         self._overloads = [self]
+        # `@wp.func_grad(self)` / `@wp.func_replay(self)` definitions: ("grad" | "replay", function)
+        self._custom = []
 
     def overloads(self):
         return self._overloads
@@ -329,6 +368,7 @@ _funcs_by_name = {}
 
 def func(f=None, *, name=None, **kwargs):
     def wrap(f):
+        _warp_modules.add(f.__module__)
         key = (f.__module__, f.__qualname__)
         prev = _funcs_by_name.get(key)
         fn = Function(f)
@@ -339,6 +379,33 @@ def func(f=None, *, name=None, **kwargs):
         return fn
 
     return wrap(f) if f is not None else wrap
+
+
+def _custom_def(kind, forward):
+    def wrap(fn):
+        if not isinstance(forward, Function):
+            raise TypeError(f"wp.func_{kind}: parameter 'forward_fn' must be a @wp.func, got {type(forward).__name__}")
+        if not callable(fn):
+            raise TypeError(f"wp.func_{kind}({forward.key}): the decorated object must be a function")
+        forward._custom.append((kind, fn))
+        return fn
+
+    return wrap
+
+
+def func_grad(forward_fn):
+    """``@wp.func_grad(f)``: the decorated function is the adjoint of func
+    ``f`` (its parameters: ``f``'s, then the adjoints of its results;
+    ``wp.adjoint[x]`` accumulates into parameter ``x``'s adjoint). Weft's
+    compiler matches it to ``f``'s overload and checks the signature when a
+    kernel using ``f`` is compiled."""
+    return _custom_def("grad", forward_fn)
+
+
+def func_replay(forward_fn):
+    """``@wp.func_replay(f)``: what the backward pass runs in place of
+    func ``f`` when it replays the forward computation."""
+    return _custom_def("replay", forward_fn)
 
 
 def _same_params(a, b):
@@ -352,20 +419,60 @@ def _same_params(a, b):
 _module_cache = {}
 
 
-class _KernelModule:
-    """``kernel.module``: what Warp's tests call on a kernel's module."""
+class Module:
+    """``wp.Module``: the kernels of one Python module (``name``, its
+    ``__name__``), or one kernel's own (``kernel.module``). Weft compiles a
+    kernel on its first launch, or when its module is loaded
+    (``load``, ``wp.load_module``, ``wp.force_load``)."""
 
-    def __init__(self, kernel):
+    def __init__(self, name, kernel=None):
+        self.name = name
         self._kernel = kernel
         self.options = {"enable_backward": True}
 
+    @property
+    def kernels(self):
+        if self._kernel is not None:
+            return [self._kernel]
+        return list(_kernels_by_module.get(self.name, ()))
+
     def load(self, device=None, block_dim=None):
-        self._kernel._load(get_device(device))
+        """Compiles and loads the module's kernels (not the generic ones,
+        which are instantiated per argument types) on ``device``."""
+        device = get_device(device)
+        for k in self.kernels:
+            if not k.is_generic:
+                k._load(device)
         return True
+
+    def __repr__(self):
+        return f"Module({self.name!r})"
+
+
+_KernelModule = Module
+# Python module name -> its kernels (weakly: a kernel made in a function goes with it).
+_kernels_by_module = {}
+
+
+def _forget_compiled():
+    """Drops the compiled modules of this process (``wp.clear_kernel_cache``)."""
+    global _epoch
+    _module_cache.clear()
+    for ks in list(_kernels_by_module.values()):
+        for k in list(ks):
+            for inst in [k, *k._instances.values()]:
+                inst._module, inst._loaded = None, {}
+    _epoch += 1
 
 
 def get_module(name=None):
-    return _KernelModule(None)
+    """The ``wp.Module`` of the Python module ``name`` (default: the
+    caller's)."""
+    if name is None:
+        name = sys._getframe(1).f_globals.get("__name__", "__main__")
+    if not isinstance(name, str):
+        raise TypeError(f"get_module: parameter 'name' must be a module name, got {type(name).__name__}")
+    return Module(name)
 
 
 class Kernel:
@@ -384,7 +491,7 @@ class Kernel:
         if enable_backward is None:
             enable_backward = self.options.get("enable_backward", True)
         self.enable_backward = enable_backward
-        self.module = _KernelModule(self)
+        self.module = Module(getattr(func, "__module__", None) or "__main__", self)
         self._source = None
         self._module = None
         self._loaded = {}
@@ -508,9 +615,9 @@ def _param_annotations(fn):
 def _t_is_generic(a):
     import typing
 
-    if a is typing.Any or isinstance(a, _t._GenericType):
+    if _t._is_any(a) or isinstance(a, _t._GenericType):
         return True
-    return isinstance(a, array) and a._native is None and getattr(a, "dtype", None) is typing.Any
+    return isinstance(a, array) and a._native is None and _t._is_any(getattr(a, "dtype", None))
 
 
 def _matches(ann, v):
@@ -518,10 +625,10 @@ def _matches(ann, v):
     choosing a user function's overload from Python)."""
     import typing
 
-    if ann is None or ann is typing.Any or isinstance(ann, _t._GenericType):
+    if ann is None or _t._is_any(ann) or isinstance(ann, _t._GenericType):
         return True
     if isinstance(ann, array):
-        return isinstance(v, array) and v.ndim == ann.ndim and (ann.dtype is typing.Any or v.dtype is ann.dtype)
+        return isinstance(v, array) and v.ndim == ann.ndim and (_t._is_any(ann.dtype) or v.dtype is ann.dtype)
     t = _t._PY.get(ann, ann)
     if isinstance(v, _t._Scalar) or isinstance(v, (_t._Composite, _StructInstance)):
         return type(v) is t
@@ -546,7 +653,7 @@ def _arg_type(kernel_key, name, ann, a):
                 f"Error launching kernel '{kernel_key}', argument '{name}' expects a {ann.kind}, but passed value has type {type(a).__name__}."
             )
         return type(a)
-    if ann is not typing.Any:  # wp.array(dtype=Any)
+    if not _t._is_any(ann):  # wp.array(dtype=Any)
         if not isinstance(a, array):
             raise RuntimeError(
                 f"Error launching kernel '{kernel_key}', argument '{name}' expects an array, but passed value has type {type(a).__name__}."
@@ -572,7 +679,10 @@ def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None, mod
     are the kernel's own options, over the module's and ``wp.config``'s."""
 
     def wrap(f):
-        return Kernel(f, enable_backward=enable_backward, options=module_options)
+        k = Kernel(f, enable_backward=enable_backward, options=module_options)
+        _kernels_by_module.setdefault(k.module.name, weakref.WeakSet()).add(k)
+        _warp_modules.add(k.module.name)
+        return k
 
     return wrap(f) if f is not None else wrap
 

@@ -21,6 +21,11 @@ class _StructInstance:
         return self
 
 
+# Names of the Python modules that define Warp kernels, funcs or structs
+# (`wp.load_module` refuses others, as Warp).
+_warp_modules = set()
+
+
 def struct(cls):
     """``@wp.struct``: a class whose instances hold the annotated fields."""
     import sys
@@ -31,6 +36,7 @@ def struct(cls):
     fields = list(ann)
     mod_name = cls.__module__
     src_cls = cls
+    _warp_modules.add(mod_name)
 
     class S(_StructInstance):
         __slots__ = tuple(fields)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import ctypes
 import math
+import typing
 
 import numpy as np
 
@@ -99,6 +100,23 @@ int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 non_atomic_types = (int8, uint8, int16, uint16, int64)
 
 _BY_IR = {t._ir: t for t in (*scalar_types, bool)}
+
+
+class handle(uint64):
+    """``wp.handle``: a ``uint64`` that holds an object's id (Warp's type of
+    mesh, volume and BVH ids in kernel parameters and arrays)."""
+
+    _wp_name = "uint64"
+
+
+# Generic annotations of Warp's (``typing.TypeVar``s, as in Warp): the
+# integer, floating-point and all scalar types.
+Int = typing.TypeVar("Int", builtins.int, int8, uint8, int16, uint16, int32, uint32, int64, uint64)
+Float = typing.TypeVar("Float", builtins.float, float16, bfloat16, float32, float64)
+Scalar = typing.TypeVar(
+    "Scalar", builtins.int, builtins.float, int8, uint8, int16, uint16, int32, uint32, int64, uint64,
+    float16, bfloat16, float32, float64,
+)
 _PY = {builtins.float: float32, builtins.int: int32, builtins.bool: bool}
 
 
@@ -339,7 +357,14 @@ class _GenericType:
 def _generic(*xs):
     import typing
 
-    return any(x is typing.Any or isinstance(x, _GenericType) for x in xs)
+    return any(_is_any(x) or isinstance(x, _GenericType) for x in xs)
+
+
+def _is_any(x):
+    """``typing.Any``, or a ``TypeVar`` (``wp.Int``, ``wp.Float``,
+    ``wp.Scalar``): a generic part, which Weft instantiates as ``Any`` (the
+    TypeVar's constraints are not checked)."""
+    return x is typing.Any or isinstance(x, typing.TypeVar)
 
 
 def vector(length, dtype=float32):
@@ -451,6 +476,15 @@ np_dtype_to_warp_type = {np.dtype(t._np): t for t in (*scalar_types, bool) if t 
 warp_type_to_np_dtype = {t: np.dtype(t._np) for t in (*scalar_types, bool)}
 mat22, mat33, mat44 = (matrix((n, n), float32) for n in (2, 3, 4))
 mat22f, mat33f, mat44f = mat22, mat33, mat44
+# Spatial (6-D) vectors and 6x6 matrices of rigid-body dynamics: Warp's
+# vector(6)/matrix((6, 6)) of a float type, under their own names.
+spatial_vectorh, spatial_vectorf, spatial_vectord = (
+    _make("vec", (6,), t, f"spatial_vector{s}") for s, t in (("h", float16), ("f", float32), ("d", float64))
+)
+spatial_matrixh, spatial_matrixf, spatial_matrixd = (
+    _make("mat", (6, 6), t, f"spatial_matrix{s}") for s, t in (("h", float16), ("f", float32), ("d", float64))
+)
+spatial_vector, spatial_matrix = spatial_vectorf, spatial_matrixf
 mat22d, mat33d, mat44d = (matrix((n, n), float64) for n in (2, 3, 4))
 mat22h, mat33h, mat44h = (matrix((n, n), float16) for n in (2, 3, 4))
 quat, quatf, quatd, quath = quaternion(float32), quaternion(float32), quaternion(float64), quaternion(float16)
@@ -570,6 +604,123 @@ class Any:
 
 
 # array annotations live in the array module; re-exported here as Warp does
-from .array import array, array1d, array2d, array3d, array4d, indexedarray, fabricarray  # noqa: E402,F401
+from .array import array, array1d, array2d, array3d, array4d  # noqa: E402,F401
 
 Array = array
+
+
+# ------------------------------------------------------- type predicates
+# Warp's: type_is_* take a type, is_* a value.
+
+
+def type_is_int(t):
+    return _PY.get(t, t) in int_types if t is not builtins.bool else False
+
+
+def type_is_float(t):
+    return _PY.get(t, t) in float_types
+
+
+def type_is_scalar(t):
+    return type_is_int(t) or type_is_float(t)
+
+
+def type_is_composite(t):
+    return isinstance(t, type) and issubclass(t, _Composite)
+
+
+def type_is_value(t):
+    """A scalar, bool or composite type (or Python's int, float, bool)."""
+    return t in (builtins.int, builtins.float, builtins.bool, bool) or type_is_scalar(t) or type_is_composite(t)
+
+
+def type_is_struct(t):
+    return builtins.bool(getattr(t, "_weft_struct", False))
+
+
+def type_is_array(t):
+    from .array import array as _array
+
+    return isinstance(t, type) and issubclass(t, _array)
+
+
+def type_is_tile(t):
+    """False: Weft has no tile types."""
+    return False
+
+
+def type_size(t):
+    """The number of scalar components of type ``t`` (1 for scalars and
+    structs)."""
+    t = _PY.get(t, t)
+    if type_is_struct(t):
+        return 1
+    return getattr(t, "_length_", 1)
+
+
+def type_ctype(t):
+    """The ctypes type of ``t``'s values (composites: an array of their
+    scalar's)."""
+    if t is builtins.float:
+        return ctypes.c_float
+    if t is builtins.int:
+        return ctypes.c_int32
+    if t is builtins.bool:
+        return ctypes.c_bool
+    if type_is_composite(t):
+        return t._wp_scalar_type_._type_ * t._length_
+    return t._type_
+
+
+def is_int(x):
+    return type_is_int(type(x))
+
+
+def is_float(x):
+    return type_is_float(type(x))
+
+
+def is_scalar(x):
+    return type_is_scalar(type(x))
+
+
+def is_composite(x):
+    return isinstance(x, _Composite)
+
+
+def is_vector(x):
+    return isinstance(x, _Composite) and x._kind == "vec"
+
+
+def is_matrix(x):
+    return isinstance(x, _Composite) and x._kind == "mat"
+
+
+def is_quaternion(x):
+    return isinstance(x, _Composite) and x._kind == "quat"
+
+
+def is_transformation(x):
+    return isinstance(x, _Composite) and x._kind == "transform"
+
+
+def is_value(x):
+    """A number, bool, Warp scalar or composite value."""
+    return isinstance(x, (builtins.int, builtins.float, builtins.bool, _Scalar, _Composite))
+
+
+def is_struct(x):
+    from .structs import _StructInstance
+
+    return isinstance(x, _StructInstance)
+
+
+def is_array(x):
+    from .array import array as _array
+
+    return isinstance(x, _array)
+
+
+def is_tile(x):
+    """False: Weft has no tiles."""
+    return False

@@ -1,0 +1,5 @@
+"""``warp.fem.utils``: not implemented in Weft (placeholders)."""
+
+from .._unsupported import install
+
+install(globals(), "warp.fem.utils")
