@@ -100,6 +100,9 @@ def install_alias(tests_dir):
     sys.modules["warp.config"] = wp.config  # an object in Weft, a module in Warp: `import warp.config` works
     sys.modules["warp._src"] = wp._src
     sys.modules["warp._src.logger"] = wp._src.logger
+    # The internals Warp's tests import by their `warp._src` names.
+    for name, mod in (("types", wp.types), ("context", wp._src.context), ("codegen", wp._src.codegen), ("utils", wp.utils)):
+        sys.modules[f"warp._src.{name}"] = mod
     from weft.warp import _unittest_utils
     import weft.warp.autograd
     import weft.warp.fem

@@ -72,10 +72,23 @@ _CTYPES = {
 }
 
 
+class scalar_base(_Scalar):
+    """Warp's base of its scalar types (``warp._src.types.scalar_base``)."""
+
+
+class float_base(scalar_base):
+    """Warp's base of its float types."""
+
+
+class int_base(scalar_base):
+    """Warp's base of its integer types."""
+
+
 def _scalar(name, ir, npt, is_float):
     # `_type_`: the ctypes type of the value (Warp's; its tests wrap numbers with it)
     attrs = {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name, "_type_": _CTYPES[npt]}
-    return type(name, (_Scalar,), attrs)
+    base = float_base if is_float else int_base if name != "bool" else scalar_base
+    return type(name, (base,), attrs)
 
 
 float16 = _scalar("float16", "f16", np.float16, True)

@@ -312,3 +312,20 @@ def array_cast(in_array, out_array, count=None):
 
 _install(globals(), "warp.utils")
 del _array
+
+
+def check_p2p():
+    """Whether this machine allows peer-to-peer copies between GPUs, by
+    Warp's rule: not when ``WARP_DISABLE_P2P_TESTS`` is a nonzero integer,
+    nor on Linux when an IOMMU is active (it shows under
+    ``/sys/class/iommu`` or ``/sys/kernel/iommu_groups``); else yes."""
+    import os
+    import sys
+
+    if int(os.environ.get("WARP_DISABLE_P2P_TESTS", "0") or 0):
+        return False
+    if sys.platform == "linux":
+        for d in ("/sys/class/iommu", "/sys/kernel/iommu_groups"):
+            if os.path.isdir(d) and os.listdir(d):
+                return False
+    return True
