@@ -35,6 +35,11 @@
 //!   NaN (the matrix holds infinities): lavapipe folded the product once
 //!   it knew the integer was 0. An int's conversion to float now adds the
 //!   opaque zero.
+//! * `fuzz_33220422`: a floor division by `-wp.min(vec4d(...))` of a vector
+//!   holding 0.0 and -0.0, +inf on cpu and llvm-cpu where the interpreter
+//!   and vulkan give -inf: Cranelift's `fmin` and the LLVM lowering ordered
+//!   -0.0 < +0.0, where Warp's `min`/`max` return the first of equal
+//!   operands (`min(0.0, -0.0)` is 0.0, as Warp 1.19 gives it).
 //!
 //! And one kernel written for its class, where the generated program that
 //! found it was not kept (issue 27): `split_block_of_many_phis`, a panic

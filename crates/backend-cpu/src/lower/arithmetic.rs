@@ -193,12 +193,16 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
             Pow => self.call_shim1(bf(MathFn::Pow), &[a, b])?,
             Atan2 => self.call_shim1(bf(MathFn::Atan2), &[a, b])?,
             Min | Max => {
-                // C fmin/fmax: a NaN operand is ignored.
+                // Warp's: C fmin/fmax (a NaN operand is ignored), and of
+                // equal operands the first (`min(-0.0, 0.0)` is -0.0,
+                // `min(0.0, -0.0)` is 0.0; Cranelift's `fmin` orders -0 < +0).
                 let m = if op == Min {
                     self.b.ins().fmin(a, b)
                 } else {
                     self.b.ins().fmax(a, b)
                 };
+                let eq = self.b.ins().fcmp(FloatCC::Equal, a, b);
+                let m = self.b.ins().select(eq, a, m);
                 let a_nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
                 let b_nan = self.b.ins().fcmp(FloatCC::Unordered, b, b);
                 let m = self.b.ins().select(a_nan, b, m);

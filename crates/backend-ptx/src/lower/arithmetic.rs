@@ -160,54 +160,32 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         self.r16(s, v)
     }
 
-    /// C `fmin`/`fmax` (a NaN operand is ignored) with `-0 < +0`, as the
-    /// Cranelift backend computes it: `minnum`, then equal operands (the
-    /// only case where the sign of zero matters) combine their bits.
+    /// Warp's `min`/`max` of floats: C `fmin`/`fmax` (a NaN operand is
+    /// ignored), and of equal operands the first (`min(-0.0, 0.0)` is
+    /// -0.0, `min(0.0, -0.0)` is 0.0, as Warp 1.19 gives them and the
+    /// interpreter and the other backends compute them): `minnum`, then
+    /// `a` where `a == b`.
     pub(super) fn fminmax(
         &mut self,
         is_min: bool,
-        s: Scalar,
+        _s: Scalar,
         a: BasicValueEnum<'ctx>,
         b: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>> {
         // Scalars, or vectors of them (the vector tier).
         let name = if is_min { "llvm.minnum" } else { "llvm.maxnum" };
         let m = self.call_intr(name, &[a.get_type()], &[a, b])?;
-        let it = if s == Scalar::F64 {
-            self.ctx.i64_type()
-        } else {
-            self.ctx.i32_type()
-        };
         let bb = &self.b;
-        let (comb, eq): (BasicValueEnum, BasicValueEnum) = match (a, b) {
+        Ok(match (a, b) {
             (BasicValueEnum::VectorValue(va), BasicValueEnum::VectorValue(vb)) => {
-                let vt = it.vec_type(va.get_type().get_size());
-                let ia = bb.build_bit_cast(a, vt, "")?.into_vector_value();
-                let ib = bb.build_bit_cast(b, vt, "")?.into_vector_value();
-                let c = if is_min {
-                    bb.build_or(ia, ib, "")?
-                } else {
-                    bb.build_and(ia, ib, "")?
-                };
                 let eq = bb.build_float_compare(FloatPredicate::OEQ, va, vb, "")?;
-                (bb.build_bit_cast(c, a.get_type(), "")?, eq.into())
+                bb.build_select(eq, a, m, "")?
             }
             _ => {
-                let ia = bb.build_bit_cast(a, it, "")?.into_int_value();
-                let ib = bb.build_bit_cast(b, it, "")?.into_int_value();
-                let c = if is_min {
-                    bb.build_or(ia, ib, "")?
-                } else {
-                    bb.build_and(ia, ib, "")?
-                };
                 let (fa, fb) = (a.into_float_value(), b.into_float_value());
                 let eq = bb.build_float_compare(FloatPredicate::OEQ, fa, fb, "")?;
-                (bb.build_bit_cast(c, a.get_type(), "")?, eq.into())
+                bb.build_select(eq, a, m, "")?
             }
-        };
-        Ok(match eq {
-            BasicValueEnum::VectorValue(e) => bb.build_select(e, comb, m, "")?,
-            e => bb.build_select(e.into_int_value(), comb, m, "")?,
         })
     }
 

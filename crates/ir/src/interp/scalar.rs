@@ -227,6 +227,10 @@ macro_rules! float_binary {
                 Mul => a * b,
                 Div => a / b,
                 Rem => a % b,
+                // Warp's: a NaN operand ignored, and of equal operands
+                // the first (the sign of a zero result is defined).
+                Min if a == b => a,
+                Max if a == b => a,
                 Min => a.min(b),
                 Max => a.max(b),
                 Pow => a.powf(b),
@@ -505,6 +509,10 @@ mod tests {
         let s = Scalar::F32;
         let nan = f32b(f32::NAN);
         assert_eq!(f32v(binary(BinaryOp::Min, s, nan, f32b(2.0))), 2.0);
+        // Of equal operands the first: min(-0.0, 0.0) is -0.0, min(0.0, -0.0) is 0.0.
+        assert!(f32v(binary(BinaryOp::Min, s, f32b(-0.0), f32b(0.0))).is_sign_negative());
+        assert!(f32v(binary(BinaryOp::Min, s, f32b(0.0), f32b(-0.0))).is_sign_positive());
+        assert!(f32v(binary(BinaryOp::Max, s, f32b(-0.0), f32b(0.0))).is_sign_negative());
         assert_eq!(f32v(binary(BinaryOp::Max, s, f32b(-1.0), nan)), -1.0);
         assert_eq!(binary(BinaryOp::Lt, s, nan, f32b(1.0)), 0);
         assert_eq!(binary(BinaryOp::Eq, s, nan, nan), 0);
