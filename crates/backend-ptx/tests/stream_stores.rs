@@ -68,16 +68,6 @@ fn opts(stream_min_bytes: u64) -> Options {
     }
 }
 
-/// The LLVM IR of kernel `name` alone.
-fn function_ir<'a>(ir: &'a str, name: &str) -> &'a str {
-    let head = format!("define void @{name}(");
-    let at = ir
-        .find(&head)
-        .unwrap_or_else(|| panic!("no {name} in\n{ir}"));
-    let body = &ir[at..];
-    &body[..body.find("\n}\n").map_or(body.len(), |e| e + 3)]
-}
-
 #[test]
 fn only_arrays_written_only_get_streaming_stores() {
     let m = compile_source("stream.py", SRC);

@@ -120,16 +120,6 @@ fn whole_vectors_and_the_rest_give_the_scalar_code_s_results() {
     assert!(checked > 200, "{checked}");
 }
 
-/// The LLVM IR of kernel `name` alone.
-fn function_ir<'a>(ir: &'a str, name: &str) -> &'a str {
-    let head = format!("define void @{name}(");
-    let at = ir
-        .find(&head)
-        .unwrap_or_else(|| panic!("no {name} in\n{ir}"));
-    let body = &ir[at..];
-    &body[..body.find("\n}\n").map_or(body.len(), |e| e + 3)]
-}
-
 /// saxpy's whole-vector loop (after LLVM unswitches it on the strides) is
 /// two plain vector loads, a multiply, an add and a plain store: no mask,
 /// no gather, no per-lane thread-id arithmetic.

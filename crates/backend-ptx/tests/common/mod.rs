@@ -157,3 +157,13 @@ pub fn pack_arrays(m: &Module, kernel: &str, dims: [i32; 4], arrays: &[ArrayDesc
     }
     buf
 }
+
+/// The LLVM IR of kernel `name` alone.
+pub fn function_ir<'a>(ir: &'a str, name: &str) -> &'a str {
+    let head = format!("define void @{name}(");
+    let at = ir
+        .find(&head)
+        .unwrap_or_else(|| panic!("no {name} in\n{ir}"));
+    let body = &ir[at..];
+    &body[..body.find("\n}\n").map_or(body.len(), |e| e + 3)]
+}
