@@ -579,24 +579,24 @@ def measure_baseline(files, device, path, timeout, jobs, verbose=False, python=N
 # The command line
 
 
-def _positive_float(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return v
+def _positive(conv, what, positive):
+    """An argparse type: ``conv(text)`` if that is above 0, else an error
+    saying ``what`` (not a number) or ``positive`` (not above 0)."""
+
+    def parse(text):
+        try:
+            v = conv(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if v <= 0:
+            raise argparse.ArgumentTypeError(f"expected {positive}, got {text!r}")
+        return v
+
+    return parse
 
 
-def _positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
+_positive_float = _positive(float, "seconds", "a positive number of seconds")
+_positive_int = _positive(int, "a positive integer", "a positive integer")
 
 
 def _dir_list(text):
