@@ -33,6 +33,8 @@ trap 'rm -f "$WEFT_SKIP_LOG"' EXIT
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
+echo "== the host's LLVM pipeline (scripts/llvm-host-pipeline.sh --check)"
+scripts/llvm-host-pipeline.sh --check
 echo "== cargo clippy (default features)"
 cargo clippy -p weft -p weft-cli -p weft-runtime --all-targets -- -D warnings
 echo "== cargo clippy (all features)"

@@ -40,6 +40,12 @@
 //!   and vulkan give -inf: Cranelift's `fmin` and the LLVM lowering ordered
 //!   -0.0 < +0.0, where Warp's `min`/`max` return the first of equal
 //!   operands (`min(0.0, -0.0)` is 0.0, as Warp 1.19 gives it).
+//! * `fuzz_32220745`, `fuzz_35220431`: a struct of a `mat44` (or a nested
+//!   struct) and a `bool`, stored lane by lane on llvm-cpu's vector tier,
+//!   one constant element of the matrix read back as another: LLVM 19's SLP
+//!   vectorizer merged a lane's scalar stores into a vector store and left
+//!   the constant's lane `poison`. The host pipeline is `default<O3>`
+//!   without that pass (`HOST_O3_PASSES` in backend-ptx).
 //!
 //! And one kernel written for its class, where the generated program that
 //! found it was not kept (issue 27): `split_block_of_many_phis`, a panic

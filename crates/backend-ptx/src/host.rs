@@ -11,7 +11,7 @@
 //! both CPU backends agree bit for bit.
 
 use crate::lower::{self, Shim, TargetCfg, TargetKind};
-use crate::{llvm_level, llvm_pipeline, parts, Error, KernelEntry};
+use crate::{host_pipeline, llvm_level, parts, Error, KernelEntry};
 use inkwell::basic_block::BasicBlock;
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
@@ -242,7 +242,7 @@ fn build<'ctx>(
     module
         .verify()
         .map_err(|e| Error::Llvm(format!("invalid LLVM IR: {e}")))?;
-    if let Some(passes) = llvm_pipeline(opts.opt_level) {
+    if let Some(passes) = host_pipeline(opts.opt_level) {
         module
             .run_passes(passes, &tm, PassBuilderOptions::create())
             .map_err(|e| Error::Llvm(e.to_string()))?;

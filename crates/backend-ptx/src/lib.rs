@@ -132,11 +132,34 @@ pub(crate) fn llvm_level(o: OptLevel) -> inkwell::OptimizationLevel {
     }
 }
 
-/// LLVM's optimization pipeline for a Weft level (`None`: no pipeline).
+/// LLVM's optimization pipeline for a Weft level on NVPTX (`None`: no
+/// pipeline).
 pub(crate) fn llvm_pipeline(o: OptLevel) -> Option<&'static str> {
     match o {
         OptLevel::O0 => None,
         OptLevel::O1 => Some("default<O1>"),
         OptLevel::O2 => Some("default<O3>"),
+    }
+}
+
+/// LLVM 19's `default<O3>` for the host without its SLP vectorizer: the
+/// text `opt -passes='default<O3>' -print-pipeline-passes` prints, less
+/// `slp-vectorizer` (`scripts/llvm-host-pipeline.sh` writes it).
+///
+/// LLVM 19.1's SLP vectorizer miscompiles a run of scalar stores that
+/// repeat values and hold a constant: it merges them into one vector
+/// store whose shuffle leaves the constant's lane `poison`
+/// (`tests/fuzz_regressions/fuzz_32220745`, `docs/reliability.md`). The
+/// vector tier writes its vectors itself, and the pass-builder option that
+/// should drop the pass (`SLPVectorization`) leaves it in LLVM 19's
+/// pipeline, so the host names its passes.
+pub(crate) const HOST_O3_PASSES: &str = include_str!("host_o3.passes");
+
+/// LLVM's optimization pipeline for a Weft level on the host (`None`: no
+/// pipeline): [`llvm_pipeline`]'s, with [`HOST_O3_PASSES`] at O2.
+pub(crate) fn host_pipeline(o: OptLevel) -> Option<&'static str> {
+    match o {
+        OptLevel::O2 => Some(HOST_O3_PASSES.trim_end()),
+        _ => llvm_pipeline(o),
     }
 }
