@@ -25,19 +25,19 @@
 //! shims on the host), `f16` conversions and `print` (`vprintf` on NVPTX).
 //! See `docs/ptx.md` for the full mapping and the math policy.
 
-pub mod host;
 mod libdevice;
 mod lower;
-mod nvptx;
 mod parts;
+mod targets;
 mod trap;
 
 pub use libdevice::LIBDEVICE_INLINE_SITES;
-pub use nvptx::{
+pub use parts::{MAX_PARTS, PART_WEIGHT};
+pub use targets::host;
+pub use targets::nvptx::{
     arch_for_compute_capability, compile, emit_llvm, emit_text, find_libdevice, find_ptxas,
     ptxas_info, Artifact, Kernel, SUPPORTED_ARCHS,
 };
-pub use parts::{MAX_PARTS, PART_WEIGHT};
 pub use trap::TRAP_GLOBAL;
 pub use weft_abi::KernelEntry;
 /// The one optimization level (`weft_ir::OptLevel`).
@@ -132,34 +132,12 @@ pub(crate) fn llvm_level(o: OptLevel) -> inkwell::OptimizationLevel {
     }
 }
 
-/// LLVM's optimization pipeline for a Weft level on NVPTX (`None`: no
-/// pipeline).
+/// LLVM's optimization pipeline for a Weft level (`None`: no pipeline);
+/// the host's O2 is [`host::HOST_O3_PASSES`].
 pub(crate) fn llvm_pipeline(o: OptLevel) -> Option<&'static str> {
     match o {
         OptLevel::O0 => None,
         OptLevel::O1 => Some("default<O1>"),
         OptLevel::O2 => Some("default<O3>"),
-    }
-}
-
-/// LLVM 19's `default<O3>` for the host without its SLP vectorizer: the
-/// text `opt -passes='default<O3>' -print-pipeline-passes` prints, less
-/// `slp-vectorizer` (`scripts/llvm-host-pipeline.sh` writes it).
-///
-/// LLVM 19.1's SLP vectorizer miscompiles a run of scalar stores that
-/// repeat values and hold a constant: it merges them into one vector
-/// store whose shuffle leaves the constant's lane `poison`
-/// (`tests/fuzz_regressions/fuzz_32220745`, `docs/reliability.md`). The
-/// vector tier writes its vectors itself, and the pass-builder option that
-/// should drop the pass (`SLPVectorization`) leaves it in LLVM 19's
-/// pipeline, so the host names its passes.
-pub(crate) const HOST_O3_PASSES: &str = include_str!("host_o3.passes");
-
-/// LLVM's optimization pipeline for a Weft level on the host (`None`: no
-/// pipeline): [`llvm_pipeline`]'s, with [`HOST_O3_PASSES`] at O2.
-pub(crate) fn host_pipeline(o: OptLevel) -> Option<&'static str> {
-    match o {
-        OptLevel::O2 => Some(HOST_O3_PASSES.trim_end()),
-        _ => llvm_pipeline(o),
     }
 }

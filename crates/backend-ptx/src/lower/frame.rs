@@ -123,13 +123,13 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             ..FnState::default()
         };
         self.setup_debug(f, fv);
-        if self.cfg.kind == TargetKind::Host {
-            if let Some(cpu) = crate::host::host_cpu() {
-                let a = self.ctx.create_string_attribute("target-cpu", &cpu.0);
-                fv.add_attribute(AttributeLoc::Function, a);
-                let a = self.ctx.create_string_attribute("target-features", &cpu.1);
-                fv.add_attribute(AttributeLoc::Function, a);
-            }
+        if let Some((cpu, features)) = self.cfg.cpu {
+            let a = self.ctx.create_string_attribute("target-cpu", cpu);
+            fv.add_attribute(AttributeLoc::Function, a);
+            let a = self
+                .ctx
+                .create_string_attribute("target-features", features);
+            fv.add_attribute(AttributeLoc::Function, a);
         }
         match f.kind {
             FuncKind::Kernel => match self.vector_width_for(f) {

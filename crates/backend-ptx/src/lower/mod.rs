@@ -25,8 +25,14 @@
 //! - `math.rs`: transcendentals (libdevice, host shims, approximate
 //!   instructions, the host's inlined `f32` approximations);
 //! - `debug.rs`: line info and the bounds-checked mode's `Trap`;
-//! - `spmd.rs`: the host's vector tier (a kernel runs `W` threads per
-//!   vector register; `docs/vector.md`).
+//! - `spmd/`: the host's vector tier (a kernel runs `W` threads per
+//!   vector register; `docs/vector.md`), by the same split: `mod.rs` the
+//!   kernel's thread loops, values, masks and the per-instruction
+//!   dispatch, `control.rs`, `memory.rs`, `arithmetic.rs`, `reduce.rs`.
+//!
+//! The lowering never asks the machine it runs on: what it needs of the
+//! target (the CPU, its features, the vector width) comes in
+//! [`TargetCfg`], which `targets/host.rs` and `targets/nvptx.rs` fill.
 
 use crate::Error;
 use inkwell::basic_block::BasicBlock;
@@ -87,6 +93,12 @@ pub(crate) struct TargetCfg {
     /// writes takes streaming (non-temporal) stores
     /// (`spmd::streamed_params`; x86-64 only); 0: never.
     pub stream_min_bytes: u64,
+    /// Host: the CPU's name and LLVM feature string, set on every function
+    /// (`target-cpu`, `target-features`); `None` leaves LLVM's defaults.
+    pub cpu: Option<(&'static str, &'static str)>,
+    /// Host: the CPU has fused multiply-add (the inline vector math uses
+    /// it).
+    pub fma: bool,
 }
 
 /// The host shims the generated code calls on the host target (one table

@@ -42,7 +42,7 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
             b: &self.b,
             ctx: self.ctx,
             w,
-            fused: crate::host::host_has("fma"),
+            fused: self.cfg.fma,
         };
         let a: Vec<BasicValueEnum> = args.iter().map(|&v| v.into()).collect();
         let Some(Inline { value, covered }) = precise::emit(&mut o, f, &a)? else {

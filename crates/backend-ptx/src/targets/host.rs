@@ -11,7 +11,7 @@
 //! both CPU backends agree bit for bit.
 
 use crate::lower::{self, Shim, TargetCfg, TargetKind};
-use crate::{host_pipeline, llvm_level, parts, Error, KernelEntry};
+use crate::{llvm_level, parts, Error, KernelEntry};
 use inkwell::basic_block::BasicBlock;
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
@@ -164,6 +164,28 @@ impl std::fmt::Debug for Artifact {
     }
 }
 
+/// LLVM 19's `default<O3>` for the host without its SLP vectorizer: the
+/// text `opt -passes='default<O3>' -print-pipeline-passes` prints, less
+/// `slp-vectorizer` (`scripts/llvm-host-pipeline.sh` writes it).
+///
+/// LLVM 19.1's SLP vectorizer miscompiles a run of scalar stores that
+/// repeat values and hold a constant: it merges them into one vector
+/// store whose shuffle leaves the constant's lane `poison`
+/// (`tests/fuzz_regressions/fuzz_32220745`, `docs/reliability.md`). The
+/// vector tier writes its vectors itself, and the pass-builder option that
+/// should drop the pass (`SLPVectorization`) leaves it in LLVM 19's
+/// pipeline, so the host names its passes.
+pub const HOST_O3_PASSES: &str = include_str!("host_o3.passes");
+
+/// LLVM's optimization pipeline for a Weft level on the host (`None`: no
+/// pipeline): [`crate::llvm_pipeline`]'s, with [`HOST_O3_PASSES`] at O2.
+fn host_pipeline(o: OptLevel) -> Option<&'static str> {
+    match o {
+        OptLevel::O2 => Some(HOST_O3_PASSES.trim_end()),
+        _ => crate::llvm_pipeline(o),
+    }
+}
+
 fn init_native() -> Result<(), Error> {
     static INIT: OnceLock<Result<(), String>> = OnceLock::new();
     INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
@@ -237,6 +259,8 @@ fn build<'ctx>(
         vector_width: if opts.vector { native_width() } else { 0 },
         inline_math: opts.inline_math,
         stream_min_bytes: opts.stream_min_bytes,
+        cpu: host_cpu().map(|(name, features)| (name.as_str(), features.as_str())),
+        fma: host_has("fma"),
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module

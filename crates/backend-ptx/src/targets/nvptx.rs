@@ -124,6 +124,8 @@ fn build<'ctx>(
         vector_width: 0,
         inline_math: false,
         stream_min_bytes: 0,
+        cpu: None,
+        fma: false,
     };
     let lowered = lower::lower(ctx, module, m, cfg, kernels)?;
     module
