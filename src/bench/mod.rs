@@ -693,7 +693,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Err
     if scaling {
         report.scaling = Some(scaling::run(opts.quick, &opts.backends, &mut progress)?);
     }
-    report.chunks_per_thread = weft_runtime::hal::host::chunks_per_thread();
+    report.chunks_per_thread = weft_runtime::DeviceOptions::default().chunks_per_thread;
     report.pinned = opts.pinned;
     Ok(report)
 }

@@ -27,7 +27,6 @@ use std::alloc::Layout;
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::OnceLock;
 
 /// The alignment of every block: a cache line.
 pub const LINE: usize = 64;
@@ -37,12 +36,6 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// (NumPy's threshold; below it a block spans at most one huge page, and
 /// the waste of aligning it would be large beside it).
 pub const HUGE_MIN: usize = 4 << 20;
-
-/// Whether large blocks ask for huge pages: yes unless `WEFT_HUGE_PAGES=0`.
-pub fn huge_pages() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var("WEFT_HUGE_PAGES").map_or(true, |v| v.trim() != "0"))
-}
 
 /// Zeroed, aligned host memory (see the module docs): written through its
 /// address while shared (kernels), so it behaves as `UnsafeCell` storage:
@@ -63,7 +56,7 @@ unsafe impl Send for HostMem {}
 impl HostMem {
     /// `len` zero bytes; `None` when the allocator refuses them.
     pub fn zeroed(len: usize) -> Option<HostMem> {
-        let huge = len >= HUGE_MIN && huge_pages();
+        let huge = len >= HUGE_MIN && crate::policy::huge_pages();
         let align = if huge { HUGE_PAGE } else { LINE };
         let layout = Layout::from_size_align(len.max(1), align).ok()?;
         // SAFETY: the layout's size is nonzero.
@@ -140,7 +133,7 @@ mod tests {
     fn large_blocks_are_huge_page_aligned_and_zero() {
         let len = HUGE_MIN + 123;
         let m = HostMem::zeroed(len).unwrap();
-        if huge_pages() {
+        if crate::policy::huge_pages() {
             assert_eq!(m.ptr() as usize % HUGE_PAGE, 0);
         }
         // SAFETY: the block holds at least `len` bytes.

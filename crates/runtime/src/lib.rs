@@ -63,6 +63,7 @@ pub mod dtype;
 pub mod error;
 pub mod hal;
 pub mod hostmem;
+pub mod policy;
 pub mod sig;
 
 pub use array::{Arg, Array, ArrayError, ArrayMeta, Value};

@@ -503,12 +503,7 @@ impl Module {
     #[cfg(feature = "llvm")]
     pub fn host_llvm_ir(&self, opts: &weft_runtime::DeviceOptions) -> Result<String, Error> {
         let info = pipeline::verify(&self.ir)?;
-        let host = weft_backend_ptx::host::Options {
-            vector: opts.vector,
-            inline_math: opts.inline_math,
-            stream_min_bytes: weft_backend_ptx::host::stream_min_bytes_if(opts.stream_stores),
-            ..Default::default()
-        };
+        let host = weft_runtime::policy::llvm_options(opts);
         weft_backend_ptx::host::emit_text(&self.ir, &info, &host)
             .map_err(|e| Error::Backend(Box::new(e)))
     }

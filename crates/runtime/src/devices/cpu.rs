@@ -6,7 +6,8 @@
 mod tiers;
 
 use crate::error::RuntimeError;
-use crate::hal::host::{HostDevice, HostJit};
+use crate::hal::host::{HostDevice, HostJit, HostRun};
+use crate::policy;
 use crate::hal::{CodeTier, DeviceOptions, DynDevice, OpenFn};
 use std::sync::Arc;
 use weft_abi::KernelEntry;
@@ -19,34 +20,21 @@ fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, Run
 }
 
 /// The device with `opts`; opening it cannot fail (a host Cranelift does
-/// not support is reported when a module is compiled).
+/// not support is reported when a module is compiled). Hot modules move to
+/// the vector tier where [`policy::vector_tier`] gives one.
 pub(super) fn device(opts: &DeviceOptions) -> Arc<dyn DynDevice> {
-    let timeout = opts.timeout;
-    let cl = weft_backend_cpu::Options {
-        opt_level: opts.opt_level,
-        debug_info: opts.debug_info,
-        cancel_checks: opts.timeout.is_some(),
-        ..Default::default()
-    };
-    // The vector tier takes over hot modules, unless asked for off or for
-    // code that must stay as compiled (debug info, cancel checks, -O0).
+    let run = HostRun::of(opts);
+    let cl = policy::cranelift_options(opts);
     #[cfg(feature = "llvm")]
-    if opts.vector && !opts.debug_info && timeout.is_none() && opts.opt_level != weft_ir::OptLevel::O0 {
-        let vector = weft_backend_ptx::host::Options {
-            opt_level: opts.opt_level,
-            vector: true,
-            inline_math: opts.inline_math,
-            stream_min_bytes: weft_backend_ptx::host::stream_min_bytes_if(opts.stream_stores),
-            ..Default::default()
-        };
+    if let Some(vector) = policy::vector_tier(opts) {
         let tiered = tiers::Tiered {
             scalar: cl,
             vector,
             tier_up: opts.tier_up,
         };
-        return Arc::new(HostDevice(tiered, timeout));
+        return Arc::new(HostDevice(tiered, run));
     }
-    Arc::new(HostDevice(Cranelift(cl), timeout))
+    Arc::new(HostDevice(Cranelift(cl), run))
 }
 
 struct Cranelift(weft_backend_cpu::Options);

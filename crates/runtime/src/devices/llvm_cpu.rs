@@ -3,7 +3,8 @@
 //! and launches exactly like `cpu`.
 
 use crate::error::RuntimeError;
-use crate::hal::host::{HostDevice, HostJit};
+use crate::hal::host::{HostDevice, HostJit, HostRun};
+use crate::policy;
 use crate::hal::{CodeTier, DeviceOptions, DynDevice, OpenFn};
 use std::sync::Arc;
 use weft_abi::KernelEntry;
@@ -13,14 +14,8 @@ pub(super) const OPEN: Option<OpenFn> = Some(open);
 
 fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
     Ok(Arc::new(HostDevice(
-        Llvm(weft_backend_ptx::host::Options {
-            opt_level: opts.opt_level,
-            cancel_checks: opts.timeout.is_some(),
-            vector: opts.vector,
-            inline_math: opts.inline_math,
-            stream_min_bytes: weft_backend_ptx::host::stream_min_bytes_if(opts.stream_stores),
-        }),
-        opts.timeout,
+        Llvm(policy::llvm_options(opts)),
+        HostRun::of(opts),
     )))
 }
 

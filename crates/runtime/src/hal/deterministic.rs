@@ -20,14 +20,14 @@
 //!   launching thread, in thread order.
 
 use super::args::Block;
-use super::host::{run_chunks, TimedOut};
+use super::pool::{run_chunks, Split, TimedOut};
 use super::{ArgView, Launch};
 use crate::error::RuntimeError;
 use std::time::Instant;
 use weft_abi::trap::TrapRecord;
 use weft_abi::KernelEntry;
 use weft_ir::interp::{eval_binary_bits, memory_bits};
-use weft_ir::{Accumulation, Determinism, KernelInfo, Module};
+use weft_ir::{Accumulation, KernelInfo, Module};
 
 /// A device without deterministic launches (the GPU devices) refusing a
 /// kernel that needs one.
@@ -65,22 +65,26 @@ pub const CHUNK: usize = 1 << 14;
 /// it, chunks grow).
 pub const SCRATCH_BUDGET: usize = 64 << 20;
 
-/// Runs `entry` over the launch's threads as its kernel's
-/// [`Determinism`] asks (`block` is the packed argument block).
-pub fn run(
+/// Runs `entry` over the launch's threads for a
+/// [`weft_ir::Determinism::Accumulate`] kernel (`block` is the packed argument
+/// block): chunks with their own copies of the accumulated arrays, or the
+/// whole range in thread order when copies cannot stand for them.
+pub fn accumulate(
     entry: KernelEntry,
     launch: &Launch<'_>,
+    acc: &[Accumulation],
     block: &[Block],
     deadline: Option<Instant>,
 ) -> Result<Option<TrapRecord>, TimedOut> {
-    let total = launch.total;
-    match &launch.sig.determinism {
-        Determinism::Free => run_chunks(entry, &[block], total, None, deadline),
-        Determinism::Serial { .. } => run_chunks(entry, &[block], total, Some(total), deadline),
-        Determinism::Accumulate(acc) => match Copies::plan(launch, acc) {
-            Some(copies) => copies.run(entry, launch, block, deadline),
-            None => run_chunks(entry, &[block], total, Some(total), deadline),
-        },
+    match Copies::plan(launch, acc) {
+        Some(copies) => copies.run(entry, launch, block, deadline),
+        None => run_chunks(
+            entry,
+            &[block],
+            launch.total,
+            Split::Every(launch.total),
+            deadline,
+        ),
     }
 }
 
@@ -200,7 +204,7 @@ impl Copies {
         let total = launch.total;
         let chunks = total.div_ceil(self.per);
         if chunks <= 1 || self.spans.is_empty() {
-            return run_chunks(entry, &[block], total, Some(self.per), deadline);
+            return run_chunks(entry, &[block], total, Split::Every(self.per), deadline);
         }
         // One chunk's copies after another, each span at a 16-byte offset.
         let mut scratch = vec![Block::default(); chunks * self.bytes / 16];
@@ -224,7 +228,7 @@ impl Copies {
             blocks.push(b);
         }
         let views: Vec<&[Block]> = blocks.iter().map(Vec::as_slice).collect();
-        let trap = run_chunks(entry, &views, total, Some(self.per), deadline)?;
+        let trap = run_chunks(entry, &views, total, Split::Every(self.per), deadline)?;
         for c in 0..chunks {
             let mut off = c * self.bytes;
             for s in &self.spans {

@@ -19,6 +19,7 @@
 pub mod args;
 pub mod deterministic;
 pub mod host;
+pub mod pool;
 
 use crate::array::{Arg, Value};
 use crate::error::{LaunchError, RuntimeError};
@@ -106,31 +107,14 @@ pub struct DeviceOptions {
     /// fetched before being overwritten. Same results either way. Default
     /// on; `WEFT_STREAM_STORES=0` in the environment turns the default off.
     pub stream_stores: bool,
+    /// `cpu`, `llvm-cpu`: chunks of a launch's thread range per pool
+    /// thread (1 to 1024; default 4, or `WEFT_CHUNKS_PER_THREAD`; to
+    /// measure the split: `benches/README.md`, "Thread ranges"). The
+    /// deterministic launches choose their own chunks.
+    pub chunks_per_thread: usize,
 }
 
-/// The default [`DeviceOptions::tier_up`]: about the vector tier's compile
-/// time, so that a module never spends much more on the second compile
-/// than it has run.
-pub const TIER_UP_AFTER: std::time::Duration = std::time::Duration::from_millis(20);
-
-impl Default for DeviceOptions {
-    fn default() -> Self {
-        DeviceOptions {
-            opt_level: OptLevel::O2,
-            debug_info: false,
-            group_size: 64,
-            cache: CacheLocation::Default,
-            timeout: None,
-            vector: std::env::var("WEFT_VECTOR").map_or(true, |v| v != "0"),
-            inline_math: std::env::var("WEFT_INLINE_MATH").is_ok_and(|v| v == "1"),
-            tier_up: std::env::var("WEFT_TIER_UP_MS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .map_or(TIER_UP_AFTER, std::time::Duration::from_millis),
-            stream_stores: std::env::var("WEFT_STREAM_STORES").map_or(true, |v| v != "0"),
-        }
-    }
-}
+pub use crate::policy::TIER_UP_AFTER;
 
 /// How the registry opens a device: its unit (`cuda:1` → 1) and options.
 pub type OpenFn = fn(usize, &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError>;

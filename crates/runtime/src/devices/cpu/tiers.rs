@@ -2,7 +2,7 @@
 //! Cranelift's code (compiled in milliseconds) and moves to the LLVM
 //! vector tier (`docs/vector.md`) once its launches have run
 //! [`DeviceOptions::tier_up`](crate::DeviceOptions::tier_up) in all
-//! (default [`TIER_UP_AFTER`](crate::hal::TIER_UP_AFTER); zero compiles it
+//! (default [`TIER_UP_AFTER`](crate::policy::TIER_UP_AFTER); zero compiles it
 //! with the module): the launch
 //! that crosses it compiles the vector tier before it returns, and every
 //! later launch runs the vector code. Both tiers
@@ -25,7 +25,7 @@ use weft_backend_ptx::host;
 use weft_ir::{Module, ModuleInfo};
 
 #[cfg(test)]
-use crate::hal::TIER_UP_AFTER;
+use crate::policy::TIER_UP_AFTER;
 
 /// The tiered JIT: Cranelift first, then LLVM's vector tier once a module
 /// has run `tier_up`.
@@ -72,17 +72,6 @@ impl TieredCode {
     }
 }
 
-/// True if a module may move to the vector tier: no fast math anywhere
-/// (a flag on an instruction or the function attribute), and no
-/// deterministic function (the tiers differ in float atomic sums and
-/// inlined transcendentals, and when the move happens depends on the
-/// clock).
-fn vector_eligible(m: &Module) -> bool {
-    m.funcs.values().all(|f| {
-        !f.fast_math && !f.deterministic && f.insts.values().all(|d| d.flags.is_empty())
-    })
-}
-
 impl HostJit for Tiered {
     const NAME: &'static str = "cpu";
     type Code = TieredCode;
@@ -91,7 +80,7 @@ impl HostJit for Tiered {
     fn compile(&self, module: &Module, info: &ModuleInfo) -> Result<TieredCode, RuntimeError> {
         let scalar = weft_backend_cpu::compile(module, info, &self.scalar)
             .map_err(|e| RuntimeError::backend(Self::NAME, e.is_unsupported(), e))?;
-        let source = vector_eligible(module).then(|| (module.clone(), info.clone(), self.vector.clone()));
+        let source = crate::policy::vector_eligible(module).then(|| (module.clone(), info.clone(), self.vector.clone()));
         let code = TieredCode {
             scalar,
             source,
