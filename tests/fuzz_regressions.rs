@@ -45,7 +45,7 @@
 //!   one constant element of the matrix read back as another: LLVM 19's SLP
 //!   vectorizer merged a lane's scalar stores into a vector store and left
 //!   the constant's lane `poison`. The host pipeline is `default<O3>`
-//!   without that pass (`HOST_O3_PASSES` in backend-ptx).
+//!   without that pass (`HOST_O3_PASSES` in backend-llvm).
 //!
 //! And one kernel written for its class, where the generated program that
 //! found it was not kept (issue 27): `split_block_of_many_phis`, a panic
@@ -97,7 +97,7 @@ fn regressions_vulkan() {
 /// A kernel whose LLVM function makes more than 2 000 calls (2 100 `sin`,
 /// which keep it off the vector tier), so llvm-cpu generates its code with
 /// the fast path, its blocks split every 256 instructions
-/// (`weft_backend_ptx::host::FAST_CODEGEN_CALLS`, `split_block`), and whose
+/// (`weft_backend_llvm::host::FAST_CODEGEN_CALLS`, `split_block`), and whose
 /// loop block holds 100 phis (the loop-carried values) and some 200 other
 /// instructions: fewer than the phis plus 256, the block on which
 /// `split_block` sliced past its end and panicked (issue 27).

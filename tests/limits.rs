@@ -229,11 +229,11 @@ fn without_a_limit_the_generated_code_has_no_cancel_check() {
     #[cfg(feature = "llvm")]
     {
         let ir = |cancel_checks| {
-            let o = weft_backend_ptx::host::Options {
+            let o = weft_backend_llvm::host::Options {
                 cancel_checks,
                 ..Default::default()
             };
-            weft_backend_ptx::host::emit_text(m.ir(), &info, &o).unwrap()
+            weft_backend_llvm::host::emit_text(m.ir(), &info, &o).unwrap()
         };
         assert!(!ir(false).contains("weft_cancel_poll"));
         assert!(ir(true).contains("weft_cancel_poll"));

@@ -460,7 +460,7 @@ def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     y[i] = a * x[i] + y[i]
 "#;
     // Larger than this machine's LLC (and than 32 MiB), with a tail.
-    let n = (weft_backend_ptx::host::stream_min_bytes() as usize / 4).max(1 << 23) + 13;
+    let n = (weft_backend_llvm::host::stream_min_bytes() as usize / 4).max(1 << 23) + 13;
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3 - 0.5).collect();
     let m = Compiler::new().compile("stream.py", SRC).expect("compiles");
     let run = |opts: &DeviceOptions, kernel: &str| -> Vec<u32> {

@@ -215,7 +215,7 @@ fn text_compile(target: &str, m: &Module) -> Result<(), Error> {
             .map(drop)
             .map_err(|e| backend(Box::new(e))),
         #[cfg(feature = "llvm")]
-        "ptx" => weft_backend_ptx::compile(ir, &info, &Default::default())
+        "ptx" => weft_backend_llvm::compile(ir, &info, &Default::default())
             .map(drop)
             .map_err(|e| backend(Box::new(e))),
         _ => Ok(()),
@@ -230,7 +230,7 @@ fn text_target_missing(t: &str) -> Option<String> {
     }
     #[cfg(feature = "llvm")]
     {
-        weft_backend_ptx::find_libdevice(None).is_none().then(|| {
+        weft_backend_llvm::find_libdevice(None).is_none().then(|| {
             "libdevice.10.bc not found (WEFT_LIBDEVICE, CUDA_HOME or .venv): the kernels' wp.sin needs it".into()
         })
     }

@@ -710,7 +710,7 @@ fn emit_llvm(a: &ArgMatches, module: &weft::Module, emit: &str) -> Result<String
     }
     let art = module.ptx(&opts)?;
     if a.get_flag("ptxas-info") {
-        let info = weft_backend_ptx::ptxas_info(&art.ptx, &opts.arch)
+        let info = weft_backend_llvm::ptxas_info(&art.ptx, &opts.arch)
             .map_err(|e| weft::Error::Backend(Box::new(e)))?;
         let _ = std::io::stderr().lock().write_all(info.as_bytes());
     }
@@ -1062,7 +1062,7 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
                 sha256_hex(ir.as_bytes())
             );
             #[cfg(feature = "llvm")]
-            if weft_backend_ptx::find_libdevice(None).is_some() {
+            if weft_backend_llvm::find_libdevice(None).is_some() {
                 let t = std::time::Instant::now();
                 let opts = weft::PtxOptions::default();
                 let info = weft::ir::verify::verify_module(m.ir());

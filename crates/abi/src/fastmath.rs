@@ -20,7 +20,7 @@
 //!
 //! Each algorithm is written once, generically over [`Ops`] (the
 //! operations it needs); the Cranelift backend implements `Ops` for
-//! `f32x4` lanes (`Cl`; a scalar runs in lane 0), the LLVM host target (`weft-backend-ptx`) for LLVM IR, and
+//! `f32x4` lanes (`Cl`; a scalar runs in lane 0), the LLVM host target (`weft-backend-llvm`) for LLVM IR, and
 //! [`Exact`] runs the same operations in Rust (the reference the tests
 //! sweep). The coefficients below are the one source of truth for all of
 //! them.

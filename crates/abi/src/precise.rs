@@ -22,7 +22,7 @@
 //! a finite, nonzero `f64` result (`sin(±0)` is ±0 by the algebra).
 //!
 //! As in [`crate::fastmath`], each algorithm is written once over [`Ops`];
-//! the LLVM vector tier (`weft-backend-ptx`, `lower/vmath.rs`) implements it
+//! the LLVM vector tier (`weft-backend-llvm`, `lower/vmath.rs`) implements it
 //! in `<W x double>` vectors, and [`Exact`] runs it in Rust (the reference
 //! the tests sweep against the shims). `fma` is fused where the host has
 //! FMA (the LLVM side calls `llvm.fma` only then); the results are the

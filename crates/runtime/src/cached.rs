@@ -87,7 +87,7 @@ pub use ptx::{ptx, ptx_key};
 #[cfg(feature = "llvm")]
 mod ptx {
     use super::through;
-    use weft_backend_ptx::{Artifact, Error, Kernel, Options};
+    use weft_backend_llvm::{Artifact, Error, Kernel, Options};
     use weft_cache::{Cache, CacheKey};
     use weft_ir::ModuleInfo;
 
@@ -95,7 +95,7 @@ mod ptx {
     /// text, the options, the target and the libdevice used.
     pub fn ptx_key(m: &weft_ir::Module, opts: &Options) -> CacheKey {
         let ir = weft_ir::text::print_module(m);
-        let libdevice = weft_backend_ptx::find_libdevice(opts.libdevice.as_deref())
+        let libdevice = weft_backend_llvm::find_libdevice(opts.libdevice.as_deref())
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         let opts = format!("{opts:?}");
@@ -110,7 +110,7 @@ mod ptx {
         )
     }
 
-    /// [`weft_backend_ptx::compile`] through `cache`; the flag says
+    /// [`weft_backend_llvm::compile`] through `cache`; the flag says
     /// whether it was a hit.
     pub fn ptx(
         cache: Option<&Cache>,
@@ -123,7 +123,7 @@ mod ptx {
             || ptx_key(m, opts),
             |b| decode(b, info),
             encode,
-            || weft_backend_ptx::compile(m, info, opts),
+            || weft_backend_llvm::compile(m, info, opts),
         )
     }
 

@@ -115,13 +115,13 @@ pub fn cranelift_options(opts: &DeviceOptions) -> weft_backend_cpu::Options {
 /// LLVM's host options under `opts`: `llvm-cpu`'s code, and what
 /// `Compiler::host_llvm_ir` shows.
 #[cfg(feature = "llvm")]
-pub fn llvm_options(opts: &DeviceOptions) -> weft_backend_ptx::host::Options {
-    weft_backend_ptx::host::Options {
+pub fn llvm_options(opts: &DeviceOptions) -> weft_backend_llvm::host::Options {
+    weft_backend_llvm::host::Options {
         opt_level: opts.opt_level,
         cancel_checks: opts.timeout.is_some(),
         vector: opts.vector,
         inline_math: opts.inline_math,
-        stream_min_bytes: weft_backend_ptx::host::stream_min_bytes_if(opts.stream_stores),
+        stream_min_bytes: weft_backend_llvm::host::stream_min_bytes_if(opts.stream_stores),
     }
 }
 
@@ -129,9 +129,9 @@ pub fn llvm_options(opts: &DeviceOptions) -> weft_backend_ptx::host::Options {
 /// asked off, or for code that must stay as compiled (debug info, cancel
 /// checks for a timeout, -O0).
 #[cfg(feature = "llvm")]
-pub fn vector_tier(opts: &DeviceOptions) -> Option<weft_backend_ptx::host::Options> {
+pub fn vector_tier(opts: &DeviceOptions) -> Option<weft_backend_llvm::host::Options> {
     let keep = opts.debug_info || opts.timeout.is_some() || opts.opt_level == OptLevel::O0;
-    (opts.vector && !keep).then(|| weft_backend_ptx::host::Options {
+    (opts.vector && !keep).then(|| weft_backend_llvm::host::Options {
         vector: true,
         ..llvm_options(opts)
     })

@@ -30,7 +30,7 @@ pub fn build_info() -> BuildInfo {
     let mut cpu_tiers = vec![CodeTier::Cranelift];
     #[cfg(feature = "llvm")]
     cpu_tiers.push(CodeTier::Llvm {
-        lanes: weft_backend_ptx::host::native_width(),
+        lanes: weft_backend_llvm::host::native_width(),
     });
     BuildInfo {
         version: env!("CARGO_PKG_VERSION"),

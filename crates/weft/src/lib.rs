@@ -75,7 +75,7 @@ pub use pipeline::{Diagnostics, PassError};
 pub use tape::Tape;
 pub use weft_backend_hlsl::{Options as HlslOptions, Shader as HlslShader};
 #[cfg(feature = "llvm")]
-pub use weft_backend_ptx::{Artifact as PtxArtifact, Kernel as PtxKernel, Options as PtxOptions};
+pub use weft_backend_llvm::{Artifact as PtxArtifact, Kernel as PtxKernel, Options as PtxOptions};
 pub use weft_ir as ir;
 pub use weft_passes::adjoint::AdjointError;
 pub use weft_passes::{LayoutOptions, OptLevel};
@@ -492,7 +492,7 @@ impl Module {
         match nvptx {
             Some(o) => {
                 let info = pipeline::verify(&self.ir)?;
-                weft_backend_ptx::emit_llvm(&self.ir, &info, o)
+                weft_backend_llvm::emit_llvm(&self.ir, &info, o)
                     .map_err(|e| Error::Backend(Box::new(e)))
             }
             None => self.host_llvm_ir(&weft_runtime::DeviceOptions::default()),
@@ -504,7 +504,7 @@ impl Module {
     pub fn host_llvm_ir(&self, opts: &weft_runtime::DeviceOptions) -> Result<String, Error> {
         let info = pipeline::verify(&self.ir)?;
         let host = weft_runtime::policy::llvm_options(opts);
-        weft_backend_ptx::host::emit_text(&self.ir, &info, &host)
+        weft_backend_llvm::host::emit_text(&self.ir, &info, &host)
             .map_err(|e| Error::Backend(Box::new(e)))
     }
     /// The program for `device`, compiled on first use.

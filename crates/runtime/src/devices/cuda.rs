@@ -62,7 +62,7 @@ fn device_err(e: CudaError) -> RuntimeError {
 
 fn open(ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, RuntimeError> {
     let gpu = Gpu::open(ordinal).map_err(device_err)?;
-    let ptx = weft_backend_ptx::Options {
+    let ptx = weft_backend_llvm::Options {
         arch: arch_for(gpu.cc).to_string(),
         opt_level: opts.opt_level,
         ..Default::default()
@@ -96,8 +96,8 @@ fn driver_present() -> bool {
 /// GPU JITs it), `sm_70` below that (such a GPU rejects the PTX on load).
 fn arch_for(cc: (i32, i32)) -> &'static str {
     let (major, minor) = (cc.0.max(0) as u32, cc.1.max(0) as u32);
-    weft_backend_ptx::arch_for_compute_capability(major, minor)
-        .unwrap_or(weft_backend_ptx::SUPPORTED_ARCHS[0])
+    weft_backend_llvm::arch_for_compute_capability(major, minor)
+        .unwrap_or(weft_backend_llvm::SUPPORTED_ARCHS[0])
 }
 
 impl Gpu {
@@ -146,7 +146,7 @@ impl Gpu {
 /// The `cuda` device: a GPU and how modules are compiled for it.
 struct Cuda {
     gpu: Arc<Gpu>,
-    ptx: weft_backend_ptx::Options,
+    ptx: weft_backend_llvm::Options,
     cache: CacheLocation,
 }
 
@@ -231,7 +231,7 @@ impl Cuda {
         let _busy = t.busy.lock().unwrap_or_else(|e| e.into_inner());
         let stream = &self.gpu.stream;
         self.gpu.ctx.bind_to_thread()?;
-        let mut rec = t.module.get_global(weft_backend_ptx::TRAP_GLOBAL, stream)?;
+        let mut rec = t.module.get_global(weft_backend_llvm::TRAP_GLOBAL, stream)?;
         stream.memset_zeros(&mut rec)?;
         self.enqueue(k, block, total)?;
         let bytes = stream.clone_dtoh(&rec)?;

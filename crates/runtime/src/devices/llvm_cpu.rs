@@ -19,14 +19,14 @@ fn open(_ordinal: usize, opts: &DeviceOptions) -> Result<Arc<dyn DynDevice>, Run
     )))
 }
 
-struct Llvm(weft_backend_ptx::host::Options);
+struct Llvm(weft_backend_llvm::host::Options);
 
 impl HostJit for Llvm {
     const NAME: &'static str = "llvm-cpu";
-    type Code = weft_backend_ptx::host::Artifact;
+    type Code = weft_backend_llvm::host::Artifact;
 
     fn compile(&self, module: &Module, info: &ModuleInfo) -> Result<Self::Code, RuntimeError> {
-        weft_backend_ptx::host::compile(module, info, &self.0)
+        weft_backend_llvm::host::compile(module, info, &self.0)
             .map_err(|e| RuntimeError::backend(Self::NAME, e.is_unsupported(), e))
     }
 

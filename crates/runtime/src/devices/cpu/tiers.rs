@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use weft_abi::KernelEntry;
-use weft_backend_ptx::host;
+use weft_backend_llvm::host;
 use weft_ir::{Module, ModuleInfo};
 
 #[cfg(test)]

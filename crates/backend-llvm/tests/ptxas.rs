@@ -5,7 +5,7 @@ mod common;
 
 use common::emit_ptx;
 use weft_abi::trap::record::SIZE as TRAP_RECORD_SIZE;
-use weft_backend_ptx::{find_libdevice, find_ptxas, ptxas_info, Options, TRAP_GLOBAL};
+use weft_backend_llvm::{find_libdevice, find_ptxas, ptxas_info, Options, TRAP_GLOBAL};
 
 /// Whether libdevice is here (the corpus has transcendental kernels, which
 /// need it on NVPTX); a counted SKIP when it is not.

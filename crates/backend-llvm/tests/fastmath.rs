@@ -6,7 +6,7 @@
 mod common;
 
 use common::{emit_ptx, llvm_ir};
-use weft_backend_ptx::Options;
+use weft_backend_llvm::Options;
 use weft_ir::text::parse_module;
 use weft_ir::OptLevel;
 
@@ -34,7 +34,7 @@ fn module(flags: &str) -> weft_ir::Module {
 fn ptx(flags: &str) -> Option<String> {
     match emit_ptx(&module(flags), &Options::default()) {
         Ok(a) => Some(a.ptx),
-        Err(weft_backend_ptx::Error::NoLibdevice { .. }) => {
+        Err(weft_backend_llvm::Error::NoLibdevice { .. }) => {
             weft_testkit::skip("libdevice.10.bc not found (WEFT_LIBDEVICE, CUDA_HOME or .venv)");
             None
         }

@@ -130,7 +130,7 @@ fn same(a: Const, b: Const) -> bool {
 
 /// Runs kernel `k` (params: input arrays then the output array) over `N`.
 fn run(m: &weft_ir::Module, ins: &mut [Vec<u8>], ins_s: &[Scalar], out_s: Scalar) -> Vec<u8> {
-    let art = compile_host(m, &weft_backend_ptx::host::Options::default()).expect("compile");
+    let art = compile_host(m, &weft_backend_llvm::host::Options::default()).expect("compile");
     let k = art.kernel("k").expect("kernel");
     let mut out = vec![0u8; N * out_s.size() as usize];
     let mut descs: Vec<_> = ins

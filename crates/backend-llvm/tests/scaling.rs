@@ -6,7 +6,7 @@
 mod common;
 
 use common::{compile_source, compile_source_with, emit_ptx};
-use weft_backend_ptx::{
+use weft_backend_llvm::{
     find_libdevice, find_ptxas, ptxas_info, Options, LIBDEVICE_INLINE_SITES, PART_WEIGHT,
     TRAP_GLOBAL,
 };
@@ -104,7 +104,7 @@ fn a_large_module_is_compiled_in_parts_and_joined() {
     };
     let info = weft_ir::verify::verify_module(&m).unwrap();
     assert!(info.has_traps);
-    let a = weft_backend_ptx::compile(&m, &info, &opts).unwrap();
+    let a = weft_backend_llvm::compile(&m, &info, &opts).unwrap();
     let ptx = &a.ptx;
     assert_eq!(a.kernels.len(), 300);
     for (j, k) in a.kernels.iter().enumerate() {
@@ -126,7 +126,7 @@ fn a_large_module_is_compiled_in_parts_and_joined() {
         assert!(l.trim_start().starts_with(".loc\t1 "), "{l}");
     }
     // The split depends on the module only.
-    let again = weft_backend_ptx::compile(&m, &info, &opts).unwrap();
+    let again = weft_backend_llvm::compile(&m, &info, &opts).unwrap();
     assert_eq!(again.ptx, *ptx);
     assembles(ptx);
 }

@@ -1,9 +1,9 @@
 //! Cold compile time, source → PTX text, of the N-body module
 //! (`seed_nbody_step` of the conformance corpus, or a file given as the
-//! first argument): frontend, pass pipeline and `weft_backend_ptx::compile`, repeated; prints
+//! first argument): frontend, pass pipeline and `weft_backend_llvm::compile`, repeated; prints
 //! the median and the spread.
 //!
-//! `cargo run --release -p weft-backend-ptx --example cold_compile [FILE.py] [RUNS]`
+//! `cargo run --release -p weft-backend-llvm --example cold_compile [FILE.py] [RUNS]`
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -27,7 +27,7 @@ fn main() {
         }
     };
     let name = file.to_string_lossy().into_owned();
-    let opts = weft_backend_ptx::Options::default();
+    let opts = weft_backend_llvm::Options::default();
     let mut times: Vec<Duration> = Vec::with_capacity(runs);
     let mut size = 0;
     for _ in 0..runs {
@@ -45,7 +45,7 @@ fn main() {
             std::process::exit(1);
         }
         let info = weft_ir::ModuleInfo::of(&m);
-        match weft_backend_ptx::compile(&m, &info, &opts) {
+        match weft_backend_llvm::compile(&m, &info, &opts) {
             Ok(a) => size = a.ptx.len(),
             Err(e) => {
                 eprintln!("{e}");

@@ -6,7 +6,7 @@ mod common;
 
 use common::emit_ptx;
 use common::kernel_module;
-use weft_backend_ptx::{find_libdevice, find_ptxas, ptxas_info, Options};
+use weft_backend_llvm::{find_libdevice, find_ptxas, ptxas_info, Options};
 use weft_ir::interp::{eval_binary, eval_unary};
 use weft_ir::ir::{AtomicOp, BinaryOp, MemAccess, UnaryOp};
 use weft_ir::{Const, ElemType, Scalar, Type, Value};
@@ -143,7 +143,7 @@ fn every_op_cast_and_atomic_compiles_to_ptx() {
                         }
                     }
                 }
-                Err(weft_backend_ptx::Error::NoLibdevice { .. })
+                Err(weft_backend_llvm::Error::NoLibdevice { .. })
                     if find_libdevice(None).is_none() => {}
                 Err(e) => failures.push(format!("{s} {arch} fast={fast}: {e}")),
             }

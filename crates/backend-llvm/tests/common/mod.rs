@@ -3,22 +3,22 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use weft_backend_ptx::{Artifact, Error, Options};
+use weft_backend_llvm::{Artifact, Error, Options};
 use weft_ir::layout::{self, ArrayDesc};
 use weft_ir::{FuncBuilder, FuncKind, Function, Module, ModuleInfo, Param, Type};
 
-/// [`weft_backend_ptx::compile`] with the module's info (the tests give
+/// [`weft_backend_llvm::compile`] with the module's info (the tests give
 /// hand-made modules; the info does not check them).
 pub fn emit_ptx(m: &Module, o: &Options) -> Result<Artifact, Error> {
-    weft_backend_ptx::compile(m, &ModuleInfo::of(m), o)
+    weft_backend_llvm::compile(m, &ModuleInfo::of(m), o)
 }
 
-/// [`weft_backend_ptx::host::compile`] with the module's info.
+/// [`weft_backend_llvm::host::compile`] with the module's info.
 pub fn compile_host(
     m: &Module,
-    o: &weft_backend_ptx::host::Options,
-) -> Result<weft_backend_ptx::host::Artifact, Error> {
-    weft_backend_ptx::host::compile(m, &ModuleInfo::of(m), o)
+    o: &weft_backend_llvm::host::Options,
+) -> Result<weft_backend_llvm::host::Artifact, Error> {
+    weft_backend_llvm::host::compile(m, &ModuleInfo::of(m), o)
 }
 
 /// `m` with every float operation fast, as the `fast-math` pass makes it
@@ -40,11 +40,11 @@ pub fn fast(m: &Module) -> Module {
 pub fn llvm_ir(m: &Module, nvptx: Option<&Options>, o: weft_ir::OptLevel) -> String {
     let info = ModuleInfo::of(m);
     match nvptx {
-        Some(p) => weft_backend_ptx::emit_llvm(m, &info, p),
-        None => weft_backend_ptx::host::emit_text(
+        Some(p) => weft_backend_llvm::emit_llvm(m, &info, p),
+        None => weft_backend_llvm::host::emit_text(
             m,
             &info,
-            &weft_backend_ptx::host::Options {
+            &weft_backend_llvm::host::Options {
                 opt_level: o,
                 ..Default::default()
             },

@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use weft_backend_ptx::host::{self, Options};
+use weft_backend_llvm::host::{self, Options};
 use weft_ir::ModuleInfo;
 
 const SRC: &str = r#"

@@ -5,14 +5,14 @@
 //! (`tests/snapshots/<case>.ir`, IR text as the frontend and the default
 //! pipeline produced it), so the PTX snapshot changes only when this
 //! backend (or LLVM) does, not with every frontend or pass change.
-//! `WEFT_BLESS=1 cargo test -p weft-backend-ptx --test snapshots` regenerates
+//! `WEFT_BLESS=1 cargo test -p weft-backend-llvm --test snapshots` regenerates
 //! both files from the conformance corpus.
 
 mod common;
 
 use common::emit_ptx;
 use std::path::PathBuf;
-use weft_backend_ptx::Options;
+use weft_backend_llvm::Options;
 
 fn check(case: &str) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");

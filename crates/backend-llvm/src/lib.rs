@@ -1,7 +1,9 @@
-//! # weft-backend-ptx — the LLVM backend: PTX (NVPTX) and an LLVM host JIT
+//! # weft-backend-llvm — the LLVM backend: PTX (NVPTX) and an LLVM host JIT
 //!
-//! One lowering ([`lower`](crate::lower)) turns a [`weft_ir::Module`] into an
-//! LLVM module for one of two targets:
+//! One lowering (`lower/`) turns a [`weft_ir::Module`] into an LLVM module
+//! for one of two targets (`targets/nvptx.rs`, `targets/host.rs`), which
+//! describe themselves to it (the lowering never asks the machine it runs
+//! on); on the host, `lower/spmd/` is the CPU's vector tier:
 //!
 //! * **NVPTX** ([`compile`]): each kernel is a `ptx_kernel` taking the
 //!   argument block of [`weft_ir::layout`] by value as one `.param` byte

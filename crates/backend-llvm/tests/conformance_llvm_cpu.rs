@@ -71,7 +71,7 @@ fn run_case(
     m: &Module,
     case: &Json,
     mut buffers: HashMap<String, Vec<u8>>,
-    entry: &dyn Fn(&str) -> weft_backend_ptx::KernelEntry,
+    entry: &dyn Fn(&str) -> weft_backend_llvm::KernelEntry,
 ) -> HashMap<String, Vec<u8>> {
     let launches: Vec<Json> = match case.get("launches") {
         Some(Json::Array(l)) => l.clone(),

@@ -5,7 +5,7 @@ mod common;
 
 use common::emit_ptx;
 use common::kernel_module;
-use weft_backend_ptx::{find_libdevice, Error, Options};
+use weft_backend_llvm::{find_libdevice, Error, Options};
 use weft_ir::ir::{BinaryOp, MemAccess, UnaryOp};
 use weft_ir::{ElemType, Scalar, Type, Value};
 
@@ -363,8 +363,8 @@ fn funcs_kept_as_calls_become_device_functions() {
 #[test]
 fn llvm_cpu_artifact_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
-    check::<weft_backend_ptx::host::Artifact>();
-    check::<weft_backend_ptx::Artifact>();
+    check::<weft_backend_llvm::host::Artifact>();
+    check::<weft_backend_llvm::Artifact>();
 }
 
 #[test]
@@ -423,12 +423,12 @@ fn line_info_does_not_disable_optimization() {
     )
     .unwrap()
     .ptx;
-    if weft_backend_ptx::find_ptxas().is_none() {
+    if weft_backend_llvm::find_ptxas().is_none() {
         weft_testkit::skip("ptxas part: ptxas not found");
         return;
     }
     let regs = |ptx: &str| {
-        let info = weft_backend_ptx::ptxas_info(ptx, "sm_80").unwrap();
+        let info = weft_backend_llvm::ptxas_info(ptx, "sm_80").unwrap();
         info.lines()
             .find_map(|l| {
                 l.split("Used ")
@@ -445,7 +445,7 @@ fn line_info_does_not_disable_optimization() {
 
 #[test]
 fn arch_follows_the_device() {
-    use weft_backend_ptx::arch_for_compute_capability as arch;
+    use weft_backend_llvm::arch_for_compute_capability as arch;
     assert_eq!(arch(9, 0), Some("sm_90"));
     assert_eq!(arch(8, 9), Some("sm_89"));
     assert_eq!(arch(8, 6), Some("sm_86"));
@@ -453,7 +453,7 @@ fn arch_follows_the_device() {
     assert_eq!(arch(7, 5), Some("sm_75"));
     assert_eq!(arch(12, 0), Some("sm_90"));
     assert_eq!(arch(6, 1), None);
-    for a in weft_backend_ptx::SUPPORTED_ARCHS {
+    for a in weft_backend_llvm::SUPPORTED_ARCHS {
         let m = map_kernel(Scalar::F32, |b, x| b.binary(BinaryOp::Add, x, x));
         let opts = Options {
             arch: a.into(),
@@ -490,7 +490,7 @@ fn emits_textual_llvm_ir_for_both_targets() {
 #[test]
 fn checked_code_writes_the_trap_record() {
     use weft_abi::trap::record::SIZE as TRAP_RECORD_SIZE;
-    use weft_backend_ptx::TRAP_GLOBAL;
+    use weft_backend_llvm::TRAP_GLOBAL;
     let plain = map_kernel(Scalar::F32, |b, x| {
         let two = b.konst(weft_ir::Const::float(Scalar::F32, 2.0));
         b.binary(BinaryOp::Mul, x, two)
@@ -588,7 +588,7 @@ def k(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=wp.f
         Some(&o0),
         weft_ir::OptLevel::O0,
     );
-    let pairs = weft_backend_ptx::LIBDEVICE_INLINE_SITES;
+    let pairs = weft_backend_llvm::LIBDEVICE_INLINE_SITES;
     assert_eq!(libdevice_calls(&ir, "__nv_sincosf"), pairs, "{ir}");
     assert_eq!(libdevice_calls(&ir, "__nv_sinf"), 10 - pairs, "{ir}");
     // Fast math keeps its approximate instructions, no libdevice.
