@@ -56,7 +56,7 @@ unsafe impl Send for HostMem {}
 impl HostMem {
     /// `len` zero bytes; `None` when the allocator refuses them.
     pub fn zeroed(len: usize) -> Option<HostMem> {
-        let huge = len >= HUGE_MIN && crate::policy::huge_pages();
+        let huge = len >= HUGE_MIN && crate::policy::env::huge_pages();
         let align = if huge { HUGE_PAGE } else { LINE };
         let layout = Layout::from_size_align(len.max(1), align).ok()?;
         // SAFETY: the layout's size is nonzero.
@@ -133,7 +133,7 @@ mod tests {
     fn large_blocks_are_huge_page_aligned_and_zero() {
         let len = HUGE_MIN + 123;
         let m = HostMem::zeroed(len).unwrap();
-        if crate::policy::huge_pages() {
+        if crate::policy::env::huge_pages() {
             assert_eq!(m.ptr() as usize % HUGE_PAGE, 0);
         }
         // SAFETY: the block holds at least `len` bytes.
