@@ -553,6 +553,14 @@ pub(crate) fn atomic_only_arrays<C: PartialEq>(
 /// included, in order (instructions left in the arena by a pass but in no
 /// region are not visited).
 pub fn for_each_inst(f: &Function, p: &mut dyn FnMut(Inst)) {
+    for_each_inst_in(f, f.body, p);
+}
+
+/// Calls `p` with every instruction of region `r` of `f` and of the
+/// regions nested in it, in program order (an instruction before those of
+/// its regions); regions nested more than 1000 deep are not visited, as in
+/// the other walks of this module.
+pub fn for_each_inst_in(f: &Function, r: Region, p: &mut dyn FnMut(Inst)) {
     fn walk(f: &Function, r: Region, p: &mut dyn FnMut(Inst), depth: u32) {
         if depth >= MAX_NESTING {
             return;
@@ -567,5 +575,5 @@ pub fn for_each_inst(f: &Function, p: &mut dyn FnMut(Inst)) {
             }
         }
     }
-    walk(f, f.body, p, 0);
+    walk(f, r, p, 0);
 }

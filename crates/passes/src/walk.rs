@@ -4,16 +4,9 @@
 use std::collections::HashMap;
 use weft_ir::{Const, Function, Inst, InstKind, Loc, Region, StructTable, Type, Value, ValueDef};
 
-/// Calls `f` on every instruction of `r` and of the regions nested in it,
-/// in program order (an instruction before the instructions of its regions).
-pub fn for_each_inst(func: &Function, r: Region, f: &mut impl FnMut(Inst)) {
-    for &inst in &func.regions[r].insts {
-        f(inst);
-        for sub in func.insts[inst].kind.regions() {
-            for_each_inst(func, sub, f);
-        }
-    }
-}
+/// Every instruction of a region and of the regions nested in it, in
+/// program order: the IR's own walker.
+pub use weft_ir::info::for_each_inst_in as for_each_inst;
 
 /// All instructions reachable from the function body, in program order.
 pub fn all_insts(func: &Function) -> Vec<Inst> {
