@@ -661,6 +661,17 @@ impl AtomicOp {
             AtomicOp::Sub | AtomicOp::Exchange => return None,
         })
     }
+    /// The binary operation computing the value this op stores from the
+    /// old value and the operand (`add` → `add`, `sub` → `sub`, ...);
+    /// `None` for `exchange`, which stores the operand. Every backend's
+    /// compare-and-swap loop and the interpreter use it.
+    pub fn update(self) -> Option<BinaryOp> {
+        match self {
+            AtomicOp::Sub => Some(BinaryOp::Sub),
+            AtomicOp::Exchange => None,
+            op => op.combine(),
+        }
+    }
     /// The value that leaves every operand as it is when combined with
     /// this op on `s` (`-0.0` for float `add`, `+inf`/`-inf` for float
     /// `min`/`max`, the type's extremes for integer `min`/`max`, all ones

@@ -147,11 +147,10 @@ impl<'a, 'b, 'm> FnTx<'a, 'b, 'm> {
         self.jump(lp, &[init])?;
         self.switch_to(lp);
         let old = from_bits(self, expected)?;
-        let new = match op {
-            AtomicOp::Add => self.binary(BinaryOp::Add, s, old, x)?,
-            AtomicOp::Sub => self.binary(BinaryOp::Sub, s, old, x)?,
-            AtomicOp::Min => self.binary(BinaryOp::Min, s, old, x)?,
-            AtomicOp::Max => self.binary(BinaryOp::Max, s, old, x)?,
+        let new = match op.update() {
+            Some(b @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Min | BinaryOp::Max)) => {
+                self.binary(b, s, old, x)?
+            }
             _ => return self.unsupported(format!("atomic {op:?} on floats")),
         };
         let nb = to_bits(self, new)?;

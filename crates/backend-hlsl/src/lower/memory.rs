@@ -7,9 +7,7 @@ use super::{is_wide_int, native_vec, scalar_base, Emitter, R, XYZW};
 use crate::bindings::{LockBinding, CB_ZERO, LOCK_WORDS};
 use std::collections::HashSet;
 use weft_ir::layout;
-use weft_ir::{
-    AtomicOp, BinaryOp, Function, InstKind, Loc, MemAccess, Module, Scalar, Type, Value,
-};
+use weft_ir::{AtomicOp, Function, InstKind, Loc, MemAccess, Module, Scalar, Type, Value};
 
 /// `asfloat`/`asint`/nothing: reinterprets a `uint` word as a 32-bit scalar.
 fn from_word(s: Scalar, w: &str) -> String {
@@ -89,17 +87,10 @@ impl<'a> Emitter<'a> {
     /// The value an atomic `op` stores: `op(old, x)`, or `x` for an
     /// exchange.
     fn atomic_update(&mut self, op: AtomicOp, s: Scalar, old: &str, x: &str) -> R<String> {
-        let b = match op {
-            AtomicOp::Add => BinaryOp::Add,
-            AtomicOp::Sub => BinaryOp::Sub,
-            AtomicOp::Min => BinaryOp::Min,
-            AtomicOp::Max => BinaryOp::Max,
-            AtomicOp::And => BinaryOp::And,
-            AtomicOp::Or => BinaryOp::Or,
-            AtomicOp::Xor => BinaryOp::Xor,
-            AtomicOp::Exchange => return Ok(x.to_string()),
-        };
-        self.binary(b, s, old.to_string(), x.to_string(), Loc::NONE)
+        match op.update() {
+            Some(b) => self.binary(b, s, old.to_string(), x.to_string(), Loc::NONE),
+            None => Ok(x.to_string()),
+        }
     }
 
     /// The array info and the byte offset expression of element `mem.indices`.

@@ -225,11 +225,10 @@ impl<'a, 'ctx, 'm> Lx<'a, 'ctx, 'm> {
         expected.add_incoming(&[(&init, pre)]);
         let ev = expected.as_basic_value().into_int_value();
         let old = self.bits_float(s, ev)?;
-        let new = match op {
-            AtomicOp::Add => self.binary(BinaryOp::Add, s, old, x)?,
-            AtomicOp::Sub => self.binary(BinaryOp::Sub, s, old, x)?,
-            AtomicOp::Min => self.binary(BinaryOp::Min, s, old, x)?,
-            AtomicOp::Max => self.binary(BinaryOp::Max, s, old, x)?,
+        let new = match op.update() {
+            Some(b @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Min | BinaryOp::Max)) => {
+                self.binary(b, s, old, x)?
+            }
             _ => return self.unsupported(format!("atomic {op:?} on floats")),
         };
         let nb = self.float_bits(s, new)?;

@@ -394,17 +394,10 @@ pub(crate) fn bitcast(from: Scalar, to: Scalar, x: u64) -> u64 {
 
 /// The new value of an atomic read-modify-write of `old` with `v`.
 pub(crate) fn atomic(op: AtomicOp, s: Scalar, old: u64, v: u64) -> u64 {
-    let bop = match op {
-        AtomicOp::Exchange => return v,
-        AtomicOp::Add => BinaryOp::Add,
-        AtomicOp::Sub => BinaryOp::Sub,
-        AtomicOp::Min => BinaryOp::Min,
-        AtomicOp::Max => BinaryOp::Max,
-        AtomicOp::And => BinaryOp::And,
-        AtomicOp::Or => BinaryOp::Or,
-        AtomicOp::Xor => BinaryOp::Xor,
-    };
-    binary(bop, s, old, v)
+    match op.update() {
+        Some(bop) => binary(bop, s, old, v),
+        None => v,
+    }
 }
 
 /// Reads a scalar from `mem` at byte offset `off` (little-endian, C layout).
