@@ -4,6 +4,7 @@
 //! API (`weft.warp`) on these; see `docs/python.md`.
 
 mod array;
+mod buffer;
 mod dtype;
 mod error;
 mod kernel;
@@ -15,6 +16,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<dtype::PyDtype>()?;
     m.add_class::<array::PyArray>()?;
+    m.add_class::<buffer::PyBufferExporter>()?;
     m.add_class::<kernel::PyModule>()?;
     m.add_class::<kernel::PyDevice>()?;
     m.add_class::<kernel::PyKernel>()?;
