@@ -154,6 +154,10 @@ impl PyBufferExporter {
         if view.is_null() {
             return Err(PyBufferError::new_err("no Py_buffer to fill (null view)"));
         }
+        // SAFETY: `view` is non-null and is CPython's Py_buffer to fill;
+        // the protocol wants `obj` NULL when the export fails, which every
+        // early return below does.
+        unsafe { (*view).obj = std::ptr::null_mut() };
         let (spec, owner, what) = read_spec(&slf)?;
         spec.check(flags, &what)?;
         let format = CString::new(spec.format.as_str()).map_err(|_| {
