@@ -7,13 +7,49 @@
 # (other work on a shared machine is the noise). Needs what
 # scripts/mpi-test.sh installs.
 #   scripts/mpi-scaling.sh [REPS] [N] [ITERS]
+# `ensemble` first: examples/python/distributed/ensemble.py instead (8
+# simulations; 1x1, 1x2 and 2x1 ranks x threads), its throughput:
+#   scripts/mpi-scaling.sh ensemble [REPS] [BODIES] [STEPS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=${1:-5} n=${2:-1024} iters=${3:-200}
 py=.venv-py/bin/python
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
+
+if [ "${1:-}" = ensemble ]; then
+  reps=${2:-5} bodies=${3:-2048} steps=${4:-50}
+  for ((r = 0; r < reps; r++)); do
+    for c in "1 1" "1 2" "2 1"; do
+      read -r ranks threads <<<"$c"
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      line=$(timeout 300 mpirun --oversubscribe -x RAYON_NUM_THREADS="$threads" -n "$ranks" \
+        "$py" examples/python/distributed/ensemble.py --device cpu --sims 8 --bodies "$bodies" --steps "$steps" | grep '^RESULT ')
+      echo "${ranks}x$threads $load ${line#RESULT }" >>"$out"
+    done
+  done
+  "$py" - "$out" "$bodies" "$steps" "$reps" <<'PY'
+import json, statistics, sys
+path, bodies, steps, reps = sys.argv[1:]
+rows = {}
+for line in open(path):
+    name, load, js = line.split(" ", 2)
+    rows.setdefault(name, []).append({**json.loads(js), "load": float(load)})
+print(f"ensemble.py --device cpu --sims 8 --bodies {bodies} --steps {steps}: {reps} runs each, median [min-max]")
+print(f"{'ranks x threads':16} {'total M body-steps/s':>24} {'wall s':>24} {'slowest rank M/s':>17} {'load':>5}")
+for name, rs in rows.items():
+    t = sorted(r["body_steps_per_s"] / 1e6 for r in rs)
+    w = sorted(r["wall_s"] for r in rs)
+    slow = statistics.median(min(r["per_rank_body_steps_per_s"]) / 1e6 for r in rs)
+    print(
+        f"{name:16} {statistics.median(t):10.2f} [{t[0]:.2f}-{t[-1]:.2f}] {statistics.median(w):10.3f} [{w[0]:.3f}-{w[-1]:.3f}] "
+        f"{slow:17.2f} {statistics.median(r['load'] for r in rs):5.1f}"
+    )
+PY
+  exit 0
+fi
+
+reps=${1:-5} n=${2:-1024} iters=${3:-200}
 # NAME RANKS THREADS ARGS...
 configs=(
   "strong:1x1 1 1"
