@@ -235,3 +235,65 @@ impl PyBufferExporter {
         }
     }
 }
+
+/// The leading fields of DLPack's `DLTensor` (dlpack.h, ABI-stable since
+/// DLPack 0.x): the data pointer and the device.
+#[repr(C)]
+struct DlTensorHead {
+    data: *mut c_void,
+    device_type: i32,
+    device_id: i32,
+}
+
+/// The leading fields of `DLManagedTensorVersioned` (DLPack 1.x): its
+/// `DLTensor` comes after the version, the manager context, the deleter
+/// and the flags.
+#[repr(C)]
+struct DlManagedVersionedHead {
+    major: u32,
+    minor: u32,
+    manager_ctx: *mut c_void,
+    deleter: *mut c_void,
+    flags: u64,
+    tensor: DlTensorHead,
+}
+
+/// `(device_type, device_id)` of an unconsumed DLPack capsule (named
+/// `dltensor` or `dltensor_versioned`), read without consuming it, so
+/// that `wp.from_dlpack` can refuse device memory before NumPy takes the
+/// capsule. Anything else raises `TypeError`.
+#[pyfunction]
+pub fn dlpack_capsule_device(capsule: &Bound<'_, PyAny>) -> PyResult<(i32, i32)> {
+    use pyo3::exceptions::PyTypeError;
+    use pyo3::types::{PyCapsule, PyCapsuleMethods};
+    let not_capsule = || {
+        PyTypeError::new_err(format!(
+            "Expected a valid DLPack capsule, got {}",
+            capsule
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "?".into())
+        ))
+    };
+    let cap = capsule.cast::<PyCapsule>().map_err(|_| not_capsule())?;
+    if let Ok(p) = cap.pointer_checked(Some(c"dltensor")) {
+        // SAFETY: a capsule named "dltensor" holds a DLManagedTensor, whose
+        // first field is the DLTensor (DLPack's ABI); we read its data
+        // pointer and device, which the producer keeps valid until the
+        // capsule is consumed or destroyed (we hold a reference to it).
+        let head = unsafe { &*(p.as_ptr() as *const DlTensorHead) };
+        return Ok((head.device_type, head.device_id));
+    }
+    if let Ok(p) = cap.pointer_checked(Some(c"dltensor_versioned")) {
+        // SAFETY: a capsule named "dltensor_versioned" holds a
+        // DLManagedTensorVersioned (DLPack >= 1.0), laid out as
+        // `DlManagedVersionedHead` up to its DLTensor's device; valid as
+        // above while we hold the capsule.
+        let head = unsafe { &*(p.as_ptr() as *const DlManagedVersionedHead) };
+        return Ok((head.tensor.device_type, head.tensor.device_id));
+    }
+    Err(PyTypeError::new_err(
+        "Expected a valid DLPack capsule (named 'dltensor' or 'dltensor_versioned', not yet consumed)",
+    ))
+}

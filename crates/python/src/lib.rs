@@ -23,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
     m.add_function(wrap_pyfunction!(device_names, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(buffer::dlpack_capsule_device, m)?)?;
     m.add("WeftError", py.get_type::<error::WeftError>())?;
     m.add("CompileError", py.get_type::<error::CompileError>())?;
     m.add("LaunchError", py.get_type::<error::LaunchError>())?;

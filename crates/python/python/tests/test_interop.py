@@ -227,14 +227,43 @@ def test_dlpack_refusals_name_the_array():
     with pytest.raises(BufferError, match=r"__dlpack__ of wp\.array\(dtype=Body, shape=\(1,\), device=cpu\): DLPack has no struct types"):
         s.__dlpack__()
     a = wp.zeros(2, dtype=float)
+    with pytest.raises(BufferError, match=r"bfloat16 \(kDLBfloat\) is not exported yet"):
+        wp.zeros(2, dtype=wp.bfloat16).__dlpack__()
+    assert memoryview(wp.zeros(2, dtype=wp.bfloat16)).format == "H"  # the 16-bit patterns
     with pytest.raises(BufferError, match=r"parameter 'stream' must be None"):
         a.__dlpack__(stream=1)
     with pytest.raises(BufferError, match=r"parameter 'dl_device' \(2, 0\)"):
         a.__dlpack__(dl_device=(2, 0))
     with pytest.raises(TypeError, match=r"to_dlpack: parameter 'wp_array'"):
         wp.to_dlpack(np.zeros(2))
-    with pytest.raises(TypeError, match=r"from_dlpack: parameter 'source'"):
+    with pytest.raises(TypeError, match=r"^Expected a valid DLPack capsule, got list$"):
         wp.from_dlpack([1, 2])
+
+    class NotCapsule:
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, stream=None):
+            return object()
+
+    with pytest.raises(TypeError, match=r"^Expected a valid DLPack capsule, got object$"):
+        wp.from_dlpack(NotCapsule())
+
+    class OnGpu:
+        def __dlpack_device__(self):
+            return (2, 3)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("__dlpack__ called for a device Weft does not take")
+
+    with pytest.raises(TypeError, match=r"Unsupported source device for DLPack: device_type=2, device_id=3"):
+        wp.from_dlpack(OnGpu())
+    cap = wp.to_dlpack(wp.zeros(2, dtype=float))
+    wp.from_dlpack(cap)
+    with pytest.raises(TypeError, match=r"Expected a valid DLPack capsule"):
+        wp.from_dlpack(cap)  # consumed
+    with pytest.raises(RuntimeError, match=r"^Incompatible data types: DLPack bool8 and Warp float32$"):
+        wp.from_dlpack(wp.to_dlpack(wp.zeros(1, dtype=wp.bool)), dtype=wp.float32)
 
 
 def test_from_dlpack_copies():
@@ -246,6 +275,16 @@ def test_from_dlpack_copies():
     assert a.numpy()[0, 0] == 0.0
     b = wp.from_dlpack(np.arange(3, dtype=np.int32))
     assert b.dtype == wp.int32 and b.numpy().tolist() == [0, 1, 2]
+    # Capsules, as Warp takes them (wp.to_dlpack, torch.utils.dlpack.to_dlpack).
+    c = wp.array(np.arange(4, dtype=np.float32), dtype=float)
+    d = wp.from_dlpack(wp.to_dlpack(c))
+    assert d.dtype == wp.float32 and d.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert d.ptr != c.ptr  # a copy
+    flags = wp.array(np.array([True, False]), dtype=wp.bool)
+    e = wp.from_dlpack(wp.to_dlpack(flags), dtype=wp.uint8)
+    assert e.dtype == wp.uint8 and e.numpy().tolist() == [1, 0]
+    m = wp.from_dlpack(wp.to_dlpack(wp.zeros((2, 2, 2), dtype=float)), dtype=wp.mat22)
+    assert m.dtype == wp.mat22 and m.shape == (2,)
 
 
 # -------------------------------------------------- __cuda_array_interface__

@@ -345,6 +345,8 @@ class array(_native.BufferExporter):
         owner (the NumPy view, holding the native array) keeps the memory
         alive until the export is released, also across ``free()``."""
         v = self._exportable("the buffer protocol")
+        # bfloat16 (viewed by NumPy as uint16): its 16-bit patterns, format
+        # "H" (PEP 3118 has no bfloat16; MPI moves the bits as they are).
         fmt = _BUFFER_FORMAT.get(v.dtype)
         if fmt is None:
             if v.dtype.names is None:
@@ -364,6 +366,11 @@ class array(_native.BufferExporter):
             raise BufferError(
                 f"__dlpack__ of {self._buffer_name()}: DLPack has no struct types; "
                 "use the buffer protocol (memoryview) or export the fields' arrays"
+            )
+        if _t.scalar_type(self.dtype) is _t.bfloat16:
+            raise BufferError(
+                f"__dlpack__ of {self._buffer_name()}: bfloat16 (kDLBfloat) is not exported yet: the capsule is "
+                "NumPy's, which has no bfloat16 (it would say uint16); the buffer protocol gives the 16-bit patterns"
             )
         if stream is not None:
             raise BufferError(
@@ -636,23 +643,80 @@ def to_dlpack(wp_array):
     return wp_array.__dlpack__()
 
 
+class _CapsuleSource:
+    """A DLPack producer around a bare capsule, for NumPy's
+    ``from_dlpack`` (which takes producers, not capsules)."""
+
+    def __init__(self, capsule, device):
+        self._capsule, self._device = capsule, device
+
+    def __dlpack_device__(self):
+        return self._device
+
+    def __dlpack__(self, **kwargs):
+        capsule, self._capsule = self._capsule, None
+        if capsule is None:
+            raise BufferError("the DLPack capsule has been consumed already")
+        return capsule
+
+
+def _dlpack_type_name(npdtype):
+    """DLPack's name of a NumPy dtype (``float32``, ``bool8``)."""
+    kind = {"b": "bool", "f": "float", "i": "int", "u": "uint", "c": "complex"}.get(npdtype.kind)
+    return f"{kind}{npdtype.itemsize * 8}" if kind else str(npdtype)
+
+
 def from_dlpack(source, dtype=None):
-    """A ``wp.array`` from a DLPack producer (an object with ``__dlpack__``,
-    e.g. a CPU torch tensor or NumPy array) on the host. Unlike Warp's, it
-    COPIES: Weft arrays own their memory (``wp.array(ptr=...)`` is not
-    supported), so writes to the result do not reach ``source``.
-    ``dtype``: a vector/matrix type takes the trailing dimensions."""
+    """A ``wp.array`` from DLPack: a capsule (``wp.to_dlpack(a)``,
+    ``torch.utils.dlpack.to_dlpack(t)``) or an object with ``__dlpack__``
+    (a CPU torch tensor, a NumPy array), in host memory (``kDLCPU``).
+    Unlike Warp's, it COPIES: Weft arrays own their memory
+    (``wp.array(ptr=...)`` is not supported), so writes to the result do
+    not reach ``source``. ``dtype``: the source's scalar type (``bool`` may
+    be read as ``int8``/``uint8``); a vector/matrix type of it takes the
+    trailing dimensions. Checks as Warp's: a device other than the host is
+    a ``TypeError`` before ``__dlpack__`` is called, a scalar type other
+    than the source's a ``RuntimeError``."""
     if isinstance(source, array):
-        return clone(source) if dtype is None or dtype == source.dtype else array(source.numpy(), dtype=dtype, device=source.device)
-    if not hasattr(source, "__dlpack__"):
+        source = source.__dlpack__()
+    if hasattr(source, "__dlpack__"):
+        if not hasattr(source, "__dlpack_device__"):
+            raise TypeError(f"from_dlpack: parameter 'source' ({type(source).__name__}) has __dlpack__ but no __dlpack_device__")
+        device_type, device_id = (int(x) for x in source.__dlpack_device__())
+        if device_type != 1:
+            raise TypeError(
+                f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id} "
+                "(Weft takes host memory, kDLCPU: its arrays are host memory on every device in this version)"
+            )
+        capsule = source.__dlpack__()
+    else:
+        capsule = source
+    # A TypeError ("Expected a valid DLPack capsule, got ...") for anything
+    # that is not an unconsumed DLPack capsule.
+    device_type, device_id = _native.dlpack_capsule_device(capsule)
+    if device_type != 1:
         raise TypeError(
-            f"from_dlpack: parameter 'source' must have __dlpack__ (a DLPack capsule alone is not taken), got {type(source).__name__}"
+            f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id} "
+            "(Weft takes host memory, kDLCPU: its arrays are host memory on every device in this version)"
         )
     try:
-        host = np.from_dlpack(source)
+        host = np.from_dlpack(_CapsuleSource(capsule, (device_type, device_id)))
     except (BufferError, RuntimeError, TypeError, ValueError) as e:
-        raise BufferError(f"from_dlpack: parameter 'source' is not readable host memory through DLPack: {e}") from e
-    return array(host, dtype=dtype)
+        raise BufferError(f"from_dlpack: parameter 'source' is not readable through DLPack here: {e}") from e
+    if dtype is None:
+        dtype = _NP_TO_WP.get(host.dtype)
+        if dtype is None:
+            raise RuntimeError(f"from_dlpack: DLPack type {_dlpack_type_name(host.dtype)} has no Warp type")
+    else:
+        dtype = _resolve_dtype(dtype)
+        want = np.dtype(_np_scalar(dtype)) if _np_scalar(dtype) is not None else None
+        if want is not None and host.dtype.kind == "b" and want in (np.dtype(np.int8), np.dtype(np.uint8)):
+            host = host.view(want)
+        elif want is None or host.dtype != want:
+            raise RuntimeError(
+                f"Incompatible data types: DLPack {_dlpack_type_name(host.dtype)} and Warp {_t.type_repr(dtype)}"
+            )
+    return array(np.ascontiguousarray(host), dtype=dtype)
 
 
 def _flat1(a):
