@@ -90,6 +90,8 @@ fi
 echo "== python package (scripts/python-test.sh: venv, maturin, pytest)"
 # LLVM is installed above: the package must come out with the `llvm` feature.
 WEFT_EXPECT_LLVM=1 scripts/python-test.sh
+echo "== distributed examples under MPI (scripts/mpi-test.sh: OpenMPI, mpi4py, 2 and 4 ranks)"
+scripts/mpi-test.sh
 echo "== Warp's own tests, a file per process (smoke; scripts/warp-suite.sh runs them all)"
 # A crash or time-out fails this step; the counts are compared with real
 # Warp's where the shared baseline is (WEFT_WARP_BASELINE), else only shown.

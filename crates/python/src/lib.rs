@@ -4,6 +4,7 @@
 //! API (`weft.warp`) on these; see `docs/python.md`.
 
 mod array;
+mod buffer;
 mod dtype;
 mod error;
 mod kernel;
@@ -15,12 +16,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<dtype::PyDtype>()?;
     m.add_class::<array::PyArray>()?;
+    m.add_class::<buffer::PyBufferExporter>()?;
     m.add_class::<kernel::PyModule>()?;
     m.add_class::<kernel::PyDevice>()?;
     m.add_class::<kernel::PyKernel>()?;
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
     m.add_function(wrap_pyfunction!(device_names, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(buffer::dlpack_capsule_device, m)?)?;
     m.add("WeftError", py.get_type::<error::WeftError>())?;
     m.add("CompileError", py.get_type::<error::CompileError>())?;
     m.add("LaunchError", py.get_type::<error::LaunchError>())?;

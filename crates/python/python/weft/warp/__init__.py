@@ -50,6 +50,8 @@ from .array import (  # noqa: F401
     clone,
     copy,
     from_numpy,
+    from_dlpack,
+    to_dlpack,
 )
 from .host import (  # noqa: F401
     matrix_from_cols,

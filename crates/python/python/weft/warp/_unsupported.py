@@ -116,7 +116,6 @@ ALLOC = "custom allocators and allocation tracking are not implemented in Weft"
 TEXTURE = "Weft has no textures"
 GL = "OpenGL interop is not implemented in Weft"
 TILES = "Weft has no tiles (the tile programming model) yet"
-DLPACK = "DLPack interop is not implemented in Weft"
 TORCH = "PyTorch interop is not implemented in Weft"
 JAX = "JAX interop is not implemented in Weft"
 PADDLE = "Paddle interop is not implemented in Weft"
@@ -160,7 +159,6 @@ TABLE = {
         (TEXTURE, "Texture Texture1D Texture2D Texture3D"),
         (GL, "GLTextureResource RegisteredGLBuffer"),
         (TILES, "tile[] launch_tiled"),
-        (DLPACK, "from_dlpack to_dlpack"),
         (TORCH, "from_torch to_torch device_from_torch device_to_torch dtype_from_torch dtype_to_torch "
                 "stream_from_torch stream_to_torch"),
         (JAX, "from_jax to_jax device_from_jax device_to_jax dtype_from_jax dtype_to_jax jax_callable jax_kernel "

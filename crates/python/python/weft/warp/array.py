@@ -2,8 +2,11 @@
 
 Every array's elements live in a native ``weft._native.Array`` (host
 memory, 16-byte aligned, C-contiguous). On the ``cpu`` device (and every
-device of this version: see ``docs/python.md``) ``.numpy()`` and
-``__array_interface__`` are views of that memory, no copy.
+device of this version: see ``docs/python.md``) ``.numpy()``,
+``__array_interface__``, the buffer protocol (``memoryview(a)``, through
+the native base class ``weft._native.BufferExporter``) and DLPack
+(``__dlpack__``) are views of that memory, no copy: communication
+libraries (mpi4py) take arrays as they are (``docs/distributed.md``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import numpy as np
 
 from .. import _native
 from . import types as _t
+from ._unsupported import NotSupportedError
 
 
 class _View:
@@ -85,11 +89,41 @@ def _shape_tuple(shape):
     return tuple(int(s) for s in shape)
 
 
-class array:
+# Buffer-protocol formats (PEP 3118, native byte order) of the scalar types.
+_BUFFER_FORMAT = {
+    np.dtype(np.float16): "e",
+    np.dtype(np.float32): "f",
+    np.dtype(np.float64): "d",
+    np.dtype(np.int8): "b",
+    np.dtype(np.uint8): "B",
+    np.dtype(np.int16): "h",
+    np.dtype(np.uint16): "H",
+    np.dtype(np.int32): "i",
+    np.dtype(np.uint32): "I",
+    np.dtype(np.int64): "q",
+    np.dtype(np.uint64): "Q",
+    np.dtype(np.bool_): "?",
+}
+
+
+class HostMemoryError(NotSupportedError, AttributeError):
+    """An export that needs device memory, asked of an array that lives in
+    host memory (every array of this Weft version): ``__cuda_array_interface__``
+    of an array on ``cuda``. An ``AttributeError`` too, so ``hasattr(a,
+    "__cuda_array_interface__")`` is false and libraries (CuPy, Numba,
+    mpi4py) take the buffer protocol or DLPack instead."""
+
+
+class array(_native.BufferExporter):
     """A typed array of 1-4 dimensions (Warp's ``wp.array``).
 
     ``wp.array(dtype=T, ndim=N)`` with no data and no shape is the
-    annotation type of kernel parameters, as in Warp."""
+    annotation type of kernel parameters, as in Warp.
+
+    The native base class exports the buffer protocol (``memoryview(a)``,
+    ``MPI.Comm.Send(a)``): zero copy, writable, the format of the scalar
+    type (vector and matrix types as trailing dimensions, structs as a
+    ``T{...}`` struct format)."""
 
     def __init__(
         self,
@@ -286,6 +320,96 @@ class array:
         npt = np.dtype(_np_scalar(self.dtype))
         shape = self.shape + tuple(_t.dtype_shape(self.dtype))
         return {"data": (a.ptr(), False), "shape": shape, "typestr": npt.str, "version": 3}
+
+    # ------------------------------------------- communication libraries
+
+    def _buffer_name(self):
+        """How export errors name the array."""
+        if self._native is None and not self._freed:
+            return f"wp.array(dtype={_t.type_repr(self.dtype)}, ndim={self.ndim}) (an annotation type)"
+        view = ", a view" if self._npv is not None else ""
+        return f"wp.array(dtype={_t.type_repr(self.dtype)}, shape={self.shape}, device={self.device}{view})"
+
+    def _exportable(self, what):
+        """The NumPy view of the array's memory, or a ``BufferError``
+        naming the array and saying why it has none."""
+        if self._freed:
+            raise BufferError(f"{what} of {self._buffer_name()}: the array has been freed")
+        if self._native is None:
+            raise BufferError(f"{what} of {self._buffer_name()}: an annotation type has no memory")
+        return self.numpy()
+
+    def _buffer_spec(self):
+        """What ``weft._native.BufferExporter.__getbuffer__`` exports:
+        ``(address, itemsize, format, shape, byte strides, owner)``; the
+        owner (the NumPy view, holding the native array) keeps the memory
+        alive until the export is released, also across ``free()``."""
+        v = self._exportable("the buffer protocol")
+        # bfloat16 (viewed by NumPy as uint16): its 16-bit patterns, format
+        # "H" (PEP 3118 has no bfloat16; MPI moves the bits as they are).
+        fmt = _BUFFER_FORMAT.get(v.dtype)
+        if fmt is None:
+            if v.dtype.names is None:
+                raise BufferError(f"the buffer protocol of {self._buffer_name()}: no buffer format for {v.dtype}")
+            # A struct: NumPy's PEP 3118 format of the same record layout
+            # (field names, offsets as pad bytes, sub-arrays for vectors).
+            fmt = memoryview(np.empty(0, dtype=v.dtype)).format
+        return (v.__array_interface__["data"][0], v.dtype.itemsize, fmt, v.shape, v.strides, v)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of the array's memory (host memory: ``kDLCPU``),
+        zero copy unless ``copy=True``; vector and matrix types as trailing
+        dimensions. Struct arrays have no DLPack type and raise
+        ``BufferError``."""
+        v = self._exportable("__dlpack__")
+        if v.dtype.names is not None:
+            raise BufferError(
+                f"__dlpack__ of {self._buffer_name()}: DLPack has no struct types; "
+                "use the buffer protocol (memoryview) or export the fields' arrays"
+            )
+        if _t.scalar_type(self.dtype) is _t.bfloat16:
+            raise BufferError(
+                f"__dlpack__ of {self._buffer_name()}: bfloat16 (kDLBfloat) is not exported yet: the capsule is "
+                "NumPy's, which has no bfloat16 (it would say uint16); the buffer protocol gives the 16-bit patterns"
+            )
+        if stream is not None:
+            raise BufferError(
+                f"__dlpack__ of {self._buffer_name()}: parameter 'stream' must be None for host memory (kDLCPU), got {stream!r}"
+            )
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(
+                f"__dlpack__ of {self._buffer_name()}: parameter 'dl_device' {tuple(dl_device)} is not the array's "
+                f"{self.__dlpack_device__()} (kDLCPU: arrays are host memory in this version)"
+            )
+        kwargs = {k: x for k, x in (("max_version", max_version), ("copy", copy)) if x is not None}
+        # NumPy's exporter fills the DLManagedTensor for the zero-copy view
+        # `v` (which holds the native array, keeping the memory alive for
+        # the capsule's lifetime).
+        return v.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        """``(kDLCPU, 0)``: arrays are host memory on every device in this
+        version (a launch on ``vulkan``/``cuda`` copies them there and back)."""
+        return (1, 0)
+
+    @property
+    def __cuda_array_interface__(self):
+        """Raises: no array of this version has device memory. On ``cuda``
+        a ``HostMemoryError`` saying why, elsewhere an ``AttributeError``
+        (as Warp's CPU arrays); both make ``hasattr`` false."""
+        dev = self.device
+        if dev is not None and getattr(dev, "is_cuda", False):
+            raise HostMemoryError(
+                "wp.array.__cuda_array_interface__",
+                f"{self._buffer_name()} lives in host memory (every Weft array does in this version; a launch "
+                "copies it to the GPU and back), so there is no device pointer to give; device-resident arrays "
+                "are issue 26 item 3. Use the buffer protocol, __array_interface__ or DLPack (kDLCPU), or "
+                "CUDA-aware code on a copy",
+            )
+        raise AttributeError(
+            f"__cuda_array_interface__: {self._buffer_name()} is not on a CUDA device (host memory: "
+            "use the buffer protocol, __array_interface__ or DLPack)"
+        )
 
     def numpy(self):
         """A NumPy view of the array's memory (no copy)."""
@@ -509,6 +633,90 @@ def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False):
         if dtype is None:
             raise TypeError(f"from_numpy: parameter 'arr' has unsupported dtype {arr.dtype}")
     return array(data=arr, dtype=dtype, shape=shape, device=device, requires_grad=requires_grad)
+
+
+def to_dlpack(wp_array):
+    """A DLPack capsule of ``wp_array``'s memory (zero copy, ``kDLCPU``):
+    ``wp_array.__dlpack__()``."""
+    if not isinstance(wp_array, array):
+        raise TypeError(f"to_dlpack: parameter 'wp_array' must be a wp.array, got {type(wp_array).__name__}")
+    return wp_array.__dlpack__()
+
+
+class _CapsuleSource:
+    """A DLPack producer around a bare capsule, for NumPy's
+    ``from_dlpack`` (which takes producers, not capsules)."""
+
+    def __init__(self, capsule, device):
+        self._capsule, self._device = capsule, device
+
+    def __dlpack_device__(self):
+        return self._device
+
+    def __dlpack__(self, **kwargs):
+        capsule, self._capsule = self._capsule, None
+        if capsule is None:
+            raise BufferError("the DLPack capsule has been consumed already")
+        return capsule
+
+
+def _dlpack_type_name(npdtype):
+    """DLPack's name of a NumPy dtype (``float32``, ``bool8``)."""
+    kind = {"b": "bool", "f": "float", "i": "int", "u": "uint", "c": "complex"}.get(npdtype.kind)
+    return f"{kind}{npdtype.itemsize * 8}" if kind else str(npdtype)
+
+
+def from_dlpack(source, dtype=None):
+    """A ``wp.array`` from DLPack: a capsule (``wp.to_dlpack(a)``,
+    ``torch.utils.dlpack.to_dlpack(t)``) or an object with ``__dlpack__``
+    (a CPU torch tensor, a NumPy array), in host memory (``kDLCPU``).
+    Unlike Warp's, it COPIES: Weft arrays own their memory
+    (``wp.array(ptr=...)`` is not supported), so writes to the result do
+    not reach ``source``. ``dtype``: the source's scalar type (``bool`` may
+    be read as ``int8``/``uint8``); a vector/matrix type of it takes the
+    trailing dimensions. Checks as Warp's: a device other than the host is
+    a ``TypeError`` before ``__dlpack__`` is called, a scalar type other
+    than the source's a ``RuntimeError``."""
+    if isinstance(source, array):
+        source = source.__dlpack__()
+    if hasattr(source, "__dlpack__"):
+        if not hasattr(source, "__dlpack_device__"):
+            raise TypeError(f"from_dlpack: parameter 'source' ({type(source).__name__}) has __dlpack__ but no __dlpack_device__")
+        device_type, device_id = (int(x) for x in source.__dlpack_device__())
+        if device_type != 1:
+            raise TypeError(
+                f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id} "
+                "(Weft takes host memory, kDLCPU: its arrays are host memory on every device in this version)"
+            )
+        capsule = source.__dlpack__()
+    else:
+        capsule = source
+    # A TypeError ("Expected a valid DLPack capsule, got ...") for anything
+    # that is not an unconsumed DLPack capsule.
+    device_type, device_id = _native.dlpack_capsule_device(capsule)
+    if device_type != 1:
+        raise TypeError(
+            f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id} "
+            "(Weft takes host memory, kDLCPU: its arrays are host memory on every device in this version)"
+        )
+    try:
+        host = np.from_dlpack(_CapsuleSource(capsule, (device_type, device_id)))
+    except (BufferError, RuntimeError, TypeError, ValueError) as e:
+        raise BufferError(f"from_dlpack: parameter 'source' is not readable through DLPack here: {e}") from e
+    if dtype is None:
+        dtype = _NP_TO_WP.get(host.dtype)
+        if dtype is None:
+            raise RuntimeError(f"from_dlpack: DLPack type {_dlpack_type_name(host.dtype)} has no Warp type")
+    else:
+        dtype = _resolve_dtype(dtype)
+        want = np.dtype(_np_scalar(dtype)) if _np_scalar(dtype) is not None else None
+        if want is not None and host.dtype.kind == "b" and want in (np.dtype(np.int8), np.dtype(np.uint8)):
+            host = host.view(want)
+        elif want is None or host.dtype != want:
+            raise RuntimeError(
+                f"Incompatible data types: DLPack {_dlpack_type_name(host.dtype)} and Warp {_t.type_repr(dtype)}"
+            )
+    return array(np.ascontiguousarray(host), dtype=dtype)
 
 
 def _flat1(a):
