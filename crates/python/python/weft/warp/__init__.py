@@ -32,6 +32,7 @@ from .types import (  # noqa: F401
     half,
     float,
     double,
+    ref,
 )
 from .array import (  # noqa: F401
     array,
@@ -50,6 +51,15 @@ from .array import (  # noqa: F401
     clone,
     copy,
     from_numpy,
+    indexedarray,
+    indexedarray1d,
+    indexedarray2d,
+    indexedarray3d,
+    indexedarray4d,
+    fabricarray,
+    fabricarrayarray,
+    indexedfabricarray,
+    indexedfabricarrayarray,
 )
 from .host import (  # noqa: F401
     matrix_from_cols,
@@ -91,11 +101,15 @@ from .context import (  # noqa: F401
     synchronize_device,
 )
 
-from .. import CompileError as WarpCodegenError  # noqa: E402
-
-# Weft reports every compile error as one type (its message says which).
-WarpCodegenValueError = WarpCodegenTypeError = WarpCodegenAttributeError = WarpCodegenKeyError = WarpCodegenError
-WarpCodegenIndexError = WarpCodegenNameError = WarpCodegenError
+from ._src.codegen import (  # noqa: E402,F401
+    WarpCodegenError,
+    WarpCodegenValueError,
+    WarpCodegenTypeError,
+    WarpCodegenAttributeError,
+    WarpCodegenKeyError,
+    WarpCodegenIndexError,
+    WarpCodegenNameError,
+)
 
 from ._src.logger import LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR, Logger, get_logger, set_logger  # noqa: E402,F401
 from ._unsupported import NotSupportedError  # noqa: E402,F401

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import typing
 
 import numpy as np
 
@@ -120,9 +121,11 @@ class array:
             raise NotImplementedError("wp.array(ptr=...) (external memory) is not supported by Weft yet")
         if data is None and shape is None:
             # An annotation type: array(dtype=T, ndim=N).
-            self.dtype = dtype if dtype is not None else _t.float32
+            # No dtype: a generic annotation (`Any`), as in Warp.
+            self.dtype = dtype if dtype is not None else typing.Any
             self.ndim = ndim or getattr(type(self), "_ndim", 1)
-            self.shape = (0,) * self.ndim
+            self.shape = (0,) * self.ndim if isinstance(self.ndim, int) else ()
+            self._vars = None
             self.device = None
             self.requires_grad = False
             return
@@ -196,9 +199,13 @@ class array:
         return _native.Array.from_numpy(nd, src, list(shp), rg)
 
     def __class_getitem__(cls, params):
-        """``wp.array[T]``, ``wp.array[T, N]``: an annotation type."""
+        """``wp.array[T]``, ``wp.array[T, N]`` (``N`` or ``Literal[N]``):
+        an annotation type; ``wp.array2d[T]`` takes the type only."""
+        sized = getattr(cls, "_ndim", None)
+        if sized is not None and isinstance(params, tuple):
+            raise TypeError(f"{cls.__name__}[...] takes a single type parameter (the dtype), got {len(params)}")
         dtype, ndim = (params if isinstance(params, tuple) else (params, None))
-        return cls(dtype=dtype, ndim=ndim if ndim is not None else getattr(cls, "_ndim", 1))
+        return cls(dtype=dtype, ndim=_annotation_ndim(ndim, sized or 1))
 
     # ----------------------------------------------------------- properties
 
@@ -233,7 +240,10 @@ class array:
 
     @property
     def vars(self):
-        return {}
+        v = self.__dict__.get("_vars")
+        if v is None:
+            v = self._vars = {}
+        return v
 
     def _live(self):
         if self._freed:
@@ -350,8 +360,26 @@ class array:
 
     def __repr__(self):
         if self._native is None:
-            return f"array(dtype={_t.type_repr(self.dtype)}, ndim={self.ndim})"
+            return _annotation_repr("array", self.dtype, self.ndim, sized=True)
         return repr(self.numpy())
+
+    # An annotation (no storage) compares and hashes by its type; an array
+    # with storage by identity.
+    def __eq__(self, other):
+        if self.__dict__.get("_native") is None and not self.__dict__.get("_freed") and isinstance(other, array):
+            return other._native is None and not other._freed and _t.types_equal(self.dtype, other.dtype) and self.ndim == other.ndim
+        return self is other
+
+    def __hash__(self):
+        if self.__dict__.get("_native") is None and not self.__dict__.get("_freed"):
+            return hash((array, self.dtype, self.ndim))
+        return id(self)
+
+    def __or__(self, other):  # `wp.array[float] | None`: a Union, at Python scope
+        return typing.Union[self, other]
+
+    def __ror__(self, other):
+        return typing.Union[other, self]
 
     def __str__(self):
         return str(self.numpy()) if self._native is not None else self.__repr__()
@@ -600,3 +628,165 @@ def _adj_copy(dest, src, dest_offset, src_offset, count, accumulate):
         dg[dest_offset : dest_offset + count] = 0
     else:
         copy(src.grad, dest.grad, dest_offset=src_offset, src_offset=dest_offset, count=count)
+
+
+# --------------------------------------------------- unsupported families
+# Warp's other array families. Weft's compiler has no indexed or fabric
+# arrays: the classes exist (annotations such as ``wp.indexedarray[float]``,
+# ``isinstance`` checks, subclasses) and making an array of them raises
+# ``NotSupportedError``.
+
+
+class _UnsupportedArrayFamily:
+    _weft_name = "wp.?"
+    _weft_reason = ""
+    _ndim = 1
+
+    def __init__(self, *args, dtype=None, ndim=None, **kwargs):
+        from ._unsupported import NotSupportedError
+
+        if any(a is not None for a in args) or any(v is not None for v in kwargs.values()):
+            raise NotSupportedError(self._weft_name, self._weft_reason)
+        # No data: an annotation type, `wp.fabricarray(dtype=T, ndim=N)`.
+        self._annotation(dtype, ndim)
+
+    def _annotation(self, dtype, ndim):
+        if ndim is not None and not isinstance(ndim, int):
+            ndim = getattr(ndim, "__args__", (None,))[0]  # Literal[N]
+        self.dtype = _resolve_dtype(dtype)
+        self.ndim = ndim if ndim is not None else self._ndim
+        self.shape = (0,) * self.ndim
+        self.device = None
+        self.requires_grad = False
+
+    def __class_getitem__(cls, params):
+        """``wp.indexedarray[T]``, ``[T, N]``: an annotation (a light
+        ``_FamilyAnnotation``, not an array of the family)."""
+        dtype, ndim = params if isinstance(params, tuple) else (params, None)
+        return _FamilyAnnotation(cls, dtype, _annotation_ndim(ndim, cls._ndim))
+
+    def __repr__(self):
+        return f"{type(self).__name__}(dtype={getattr(self, 'dtype', None)!r}, ndim={getattr(self, 'ndim', None)})"
+
+
+def _family(name, reason, ndim=1, base=_UnsupportedArrayFamily):
+    return type(name, (base,), {"_weft_name": f"wp.{name}", "_weft_reason": reason, "_ndim": ndim})
+
+
+_INDEXED = "indexed arrays are not implemented in Weft yet"
+_FABRIC = "Weft has no fabric arrays (Omniverse Fabric)"
+indexedarray = _family("indexedarray", _INDEXED)
+indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (
+    _family(f"indexedarray{n}d", _INDEXED, n, indexedarray) for n in (1, 2, 3, 4)
+)
+fabricarray = _family("fabricarray", _FABRIC)
+indexedfabricarray = _family("indexedfabricarray", _FABRIC)
+fabricarrayarray = _family("fabricarrayarray", _FABRIC, 1, fabricarray)
+indexedfabricarrayarray = _family("indexedfabricarrayarray", _FABRIC, 1, indexedfabricarray)
+
+
+class _FamilyAnnotation:
+    """``wp.indexedarray[T, N]`` and the like: the annotation of a
+    parameter of one of the families above (``_concrete_cls``)."""
+
+    __slots__ = ("_concrete_cls", "dtype", "ndim", "_vars")
+
+    def __init__(self, cls, dtype, ndim):
+        self._concrete_cls = cls
+        self.dtype = _resolve_dtype(dtype)
+        self.ndim = ndim
+        self._vars = None
+
+    @property
+    def shape(self):
+        return (0,) * self.ndim
+
+    @property
+    def vars(self):
+        if self._vars is None:
+            self._vars = {}
+        return self._vars
+
+    def __ctype__(self):
+        from ._unsupported import NotSupportedError
+
+        raise NotSupportedError(self._concrete_cls._weft_name, self._concrete_cls._weft_reason)
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, _FamilyAnnotation)
+            and self._concrete_cls is other._concrete_cls
+            and self.dtype == other.dtype
+            and self.ndim == other.ndim
+        )
+
+    def __hash__(self):
+        return hash((self._concrete_cls, self.dtype, self.ndim))
+
+    def __or__(self, other):
+        import typing
+
+        return typing.Union[self, other]
+
+    def __ror__(self, other):
+        import typing
+
+        return typing.Union[other, self]
+
+    def __repr__(self):
+        return _annotation_repr(self._concrete_cls.__name__, self.dtype, self.ndim, sized=False)
+
+
+def _dtype_repr(dtype):
+    """A dtype as source text: ``wp.vec3f``, ``Any``, a struct's name."""
+    import sys
+
+    if _t._is_any(dtype):
+        return "Any"
+    name = getattr(dtype, "__name__", None)
+    wp = sys.modules[__name__.rsplit(".", 1)[0]]
+    if name and getattr(wp, name, None) is dtype:
+        return f"wp.{name}"
+    if _t.type_is_composite(dtype):
+        st = f"wp.{dtype._wp_scalar_type_.__name__}"
+        if dtype._kind == "vec":
+            return f"wp.types.vector(length={dtype._shape_[0]}, dtype={st})"
+        if dtype._kind == "mat":
+            return f"wp.types.matrix(shape={dtype._shape_}, dtype={st})"
+        if dtype._kind == "quat":
+            return f"wp.types.quaternion(dtype={st})"
+        return f"wp.types.transformation(dtype={st})"
+    return name or repr(dtype)
+
+
+def _annotation_repr(family, dtype, ndim, sized):
+    """``wp.array[wp.float32]``, ``wp.array3d[wp.vec3f]``,
+    ``wp.indexedarray[wp.float32, Literal[3]]``, ``wp.array[Any, Any]``."""
+    d = _dtype_repr(dtype)
+    if _t._is_any(ndim):
+        return f"wp.{family}[{d}, Any]"
+    if ndim == 1:
+        return f"wp.{family}[{d}]"
+    if sized:
+        return f"wp.{family}{ndim}d[{d}]"
+    return f"wp.{family}[{d}, Literal[{ndim}]]"
+
+
+def _annotation_ndim(ndim, default):
+    """An annotation's dimension count: ``N`` or ``Literal[N]``, 1-4."""
+    import typing
+
+    if ndim is None:
+        return default
+    if typing.get_origin(ndim) is typing.Literal:
+        args = typing.get_args(ndim)
+        if len(args) != 1:
+            raise TypeError(f"Expected a single Literal value for the array's ndim, got Literal{list(args)}")
+        ndim = args[0]
+    if _t._is_any(ndim):
+        return ndim
+    if isinstance(ndim, builtins.bool) or not isinstance(ndim, (int, np.integer)):
+        raise TypeError(f"the array's ndim must be an integer or Literal[N], got {ndim!r}")
+    if not 1 <= ndim <= 4:
+        raise ValueError(f"ndim must be between 1 and 4, got {ndim}")
+    return int(ndim)

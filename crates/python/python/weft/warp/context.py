@@ -18,7 +18,7 @@ import numpy as _np
 
 from .. import _native
 from . import types as _t
-from .array import array
+from .array import array, _FamilyAnnotation, _UnsupportedArrayFamily
 from .structs import _broadcast_scalar, _StructInstance, _warp_modules, struct  # noqa: F401
 from .tape import Tape, _Tape_current  # noqa: F401
 
@@ -609,7 +609,25 @@ def _param_annotations(fn):
     import inspect
 
     ann = getattr(fn, "__annotations__", {})
-    return {p: ann.get(p) for p in inspect.signature(fn).parameters}
+    out = {p: ann.get(p) for p in inspect.signature(fn).parameters}
+    if any(isinstance(a, str) for a in out.values()):
+        # `from __future__ import annotations`: evaluated where the function
+        # was defined (its globals, then its closure), as Warp does.
+        scope = dict(getattr(fn, "__globals__", {}))
+        code, cells = getattr(fn, "__code__", None), getattr(fn, "__closure__", None) or ()
+        if code is not None:
+            for name, cell in zip(code.co_freevars, cells):
+                try:
+                    scope[name] = cell.cell_contents
+                except ValueError:  # an unbound cell
+                    pass
+        for p, a in out.items():
+            if isinstance(a, str):
+                try:
+                    out[p] = eval(a, scope)  # noqa: S307 (the user's own annotation text)
+                except Exception:  # noqa: BLE001 (left as written; the compiler reports it)
+                    pass
+    return out
 
 
 def _t_is_generic(a):
@@ -617,6 +635,8 @@ def _t_is_generic(a):
 
     if _t._is_any(a) or isinstance(a, _t._GenericType):
         return True
+    if isinstance(a, (_UnsupportedArrayFamily, _FamilyAnnotation)):
+        return _t._is_any(getattr(a, "dtype", None))
     return isinstance(a, array) and a._native is None and _t._is_any(getattr(a, "dtype", None))
 
 

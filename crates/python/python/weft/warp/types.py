@@ -335,6 +335,68 @@ def _flatten(o):
     return out
 
 
+def _literal_int(x, what):
+    """``Literal[N]`` or ``N`` as a positive int (``what`` names it)."""
+    if typing.get_origin(x) is typing.Literal:
+        args = typing.get_args(x)
+        if len(args) != 1:
+            raise TypeError(f"Expected a single Literal value for {what}, got Literal{list(args)}")
+        x = args[0]
+    if _is_any(x):
+        return x
+    if isinstance(x, builtins.bool) or not isinstance(x, (builtins.int, np.integer)) or x <= 0:
+        raise TypeError(f"{what} must be a positive integer, got {x!r}")
+    return builtins.int(x)
+
+
+class _SubscriptMeta(type):
+    def __getitem__(cls, params):
+        return cls._subscript(params if isinstance(params, tuple) else (params,))
+
+
+class Vector(metaclass=_SubscriptMeta):
+    """``Vector[dtype, N]``: the vector type ``vector(N, dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 2:
+            raise TypeError(f"Vector[...] requires 2 parameters (dtype, length), got {len(p)}")
+        return vector(_literal_int(p[1], "Vector length"), _PY.get(p[0], p[0]))
+
+
+class Matrix(metaclass=_SubscriptMeta):
+    """``Matrix[dtype, R, C]``: the matrix type ``matrix((R, C), dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 3:
+            raise TypeError(f"Matrix[...] requires 3 parameters (dtype, rows, cols), got {len(p)}")
+        shape = (_literal_int(p[1], "Matrix rows"), _literal_int(p[2], "Matrix cols"))
+        return matrix(shape, _PY.get(p[0], p[0]))
+
+
+class Quaternion(metaclass=_SubscriptMeta):
+    """``Quaternion[dtype]``: the quaternion type ``quaternion(dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 1:
+            raise TypeError(f"Quaternion[...] requires 1 parameter (dtype), got {len(p)}")
+        return quaternion(_PY.get(p[0], p[0]))
+
+
+class Transformation(metaclass=_SubscriptMeta):
+    """``Transformation[dtype]``: the transform type ``transformation(dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 1:
+            raise TypeError(f"Transformation[...] requires 1 parameter (dtype), got {len(p)}")
+        return transformation(_PY.get(p[0], p[0]))
+
+
+_GENERIC_HINTS = {"vec": Vector, "mat": Matrix, "quat": Quaternion, "transform": Transformation}
+
 _CACHE = {}
 
 
@@ -351,7 +413,14 @@ def _make(kind, shape, dtype, name=None):
             dims = "" if kind in ("quat", "transform") else "".join(map(str, shape))
             name = f"{kind}{dims}{suffix}"
         wd = (kind, st._ir, shape[0] if kind in ("vec", "mat") else 0, shape[1] if kind == "mat" else 0)
-        t = type(name, (_Composite,), {"_wp_scalar_type_": st, "_shape_": shape, "_length_": n, "_kind": kind, "_wd": wd})
+        attrs = {"_wp_scalar_type_": st, "_shape_": shape, "_length_": n, "_kind": kind, "_wd": wd}
+        # Warp's descriptive attributes: the generic this type instantiates.
+        attrs["_wp_generic_type_str_"] = {"vec": "vec_t", "mat": "mat_t", "quat": "quat_t", "transform": "transform_t"}[kind]
+        attrs["_wp_type_params_"] = [n if kind == "vec" else shape[0], st] if kind == "vec" else (
+            [shape[0], shape[1], st] if kind == "mat" else [st]
+        )
+        t = type(name, (_Composite,), attrs)
+        t._wp_generic_type_hint_ = _GENERIC_HINTS[kind]
         _CACHE[key] = t
     return t
 
@@ -389,6 +458,12 @@ def vector(length, dtype=float32):
 
 def matrix(shape, dtype=float32):
     """The matrix type of ``shape`` (rows, columns) of ``dtype``."""
+    shape = tuple(shape)
+    if len(shape) != 2:
+        raise ValueError(
+            f"Matrix shape must have exactly two dimensions, got {len(shape)} dimension"
+            f"{'' if len(shape) == 1 else 's'} in shape {shape}"
+        )
     if _generic(dtype, *shape):
         return _GenericType("matrix", (shape, dtype))
     r, c = shape
@@ -729,11 +804,310 @@ def is_struct(x):
 
 
 def is_array(x):
-    from .array import array as _array
+    """An array or array annotation of any family (regular, indexed,
+    fabric)."""
+    _a = _array_module()
 
-    return isinstance(x, _array)
+    return isinstance(x, (_a.array, _a._UnsupportedArrayFamily, _a._FamilyAnnotation))
 
 
 def is_tile(x):
-    """False: Weft has no tiles."""
-    return False
+    """Whether ``x`` is a tile annotation (``wp.tile[float, 8, 4]``):
+    Weft has no tile values."""
+    return isinstance(x, tile)
+
+
+# ------------------------------------------------------ array annotations
+
+
+class _AnnotationMeta(type):
+    def __instancecheck__(cls, x):
+        return cls._is(x)
+
+
+class _ArrayAnnotationBase(metaclass=_AnnotationMeta):
+    """What an array annotation of any family is (``wp.array[float]``,
+    ``wp.indexedarray[float]``): ``isinstance`` checks only."""
+
+    @staticmethod
+    def _is(x):
+        _a = _array_module()
+
+        return isinstance(x, _a._FamilyAnnotation) or _ArrayAnnotation._is(x)
+
+
+class _ArrayAnnotation(_ArrayAnnotationBase):
+    """A regular array's annotation: an array with no storage
+    (``_ArrayAnnotation(dtype=T, ndim=N)`` makes one)."""
+
+    def __new__(cls, dtype=typing.Any, ndim=1):
+        return _array_module().array(dtype=dtype, ndim=ndim)
+
+    @staticmethod
+    def _is(x):
+        _a = _array_module()
+
+        return isinstance(x, _a.array) and x._native is None and x.device is None
+
+
+class _IndexedArrayAnnotation(_ArrayAnnotationBase):
+    """An indexed array's annotation (``wp.indexedarray[T]``)."""
+
+    @staticmethod
+    def _is(x):
+        _a = _array_module()
+
+        return isinstance(x, _a._FamilyAnnotation) and issubclass(x._concrete_cls, _a.indexedarray)
+
+
+def concrete_array_type(t):
+    """The array family of array or annotation ``t`` (``wp.array``,
+    ``wp.indexedarray``, ``wp.fabricarray``, ``wp.indexedfabricarray``);
+    ``type(t)`` for anything else."""
+    _a = _array_module()
+
+    if isinstance(t, _a._FamilyAnnotation):
+        return t._concrete_cls
+    for fam in (_a.indexedfabricarray, _a.fabricarray, _a.indexedarray, _a.array):
+        if isinstance(t, fam):
+            return fam
+    return type(t)
+
+
+def matches_array_class(t, cls):
+    """Whether ``t`` is an array of family ``cls`` or an annotation of it."""
+    _a = _array_module()
+
+    if isinstance(t, _a._FamilyAnnotation):
+        return t._concrete_cls is cls
+    return isinstance(t, cls)
+
+
+_SIMPLE_TYPE_CODES = None
+
+
+def _simple_type_codes():
+    global _SIMPLE_TYPE_CODES
+    if _SIMPLE_TYPE_CODES is None:
+        _SIMPLE_TYPE_CODES = {
+            builtins.int: "i4", builtins.float: "f4", builtins.bool: "b", bool: "b", str: "str",
+            int8: "i1", int16: "i2", int32: "i4", int64: "i8", uint8: "u1", uint16: "u2", uint32: "u4",
+            uint64: "u8", handle: "u8", float16: "f2", bfloat16: "bf2", float32: "f4", float64: "f8",
+            **{cls: f"lb{n}" for n, cls in _launch_bounds_classes.items()},
+        }
+    return _SIMPLE_TYPE_CODES
+
+
+def get_type_code(arg_type):
+    """Warp's short code of a type (``f4``, ``v3f4``, ``a2f4``, ...), the
+    part of a signature that names one argument's type."""
+    _a = _array_module()
+
+    if arg_type is typing.Any:
+        return "?"
+    if typing.get_origin(arg_type) is typing.Union:
+        raise TypeError(
+            "Union type annotations are only supported at Python scope and are invalid in Warp kernels/functions"
+        )
+    if isinstance(arg_type, type):
+        if type_is_composite(arg_type):
+            dt = get_type_code(arg_type._wp_scalar_type_)
+            if arg_type._kind == "quat":
+                return f"q{dt}"
+            if arg_type._kind == "transform":
+                return f"t{dt}"
+            shape = arg_type._shape_
+            return ("v" if len(shape) == 1 else "m") + "".join(str(d) for d in shape) + dt
+        if type_is_struct(arg_type):
+            return getattr(arg_type, "native_name", arg_type.__name__)
+        code = _simple_type_codes().get(arg_type)
+        if code is None:
+            raise TypeError(f"Unrecognized type '{arg_type}'")
+        return code
+    if is_array(arg_type):
+        nd = "?" if _is_any(arg_type.ndim) else str(arg_type.ndim)
+        dt = "?" if _is_any(arg_type.dtype) else get_type_code(arg_type.dtype)
+        prefix = {_a.array: "a", _a.indexedarray: "ia", _a.fabricarray: "fa", _a.indexedfabricarray: "ifa"}[
+            concrete_array_type(arg_type)
+        ]
+        return f"{prefix}{nd}{dt}"
+    if typing.get_origin(arg_type) is tuple:
+        args = typing.get_args(arg_type)
+        return f"tpl{len(args)}{''.join(get_type_code(x) for x in args)}"
+    if isinstance(arg_type, tile):
+        shape = "?" if _is_any(arg_type.shape) else "".join(str(n) for n in arg_type.shape)
+        dt = "?" if _is_any(arg_type.dtype) else get_type_code(arg_type.dtype)
+        return f"t{'s' if arg_type.storage == 'shared' else 'r'}{shape}{dt}"
+    if arg_type is Scalar:
+        return "s?"
+    if arg_type is Float:
+        return "f?"
+    if arg_type is Int:
+        return "i?"
+    if arg_type is Ellipsis:
+        return "?"
+    if isinstance(arg_type, Reference):
+        return f"ref{get_type_code(arg_type.dtype)}"
+    raise TypeError(f"Unrecognized type '{arg_type}'")
+
+
+# ------------------------------------------------------------------- tiles
+
+
+class _TileMeta(type):
+    def __getitem__(cls, params):
+        return cls._subscript(params if isinstance(params, tuple) else (params,))
+
+
+class tile(metaclass=_TileMeta):
+    """A tile annotation, ``wp.tile[dtype, M, N]`` (shape optional:
+    ``wp.tile[dtype]``, ``wp.tile[dtype, (M, N)]``). Weft has no tiles:
+    the annotation exists, a kernel using tiles does not compile, and
+    ``wp.tile(x)`` (a kernel builtin) raises ``NotSupportedError``."""
+
+    def __init__(self, *args, **kwargs):
+        if not kwargs.pop("_weft_annotation", False):
+            from ._unsupported import TILES, NotSupportedError
+
+            raise NotSupportedError("wp.tile", TILES)
+        self.dtype = kwargs["dtype"]
+        self.shape = kwargs["shape"]
+        self.storage = kwargs.get("storage", "register")
+
+    @classmethod
+    def _subscript(cls, p):
+        if len(p) == 0:
+            raise TypeError("wp.tile[...] requires at least a dtype")
+        dtype = _PY.get(p[0], p[0])
+        dims = p[1:]
+        if len(dims) == 1 and isinstance(dims[0], tuple):
+            dims = dims[0]
+        shape = tuple(_literal_int(d, "tile dimension") for d in dims) if dims else typing.Any
+        return cls(_weft_annotation=True, dtype=dtype, shape=shape)
+
+    def __repr__(self):
+        return f"wp.tile[{getattr(self.dtype, '__name__', self.dtype)}, {self.shape}]"
+
+
+def _array_module():
+    """``weft.warp.array`` the module (the package's ``array`` attribute is
+    the class)."""
+    import sys
+
+    return sys.modules[__name__.rsplit(".", 1)[0] + ".array"]
+
+
+# ------------------------------------------------------ array kinds, bounds
+# Warp's array kind codes (what ``array_type_id`` returns).
+ARRAY_TYPE_REGULAR = 0
+ARRAY_TYPE_INDEXED = 1
+ARRAY_TYPE_FABRIC = 2
+ARRAY_TYPE_FABRIC_INDEXED = 3
+
+LAUNCH_MAX_DIMS = 4
+
+
+def array_type_id(a):
+    """The kind code of array (or array annotation) ``a``: one of the
+    ``ARRAY_TYPE_*`` constants."""
+    _a = _array_module()
+
+    codes = {
+        _a.indexedfabricarray: ARRAY_TYPE_FABRIC_INDEXED,
+        _a.fabricarray: ARRAY_TYPE_FABRIC,
+        _a.indexedarray: ARRAY_TYPE_INDEXED,
+        _a.array: ARRAY_TYPE_REGULAR,
+    }
+    code = codes.get(concrete_array_type(a))
+    if code is None:
+        raise ValueError(f"parameter 'a': expected a Warp array, got {type(a).__name__}")
+    return code
+
+
+def _launch_bounds_class(ndim):
+    def __init__(self, shape):
+        if isinstance(shape, builtins.int):
+            shape = (shape,)
+        size = 1
+        for i, extent in enumerate(shape):
+            self.shape[i] = extent
+            size *= extent
+        self.size = size
+        self.coord_mult = 1
+
+    fields = (("shape", ctypes.c_uint32 * ndim), ("size", ctypes.c_size_t), ("coord_mult", ctypes.c_size_t))
+    return type(f"launch_bounds_{ndim}d_t", (ctypes.Structure,), {"_fields_": fields, "__init__": __init__})
+
+
+# A kernel launch's bounds as the kernel ABI lays them out, one ctypes
+# structure per dimensionality (as Warp's).
+_launch_bounds_classes = {n: _launch_bounds_class(n) for n in range(1, LAUNCH_MAX_DIMS + 1)}
+
+
+def launch_bounds_t(dim):
+    """The launch bounds structure of a launch over ``dim`` (an int or a
+    sequence of 1-4 extents)."""
+    if isinstance(dim, builtins.int):
+        dim = (dim,)
+    dim = tuple(dim)
+    cls = _launch_bounds_classes.get(len(dim))
+    if cls is None:
+        raise ValueError(f"parameter 'dim': launches have 1 to {LAUNCH_MAX_DIMS} dimensions, got {len(dim)}")
+    return cls(dim)
+
+
+# ---------------------------------------------------------------- bfloat16
+# bfloat16 values as the top 16 bits of a float32 (round to nearest even).
+
+
+def _np_float32_to_bfloat16_bits(arr_f32):
+    """float32 values (any array-like) as bfloat16 bit patterns (uint16),
+    rounded to nearest even; NaNs stay NaNs."""
+    f = np.asarray(arr_f32, dtype=np.float32)
+    bits = f.view(np.uint32).astype(np.uint64)
+    nan = np.isnan(f)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    quiet = ((bits | 0x00400000) >> 16)
+    return np.where(nan, quiet, rounded).astype(np.uint16)
+
+
+def _np_bfloat16_bits_to_float32(arr_u16):
+    """bfloat16 bit patterns (uint16) as float32 values (exact)."""
+    u = np.asarray(arr_u16, dtype=np.uint16)
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+# -------------------------------------------------------------- references
+
+
+class Reference:
+    """A pass-by-reference parameter type, ``wp.ref[T]`` (``value_type``
+    is ``T``). Weft's compiler does not take reference parameters yet: a
+    func declaring one fails to compile."""
+
+    def __init__(self, dtype):
+        self.value_type = dtype
+
+    @property
+    def dtype(self):
+        return self.value_type
+
+    def __repr__(self):
+        return f"wp.ref[{getattr(self.value_type, '__name__', repr(self.value_type))}]"
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and self.value_type is other.value_type
+
+    def __hash__(self):
+        return hash((Reference, self.value_type))
+
+
+class ref:
+    """``wp.ref[T]``: the annotation of a func parameter passed by reference."""
+
+    def __class_getitem__(cls, dtype):
+        return Reference(dtype)
+
+
+def is_reference(t):
+    return isinstance(t, Reference)
