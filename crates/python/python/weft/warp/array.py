@@ -80,6 +80,18 @@ _NP_TO_WP = {
 }
 
 
+def _flatten_scalars(data):
+    """``data`` with Warp scalars and composites as plain numbers (for
+    NumPy)."""
+    if isinstance(data, _t._Scalar):
+        return data.value
+    if isinstance(data, _t._Composite):
+        return list(data._data)
+    if isinstance(data, (list, tuple)):
+        return [_flatten_scalars(x) for x in data]
+    return data
+
+
 def _shape_tuple(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
@@ -173,7 +185,13 @@ class array:
         npt = _np_scalar(dtype)
         if isinstance(data, np.ndarray) and data.dtype != npt and data.dtype.kind not in "fiub":
             raise TypeError(f"wp.array: parameter 'data' has unsupported NumPy dtype {data.dtype}")
-        src = np.asarray(data, dtype=npt)
+        if _t.scalar_type(dtype) is _t.bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == np.uint16):
+            # Values (floats, ints, bfloat16 scalars) become bfloat16 bits,
+            # rounded to nearest even; a uint16 NumPy array is taken as the
+            # bits themselves (as Warp does).
+            src = _t._np_float32_to_bfloat16_bits(np.asarray(_flatten_scalars(data), dtype=np.float32))
+        else:
+            src = np.asarray(data, dtype=npt)
         inner = _t.dtype_shape(dtype)
         if shape is not None:
             shp = _shape_tuple(shape)
@@ -328,6 +346,8 @@ class array:
             value = np.asarray(value._data).reshape(value._shape_)
         elif hasattr(value, "_pack"):
             raise NotImplementedError("fill_ with a struct value is not supported by Weft yet")
+        if _t.scalar_type(self.dtype) is _t.bfloat16:
+            value = _t._np_float32_to_bfloat16_bits(np.asarray(_flatten_scalars(value), dtype=np.float32))
         a[...] = value
         return self
 

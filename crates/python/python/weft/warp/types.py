@@ -32,6 +32,11 @@ class _Scalar:
     def __init__(self, x=0):
         if isinstance(x, _Scalar):
             x = x.value
+        if self._ir == "bf16":
+            # NumPy has no bfloat16: the value is kept as a float (as Warp
+            # keeps it) and rounded where it is stored.
+            self.value = builtins.float(x)
+            return
         self.value = self._np(x).item() if not isinstance(x, str) else self._np(builtins.float(x)).item()
 
     def __float__(self):
@@ -52,8 +57,62 @@ class _Scalar:
     def __hash__(self):
         return hash(self.value)
 
+    def __str__(self):
+        return str(self.value)
+
     def __repr__(self):
         return f"{type(self).__name__}({self.value})"
+
+    # Arithmetic at Python scope: Warp's builtins (`wp.add`, ...), with
+    # their overload rules (float32 + float32 is a float; float32 + int
+    # has no overload, as in Warp).
+    def _op(self, name, *args):
+        import sys
+
+        return getattr(sys.modules[__name__.rsplit(".", 1)[0]], name)(*args)
+
+    def __add__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("add", self, y)
+
+    def __radd__(self, y):
+        return self._op("add", y, self)
+
+    def __sub__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("sub", self, y)
+
+    def __rsub__(self, y):
+        return self._op("sub", y, self)
+
+    def __mul__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("mul", self, y)
+
+    def __rmul__(self, y):
+        return self._op("mul", y, self)
+
+    def __truediv__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("div", self, y)
+
+    def __rtruediv__(self, y):
+        return self._op("div", y, self)
+
+    def __mod__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("mod", self, y)
+
+    def __rmod__(self, y):
+        return self._op("mod", y, self)
+
+    def __neg__(self):
+        return self._op("neg", self)
+
+    def __pos__(self):
+        return self.value
+
+    def __abs__(self):
+        return type(self)(abs(self.value))
+
+
+def _is_array_like(x):
+    return is_array(x)
 
 
 _CTYPES = {
@@ -77,16 +136,100 @@ class scalar_base(_Scalar):
 
 
 class float_base(scalar_base):
-    """Warp's base of its float types."""
+    """Warp's base of its float types: compared as Python floats (a number
+    too large for a float raises ``OverflowError``)."""
+
+    def __eq__(self, x):
+        try:
+            return builtins.float(self) == builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __ne__(self, x):
+        r = self.__eq__(x)
+        return r if r is NotImplemented else not r
+
+    def __lt__(self, x):
+        try:
+            return builtins.float(self) < builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __le__(self, x):
+        try:
+            return builtins.float(self) <= builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __gt__(self, x):
+        try:
+            return builtins.float(self) > builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __ge__(self, x):
+        try:
+            return builtins.float(self) >= builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __round__(self, ndigits=None):
+        return type(self)(round(builtins.float(self), ndigits))
+
+    # Floats only: Warp has no integer pow (int ** int raises TypeError).
+    def __pow__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("pow", self, y)
+
+    def __rpow__(self, y):
+        return self._op("pow", y, self)
+
+    def __hash__(self):
+        return hash(builtins.float(self))
+
+
+def _int_key(a, x):
+    """``a`` (an int scalar) and ``x`` as a comparable pair: floats (Warp's,
+    NumPy's, Python's) compare as floats, so int8(1) < 1.5; the rest as
+    ints."""
+    if isinstance(x, (builtins.float, float_base, np.floating)):
+        return builtins.float(a), builtins.float(x)
+    return builtins.int(a), builtins.int(x)
+
+
+def _int_cmp(op):
+    def cmp(self, x):
+        try:
+            a, b = _int_key(self, x)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return op(a, b)
+
+    return cmp
 
 
 class int_base(scalar_base):
     """Warp's base of its integer types."""
 
+    import operator as _operator
+
+    __eq__ = _int_cmp(_operator.eq)
+    __ne__ = _int_cmp(_operator.ne)
+    __lt__ = _int_cmp(_operator.lt)
+    __le__ = _int_cmp(_operator.le)
+    __gt__ = _int_cmp(_operator.gt)
+    __ge__ = _int_cmp(_operator.ge)
+    del _operator
+
+    def __hash__(self):
+        return hash(builtins.int(self))
+
 
 def _scalar(name, ir, npt, is_float):
     # `_type_`: the ctypes type of the value (Warp's; its tests wrap numbers with it)
     attrs = {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name, "_type_": _CTYPES[npt]}
+    if ir != "bf16":
+        # NumPy's dtype protocol (NumPy 2.4): np.dtype(wp.float32) is float32.
+        attrs["__numpy_dtype__"] = np.dtype(npt)
     base = float_base if is_float else int_base if name != "bool" else scalar_base
     return type(name, (base,), attrs)
 

@@ -1,0 +1,90 @@
+"""What Warp's test files reach of warp.types and warp._src beyond the
+public names: scalar operators, bfloat16 storage, the array families'
+annotations, type codes, launch bounds (behaviour as Warp 1.19's)."""
+
+from typing import Any, Literal
+
+import numpy as np
+import pytest
+
+import weft.warp as wp
+from weft.warp import types as T
+
+
+def test_scalar_comparisons_and_arithmetic():
+    one, two = wp.int8(1), wp.int8(2)
+    assert one != 1.5 and one == 1.0 and one < 1.5 and two > np.float32(1.5) and one == wp.float32(1.0)
+    assert len({one, 1.0}) == 1 and len({one, 1.5}) == 2
+    with pytest.raises(OverflowError):
+        wp.float32(1.0) < 2**1024
+    assert wp.float32(1.5) + wp.float32(2.0) == 3.5 and 2.0 * wp.float32(1.5) == 3.0
+    assert wp.int8(3) + wp.int8(2) == 5 and type(wp.int8(3) + wp.int8(2)) is wp.int8
+    assert -wp.float32(1.5) == -1.5 and abs(wp.float32(-1.0)) == 1.0 and str(wp.float32(1.5)) == "1.5"
+    with pytest.raises(TypeError):
+        wp.int32(2) ** wp.int32(3)  # Warp has no integer pow
+    assert wp.float64(2.0) ** wp.float64(3.0) == 8.0
+
+
+def test_numpy_dtype_protocol():
+    assert wp.float32.__numpy_dtype__ == np.dtype(np.float32) and wp.uint8.__numpy_dtype__ == np.dtype(np.uint8)
+    assert not hasattr(wp.bfloat16, "__numpy_dtype__")
+
+
+def test_bfloat16_values_and_bits():
+    bits = T._np_float32_to_bfloat16_bits(np.array([1.0, 2.5, -0.5, np.nan, 1.00390625], dtype=np.float32))
+    assert bits[:3].tolist() == [0x3F80, 0x4020, 0xBF00] and np.isnan(T._np_bfloat16_bits_to_float32(bits)[3])
+    assert bits[4] == 0x3F80  # ties round to even
+    a = wp.array(np.array([1.0, 2.5], dtype=np.float32), dtype=wp.bfloat16)
+    assert a.numpy().tolist() == [0x3F80, 0x4020]
+    assert wp.array(np.array([0x3F80], dtype=np.uint16), dtype=wp.bfloat16).numpy().tolist() == [0x3F80]
+    assert wp.array([1, 2], dtype=wp.bfloat16).numpy().tolist() == [0x3F80, 0x4000]
+    assert wp.full(2, 1.5, dtype=wp.bfloat16).numpy().tolist() == [0x3FC0, 0x3FC0]
+    assert wp.bfloat16(3.14).value == 3.14
+
+
+def test_array_family_annotations():
+    assert T.array_type_id(wp.array[float]) == T.ARRAY_TYPE_REGULAR
+    assert T.array_type_id(wp.indexedarray[float, Literal[3]]) == T.ARRAY_TYPE_INDEXED
+    assert T.array_type_id(wp.fabricarray[float]) == T.ARRAY_TYPE_FABRIC
+    assert T.array_type_id(wp.indexedfabricarray[float]) == T.ARRAY_TYPE_FABRIC_INDEXED
+    assert wp.indexedarray[float].ndim == 1 and wp.indexedarray[wp.float64, 3].ndim == 3
+    assert T.is_array(wp.fabricarray[float]) and isinstance(wp.indexedarray[float], T._IndexedArrayAnnotation)
+    assert wp.array[float] == wp.array[wp.float32] and hash(wp.array[float]) == hash(wp.array[wp.float32])
+    assert wp.array[float] != wp.array[float, 2] and wp.array[float] != wp.indexedarray[float]
+    assert repr(wp.array3d[wp.vec3f]) == "wp.array3d[wp.vec3f]" and repr(wp.array[wp.float32, Any]) == "wp.array[wp.float32, Any]"
+    assert repr(wp.indexedarray[wp.float32, Literal[3]]) == "wp.indexedarray[wp.float32, Literal[3]]"
+    assert wp.array().dtype is Any
+    with pytest.raises(ValueError, match="ndim must be between"):
+        wp.array[float, 5]
+    with pytest.raises(TypeError, match="single type parameter"):
+        wp.array2d[float, 2]
+    with pytest.raises(wp.NotSupportedError, match=r"^wp\.indexedarray: "):
+        wp.indexedarray(wp.zeros(2), wp.zeros(1, dtype=int))
+
+    class Tagged(wp.fabricarray):  # subclassing works, making one does not
+        pass
+
+    with pytest.raises(wp.NotSupportedError):
+        Tagged(data={}, attrib="a")
+
+
+def test_generic_subscripts_and_type_codes():
+    assert T.Vector[float, Literal[3]] is wp.vec3 and T.Matrix[wp.float64, 2, 4]._shape_ == (2, 4)
+    assert T.Quaternion[wp.float32] is wp.quat and T.Transformation[wp.float64] is wp.transformd
+    with pytest.raises(TypeError, match="positive integer"):
+        T.Vector[float, 0]
+    with pytest.raises(ValueError, match="exactly two dimensions"):
+        T.matrix((2,), wp.float32)
+    assert [T.get_type_code(t) for t in (wp.float32, wp.vec3, wp.mat22d, wp.quat, wp.array2d[float], Any)] == [
+        "f4", "v3f4", "m22f8", "qf4", "a2f4", "?"
+    ]
+    assert T.get_type_code(wp.indexedarray[wp.vec3]) == "ia1v3f4" and T.get_type_code(wp.ref[wp.int32]) == "refi4"
+    assert repr(wp.ref[wp.int32]) == "wp.ref[int32]" and wp.ref[wp.int32] == T.Reference(wp.int32)
+    assert wp.tile[float, 8, 4].shape == (8, 4) and wp.tile[float].shape is Any and T.is_tile(wp.tile[float])
+
+
+def test_launch_bounds():
+    b = T.launch_bounds_t((4, 5))
+    assert type(b) is T._launch_bounds_classes[2] and b.size == 20 and list(b.shape) == [4, 5]
+    with pytest.raises(ValueError, match="'dim'"):
+        T.launch_bounds_t((1, 1, 1, 1, 1))
