@@ -88,3 +88,65 @@ def test_launch_bounds():
     assert type(b) is T._launch_bounds_classes[2] and b.size == 20 and list(b.shape) == [4, 5]
     with pytest.raises(ValueError, match="'dim'"):
         T.launch_bounds_t((1, 1, 1, 1, 1))
+
+
+def test_module_options_are_per_module():
+    import sys
+    import types as pytypes
+
+    other = pytypes.ModuleType("weft_test_other_module")
+    sys.modules[other.__name__] = other
+    try:
+        wp.set_module_options({"enable_backward": False}, other)
+        assert wp.get_module_options(other)["enable_backward"] is False
+        assert wp.get_module_options()["enable_backward"] is True  # this module's: unchanged
+        assert wp.get_module(other.__name__).options["enable_backward"] is False
+        with pytest.raises(TypeError, match="'module'"):
+            wp.get_module_options(3)
+    finally:
+        del sys.modules[other.__name__]
+
+
+def _scale_src(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    y[0] = x[0] * x[0]
+
+
+def test_kernel_enable_backward_from_its_module(capsys):
+    # The module's option decides when the kernel does not say: no adjoint,
+    # and the tape says so (as Warp's does).
+    import sys
+    import types as pytypes
+
+    mod = pytypes.ModuleType("weft_test_nobackward")
+    sys.modules[mod.__name__] = mod
+    try:
+        src = _scale_src
+        f = pytypes.FunctionType(src.__code__, src.__globals__, "scale_nb")
+        f.__module__ = mod.__name__
+        k = wp.Kernel(f)
+        wp.set_module_options({"enable_backward": False}, mod)
+        x = wp.array([3.0], dtype=float, requires_grad=True)
+        y = wp.zeros_like(x)
+        with wp.Tape() as tape:
+            wp.launch(k, dim=1, inputs=[x, y])
+        assert y.numpy()[0] == 9.0
+        tape.backward(y)
+        assert x.grad.numpy()[0] == 0.0
+        assert "is defined in a module with the option 'enable_backward=False' set" in capsys.readouterr().err
+    finally:
+        del sys.modules[mod.__name__]
+
+
+def test_kernel_name_and_unique_module():
+    @wp.kernel(module="unique", name="custom_kernel")
+    def named(values: wp.array(dtype=float)):
+        values[wp.tid()] = 2.0
+
+    assert named.key == "custom_kernel" and named.module.name != __name__
+    a = wp.zeros(2)
+    wp.launch(named, dim=2, inputs=[a])
+    assert a.numpy().tolist() == [2.0, 2.0]
+    with pytest.raises(ValueError, match=r"valid C\+\+ identifier"):
+        wp.kernel(module="unique", name="1bad")(lambda: None)
+    with pytest.raises(ValueError, match='module_options requires module="unique"'):
+        wp.kernel(module_options={"fast_math": True})(lambda: None)

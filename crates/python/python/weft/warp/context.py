@@ -109,17 +109,67 @@ class _Config:
 _epoch = 0
 config = _Config()
 # `deterministic`: None follows `wp.config.deterministic`.
-_module_options = {"fast_math": False, "enable_backward": True, "mode": None, "deterministic": None}
+# Each Python module's options (Warp's are per module: `set_module_options`
+# in a module changes its kernels only), made from `wp.config` when first
+# asked for. `mode` and `deterministic` None follow `wp.config`.
+_module_options_by_name = {}
+
+
+def _default_module_options():
+    return {
+        "max_unroll": config.max_unroll,
+        "enable_backward": config.enable_backward,
+        "fast_math": False,
+        "fuse_fp": True,
+        "lineinfo": config.lineinfo,
+        "mode": None,
+        "optimization_level": config.optimization_level,
+        "cpu_compiler_flags": config.cpu_compiler_flags,
+        "block_dim": 256,
+        "deterministic": None,
+        "deterministic_max_records": 0,
+    }
+
+
+def _options_of(name):
+    """The options of the Python module ``name`` (one dict per module)."""
+    o = _module_options_by_name.get(name)
+    if o is None:
+        o = _module_options_by_name[name] = _default_module_options()
+    return o
+
+
+def _module_name(module, stack_level):
+    """The module name ``module`` means (None: the caller's, ``stack_level``
+    frames above the public function)."""
+    import types as _pytypes
+
+    from ._src.context import _get_caller_module_name
+
+    if module is None:
+        return _get_caller_module_name(stack_level + 2)
+    if isinstance(module, str):
+        return module
+    if isinstance(module, _pytypes.ModuleType):
+        return module.__name__
+    if isinstance(module, Module):
+        return module.name
+    raise TypeError(f"parameter 'module' must be a module, a module name or a wp.Module, got {type(module).__name__}")
 
 
 def set_module_options(options, module=None):
+    """Sets options of ``module`` (default: the calling module): its
+    kernels compile with them."""
     global _epoch
-    _module_options.update(options)
+    if not isinstance(options, dict):
+        raise TypeError(f"set_module_options: parameter 'options' must be a dict, got {type(options).__name__}")
+    _options_of(_module_name(module, 1)).update(options)
     _epoch += 1
 
 
 def get_module_options(module=None):
-    return dict(_module_options)
+    """The options of ``module`` (default: the calling module)."""
+    return _options_of(_module_name(module, 1))
 
 
 # --------------------------------------------------------------- devices
@@ -428,7 +478,11 @@ class Module:
     def __init__(self, name, kernel=None):
         self.name = name
         self._kernel = kernel
-        self.options = {"enable_backward": True}
+
+    @property
+    def options(self):
+        """The module's options (``wp.set_module_options``)."""
+        return _options_of(self.name)
 
     @property
     def kernels(self):
@@ -488,10 +542,13 @@ class Kernel:
         self.key_name = func.__name__
         self.__name__ = func.__name__
         self.options = dict(options or {})
-        if enable_backward is None:
-            enable_backward = self.options.get("enable_backward", True)
-        self.enable_backward = enable_backward
-        self.module = Module(getattr(func, "__module__", None) or "__main__", self)
+        # None: the module's option decides, at compile time (`_backward`).
+        self._enable_backward = enable_backward
+        if module is None:
+            module = getattr(func, "__module__", None) or "__main__"
+        elif isinstance(module, Module):
+            module = module.name
+        self.module = Module(module, self)
         self._source = None
         self._module = None
         self._loaded = {}
@@ -518,7 +575,14 @@ class Kernel:
         key = tuple(sorted((n, _type_key(t)) for n, t in arg_types.items()))
         k = self._instances.get(key)
         if k is None:
-            k = Kernel(self.func, key=self.key, options=self.options, enable_backward=self.enable_backward, _arg_types=dict(arg_types))
+            k = Kernel(
+                self.func,
+                key=self.key,
+                module=self.module.name,
+                options=self.options,
+                enable_backward=self._enable_backward,
+                _arg_types=dict(arg_types),
+            )
             self._instances[key] = k
         return k
 
@@ -548,12 +612,16 @@ class Kernel:
         # Warp's precedence: the kernel's own module options (`@wp.kernel(module="unique",
         # module_options=...)`), then the module's, then `wp.config`.
         det = config.deterministic
-        for o in (_module_options, self.options):
+        module_options = _options_of(self.module.name)
+        for o in (module_options, self.options):
             if o.get("deterministic") is not None:
                 det = o["deterministic"]
         det = bool(int(det or 0))
-        opts = (config.mode == "debug", bool(_module_options.get("fast_math")), bool(config.cache_kernels), det)
+        fast_math = self.options.get("fast_math", module_options.get("fast_math"))
+        opts = (config.mode == "debug", bool(fast_math), bool(config.cache_kernels), det, self._backward())
         if self._module is None or self._opts != opts:
+            if self._opts is not None and self._opts[4] != opts[4]:
+                self._source = None  # the text says whether it has a backward
             text, file = self.source
             key = (hashlib.sha256(text.encode()).hexdigest(), file, opts)
             m = _module_cache.get(key)
@@ -563,7 +631,32 @@ class Kernel:
             self._module, self._opts, self._loaded = m, opts, {}
         return self._module
 
+    def _backward(self):
+        """Whether the kernel has an adjoint: its own ``enable_backward``
+        when given, else its module's option."""
+        if self._enable_backward is not None:
+            return bool(self._enable_backward)
+        own = self.options.get("enable_backward")
+        if own is not None:
+            return bool(own)
+        return bool(_options_of(self.module.name).get("enable_backward", True))
+
+    @property
+    def enable_backward(self):
+        return self._backward()
+
+    @enable_backward.setter
+    def enable_backward(self, value):
+        self._enable_backward = value
+
     def _load(self, device):
+        if self.options.get("entry_point_abi") == "external_constant_params":
+            from ._unsupported import NotSupportedError
+
+            raise NotSupportedError(
+                "wp.kernel(entry_point_abi='external_constant_params')",
+                "an external CUDA entry point bound to constant memory; Weft launches kernels with wp.launch only",
+            )
         if self._epoch == _epoch:
             k = self._loaded.get(device.alias)
             if k is not None:
@@ -694,12 +787,80 @@ def _arg_type(kernel_key, name, ann, a):
     )
 
 
-def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None, module_options=None):
-    """``@wp.kernel``; ``module_options`` (with ``module="unique"`` in Warp)
-    are the kernel's own options, over the module's and ``wp.config``'s."""
+def _unique_module_name(f, key):
+    """A module of its own for a ``module="unique"`` kernel: named after
+    its key and a hash of its code, so that two such kernels differ."""
+    code = getattr(f, "__code__", None)
+    h = hashlib.sha256(f"{f.__module__}.{f.__qualname__}.{key}".encode())
+    if code is not None:
+        h.update(code.co_code)
+        h.update(repr(code.co_consts).encode())
+    return f"{key}_{h.hexdigest()[:7]}"
+
+
+def kernel(
+    f=None,
+    *,
+    name=None,
+    enable_backward=None,
+    launch_bounds=None,
+    cuda_max_registers=None,
+    enable_cuda_smem_spilling=None,
+    cluster_dim=None,
+    module=None,
+    module_options=None,
+    entry_point_abi=None,
+    grid_stride=None,
+):
+    """``@wp.kernel``. ``name``: the kernel's key (a C++ identifier, as
+    Warp requires). ``module``: its module (a name, a ``wp.Module``, or
+    ``"unique"``: a module of its own, whose options ``module_options``
+    sets). The CUDA launch attributes (``launch_bounds``,
+    ``cuda_max_registers``, ``enable_cuda_smem_spilling``,
+    ``cluster_dim``) and ``grid_stride`` do not change what a kernel
+    computes and are kept as options only."""
+    if name is not None:
+        if not isinstance(name, str):
+            raise TypeError(f"@wp.kernel: parameter 'name' must be a str, got {type(name).__name__}")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError(
+                "@wp.kernel: parameter 'name' must be a non-empty valid C++ identifier matching [A-Za-z_][A-Za-z0-9_]*"
+            )
+    if entry_point_abi not in (None, "warp", "external_constant_params"):
+        raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', got {entry_point_abi!r}")
+    if entry_point_abi == "external_constant_params" and enable_backward is not False:
+        raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
+    if cuda_max_registers is not None and launch_bounds is not None:
+        raise ValueError("cuda_max_registers and launch_bounds cannot be specified together")
+    kernel_options = {
+        k: v
+        for k, v in (
+            ("launch_bounds", launch_bounds),
+            ("cuda_max_registers", cuda_max_registers),
+            ("enable_cuda_smem_spilling", enable_cuda_smem_spilling),
+            ("cluster_dim", cluster_dim),
+            ("grid_stride", grid_stride),
+        )
+        if v is not None
+    }
+    if entry_point_abi not in (None, "warp"):
+        kernel_options["entry_point_abi"] = entry_point_abi
 
     def wrap(f):
-        k = Kernel(f, enable_backward=enable_backward, options=module_options)
+        if module_options is not None:
+            if not isinstance(module_options, dict):
+                raise TypeError(
+                    f"@wp.kernel for '{f.__name__}': module_options must be a dict, got {type(module_options).__name__}."
+                )
+            if module != "unique":
+                raise ValueError(
+                    f"@wp.kernel for '{f.__name__}': module_options requires module=\"unique\". "
+                    "Use wp.set_module_options() to set module-level options for a shared module."
+                )
+        m = _unique_module_name(f, name or f.__name__) if module == "unique" else module
+        k = Kernel(f, key=name, module=m, enable_backward=enable_backward, options={**kernel_options, **(module_options or {})})
+        if module_options:
+            _options_of(k.module.name).update(module_options)
         _kernels_by_module.setdefault(k.module.name, weakref.WeakSet()).add(k)
         _warp_modules.add(k.module.name)
         return k

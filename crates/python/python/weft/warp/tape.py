@@ -56,6 +56,19 @@ class Tape:
             for a in args:
                 if isinstance(a, array) and a.requires_grad:
                     self.gradients[a] = a.grad
+            if not kernel._backward():
+                # No adjoint was compiled: its inputs get no gradient from it.
+                from ._src.logger import log_warning
+
+                where = (
+                    "is configured with the option 'enable_backward=False'"
+                    if kernel._enable_backward is not None or kernel.options.get("enable_backward") is not None
+                    else "is defined in a module with the option 'enable_backward=False' set"
+                )
+                log_warning(
+                    f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} {where}."
+                )
+                continue
             k, kinds = kernel._load(device)
             conv = context._convert(kernel, device, kinds, args)
             try:
