@@ -150,3 +150,20 @@ def test_kernel_name_and_unique_module():
         wp.kernel(module="unique", name="1bad")(lambda: None)
     with pytest.raises(ValueError, match='module_options requires module="unique"'):
         wp.kernel(module_options={"fast_math": True})(lambda: None)
+
+
+def test_integer_scalars_wrap_and_numpy_types():
+    assert wp.int8(300).value == 44 and wp.uint8(-1234567890).value == 46 and wp.int8(2**70).value == 0
+    assert wp.uint64(-1).value == 2**64 - 1 and wp.int32(3.7).value == 3
+    assert wp.dtype_to_numpy(wp.int8) is np.int8 and wp.dtype_to_numpy(wp.bfloat16) is np.uint16
+    with pytest.raises(TypeError, match="NumPy type"):
+        wp.dtype_to_numpy(wp.vec3)
+
+
+def test_python_scope_errors_name_python_types():
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'mul' compatible with the arguments 'int8, int'$"):
+        wp.mul(wp.int8(3), 2)
+
+
+def test_bfloat16_list_gives_values():
+    assert [float(x) for x in wp.full(2, 42, dtype=wp.bfloat16).list()] == [42.0, 42.0]

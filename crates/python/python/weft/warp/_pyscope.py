@@ -149,8 +149,17 @@ def _resolve(name, args, kwargs):
     key = (name, tuple(tys), tuple(value_kw), tuple((k, _type_expr(v)) for k, v in type_kw.items()))
     run = _compiled.get(key)
     if run is None:
-        run = _compiled[key] = _build(name, tys, list(value_kw), type_kw)
+        try:
+            run = _compiled[key] = _build(name, tys, list(value_kw), type_kw)
+        except _NoOverload:
+            # Named by the arguments' own types (`int`, not the int32 it
+            # would have been), as Warp names them.
+            raise _no_overload(name, [type(a) for a in list(args) + list(value_kw.values())]) from None
     return run
+
+
+class _NoOverload(Exception):
+    pass
 
 
 def _build(name, tys, kw_names, type_kw):
@@ -163,7 +172,7 @@ def _build(name, tys, kw_names, type_kw):
     for t in tys:
         e = _type_expr(t)
         if e is None:
-            raise _no_overload(name, tys)
+            raise _NoOverload
         exprs.append(e)
     n_pos = len(tys) - len(kw_names)
     params = ", ".join(f"a{i}: {e}" for i, e in enumerate(exprs))
@@ -183,7 +192,7 @@ def _build(name, tys, kw_names, type_kw):
         )
         rets = probe.func_returns("value")
     except _native.CompileError:
-        raise _no_overload(name, tys) from None
+        raise _NoOverload from None
     outs = []
     for i, r in enumerate(rets):
         t = _t.type_from_native(r)

@@ -338,6 +338,9 @@ class array:
             inner = len(_t.dtype_shape(self.dtype))
             flat = a.reshape((-1,) + a.shape[a.ndim - inner :])
             return [self.dtype(x) for x in flat]
+        if self.dtype is _t.bfloat16:
+            # The values of the stored bits, as bfloat16 scalars (Warp's).
+            return [_t.bfloat16(x) for x in _t._np_bfloat16_bits_to_float32(a.reshape(-1)).tolist()]
         return a.reshape(-1).tolist()
 
     def fill_(self, value):

@@ -37,6 +37,11 @@ class _Scalar:
             # keeps it) and rounded where it is stored.
             self.value = builtins.float(x)
             return
+        if isinstance(x, (builtins.int, np.integer)) and not isinstance(x, (builtins.bool, np.bool_)) and not self._is_float and self._ir != "bool":
+            # Out of range: wrapped to the type's width (two's complement),
+            # as the value a kernel sees (Warp's C types wrap it so).
+            info = np.iinfo(self._np)
+            x = (builtins.int(x) - info.min) % (1 << info.bits) + info.min
         self.value = self._np(x).item() if not isinstance(x, str) else self._np(builtins.float(x)).item()
 
     def __float__(self):
@@ -688,10 +693,12 @@ def dtype_from_numpy(npt):
 
 
 def dtype_to_numpy(t):
-    st = scalar_type(t)
-    if st is None:
-        raise TypeError(f"{t!r} has no NumPy dtype")
-    return np.dtype(st._np)
+    """The NumPy scalar type of Warp scalar type ``t`` (``np.float32``;
+    bfloat16's is ``np.uint16``, its bits)."""
+    st = _PY.get(t, t)
+    if not (isinstance(st, type) and issubclass(st, _Scalar)):
+        raise TypeError(f"Cannot convert {t} to a NumPy type")
+    return st._np
 
 
 vec2, vec3, vec4 = (vector(n, float32) for n in (2, 3, 4))

@@ -2,8 +2,12 @@
 
 user_modules = {}
 
+import functools
 import inspect
 import sys
+
+from ..context import Function  # noqa: F401
+from .._unsupported import BUILD, NotSupportedError
 
 
 def _get_caller_module_name(stack_level=1):
@@ -29,4 +33,20 @@ def _get_caller_module_name(stack_level=1):
             return mname
     raise RuntimeError(
         f"Could not determine the calling module (frame of {filename!r}): pass the module to the function explicitly"
+    )
+
+
+def add_builtin(key, *args, **kwargs):
+    """Warp's registration of a builtin: Weft's builtins come from its
+    compiler's table."""
+    raise NotSupportedError("warp._src.context.add_builtin", BUILD)
+
+
+@functools.lru_cache(maxsize=None)
+def get_builtin_call_desc(*args, **kwargs):
+    """Warp's lookup of a builtin's exported native symbol: Weft runs
+    builtins at Python scope through its own compiler (``_pyscope``)."""
+    raise NotSupportedError(
+        "warp._src.context.get_builtin_call_desc",
+        "Weft's builtins at Python scope are compiled from its own builtin table, not exported native symbols",
     )
