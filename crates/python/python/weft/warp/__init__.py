@@ -168,6 +168,7 @@ from ._scoped import (  # noqa: E402,F401
     transform_expand,
 )
 from .context import Module  # noqa: E402,F401
+from ._map import map  # noqa: E402,F401,A004 (Warp's name)
 from . import utils, build_experimental  # noqa: E402,F401
 
 __version__ = "1.19.0"

@@ -39,6 +39,28 @@ _NOT_VALUES = {
 _INT_ORDER = ("int32", "uint32", "int64", "uint64", "int16", "uint16", "int8", "uint8")
 _FLOAT_ORDER = ("float32", "float64", "float16")
 
+# Builtins of Warp's registry that Weft's compiler knows as the operators
+# they are (Warp defines them so): spelled as those operators in the code
+# made here and by `wp.map`.
+_OPERATORS = {
+    "pos": "(+{0})",
+    "invert": "(~{0})",
+    "bit_and": "({0} & {1})",
+    "bit_or": "({0} | {1})",
+    "bit_xor": "({0} ^ {1})",
+    "lshift": "({0} << {1})",
+    "rshift": "({0} >> {1})",
+}
+
+
+def call_text(name, args):
+    """Source text calling builtin ``name`` with ``args`` (source texts)."""
+    op = _OPERATORS.get(name)
+    if op is not None and op.count("{") == len(args) and not any("=" in a for a in args):
+        return op.format(*args)
+    return f"wp.{name}({', '.join(args)})"
+
+
 _table = None
 _compiled = {}
 _by_py_types = {}
@@ -183,9 +205,9 @@ def _build(name, tys, kw_names, type_kw):
         if e is None:
             raise TypeError(f"{where}: argument '{k}' is not a Warp type")
         call_args.append(f"{k}={e}")
-    call_text = f"wp.{name}({', '.join(call_args)})"
+    text = call_text(name, call_args)
     names_ = ", ".join(f"a{i}" for i in range(len(tys)))
-    head = f"import warp as wp\n\n\n@wp.func\ndef value({params}):\n    return {call_text}\n\n\n"
+    head = f"import warp as wp\n\n\n@wp.func\ndef value({params}):\n    return {text}\n\n\n"
     try:
         probe = _native.compile(
             f"<{where}>", head + f"@wp.kernel\ndef k({params}):\n    r = value({names_})\n", opt=False

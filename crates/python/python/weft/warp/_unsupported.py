@@ -171,7 +171,6 @@ TABLE = {
         (EXTERNAL, "from_ptr from_ipc_handle"),
         (GRADS, "grad"),
         (NATIVE, "func_native fixedarray[] ModuleBuildOptions"),
-        (MAP, "map"),
         (LIBFUNC, "quat_between_vectors"),
     ],
     "warp.utils": [

@@ -401,6 +401,90 @@ class array:
     def __or__(self, other):  # `wp.array[float] | None`: a Union, at Python scope
         return typing.Union[self, other]
 
+    # Elementwise arithmetic, as Warp's: `wp.map` of the builtin (a new
+    # array; the in-place forms write this one).
+    def _map(self, name, *args, out=None):
+        import sys
+
+        wp = sys.modules[__name__.rsplit(".", 1)[0]]
+        return wp.map(getattr(wp, name), *args, out=out)
+
+    def __add__(self, other):
+        return self._map("add", self, other)
+
+    def __radd__(self, other):
+        return self._map("add", other, self)
+
+    def __sub__(self, other):
+        return self._map("sub", self, other)
+
+    def __rsub__(self, other):
+        return self._map("sub", other, self)
+
+    def __mul__(self, other):
+        return self._map("mul", self, other)
+
+    def __rmul__(self, other):
+        return self._map("mul", other, self)
+
+    def __truediv__(self, other):
+        return self._map("div", self, other)
+
+    def __rtruediv__(self, other):
+        return self._map("div", other, self)
+
+    def __floordiv__(self, other):
+        return self._map("floordiv", self, other)
+
+    def __rfloordiv__(self, other):
+        return self._map("floordiv", other, self)
+
+    def __mod__(self, other):
+        return self._map("mod", self, other)
+
+    def __rmod__(self, other):
+        return self._map("mod", other, self)
+
+    def __pow__(self, other):
+        return self._map("pow", self, other)
+
+    def __rpow__(self, other):
+        return self._map("pow", other, self)
+
+    def __neg__(self):
+        return self._map("neg", self)
+
+    def __pos__(self):
+        return self._map("pos", self)
+
+    def __iadd__(self, other):
+        self._map("add", self, other, out=self)
+        return self
+
+    def __isub__(self, other):
+        self._map("sub", self, other, out=self)
+        return self
+
+    def __imul__(self, other):
+        self._map("mul", self, other, out=self)
+        return self
+
+    def __itruediv__(self, other):
+        self._map("div", self, other, out=self)
+        return self
+
+    def __ifloordiv__(self, other):
+        self._map("floordiv", self, other, out=self)
+        return self
+
+    def __imod__(self, other):
+        self._map("mod", self, other, out=self)
+        return self
+
+    def __ipow__(self, other):
+        self._map("pow", self, other, out=self)
+        return self
+
     def __ror__(self, other):
         return typing.Union[other, self]
 

@@ -153,6 +153,7 @@ class _Builder:
         self.lines = {}
         self.names = {}  # emitted name -> value id
         self.done = set()  # ids of emitted funcs/structs
+        self.emitted = {}  # id of an emitted func/struct -> its name in the module
 
     def unique(self, name, value):
         """The module-level name for ``value`` known as ``name``."""
@@ -326,7 +327,10 @@ class _Builder:
         if te is not None:
             return self._alias(name, v, te)
         if isinstance(v, Function):
+            if id(v) in self.emitted:  # referred to under another name too
+                return self.emitted[id(v)]
             n = self.unique(name, v)
+            self.emitted[id(v)] = n
             if id(v) not in self.done:
                 self.done.add(id(v))
                 for ov in v.overloads():
@@ -340,7 +344,10 @@ class _Builder:
                     self._remember_lines(self.funcs[-1], fn)
             return n
         if getattr(v, "_weft_struct", False):
+            if id(v) in self.emitted:
+                return self.emitted[id(v)]
             n = self.unique(name, v)
+            self.emitted[id(v)] = n
             if id(v) not in self.done:
                 self.done.add(id(v))
                 body = self.resolve_class(v)
