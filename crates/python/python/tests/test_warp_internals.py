@@ -2,6 +2,7 @@
 public names: scalar operators, bfloat16 storage, the array families'
 annotations, type codes, launch bounds (behaviour as Warp 1.19's)."""
 
+import os
 from typing import Any, Literal
 
 import numpy as np
@@ -167,3 +168,53 @@ def test_python_scope_errors_name_python_types():
 
 def test_bfloat16_list_gives_values():
     assert [float(x) for x in wp.full(2, 42, dtype=wp.bfloat16).list()] == [42.0, 42.0]
+
+
+def test_func_native_defines_and_refuses():
+    @wp.func_native("return x + 1;")
+    def native_inc(x: int): ...
+
+    with pytest.raises(wp.NotSupportedError, match="native"):
+        native_inc(1)
+
+    @wp.kernel
+    def uses_native(a: wp.array(dtype=int)):
+        a[0] = native_inc(a[0])
+
+    with pytest.raises(wp.NotSupportedError, match="native_inc"):
+        wp.launch(uses_native, dim=1, inputs=[wp.zeros(1, dtype=int)])
+
+
+def test_source_is_kept_from_definition(tmp_path):
+    # A kernel defined in a module whose file is gone by its first launch
+    # (Warp reads the source at definition too).
+    import importlib.util
+    import os
+
+    f = tmp_path / "weft_gone_module.py"
+    f.write_text(
+        "import weft.warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 5.0\n"
+    )
+    spec = importlib.util.spec_from_file_location("weft_gone_module", f)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    os.remove(f)
+    import linecache
+
+    linecache.checkcache()
+    a = wp.zeros(2)
+    wp.launch(mod.k, dim=2, inputs=[a])
+    assert a.numpy().tolist() == [5.0, 5.0]
+
+
+def test_init_kernel_cache(tmp_path, monkeypatch):
+    from weft.warp._src import build
+
+    # Restored afterwards (init_kernel_cache points Weft's cache there).
+    monkeypatch.setenv("WEFT_CACHE_DIR", os.environ.get("WEFT_CACHE_DIR", ""))
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", wp.config.kernel_cache_dir)
+    d = build.init_kernel_cache(path=str(tmp_path))
+    assert d == os.path.join(os.path.realpath(tmp_path), wp.config.version) and os.path.isdir(d)
+    assert wp.config.kernel_cache_dir == d and os.environ["WEFT_CACHE_DIR"] == d
+    assert build.init_kernel_cache(path=d) == d  # not versioned twice
+    monkeypatch.setattr(build, "_resolved_kernel_cache_dir", None)

@@ -78,6 +78,7 @@ from .context import (  # noqa: F401
     constant,
     func,
     func_grad,
+    func_native,
     func_replay,
     get_cuda_device_count,
     get_cuda_devices,

@@ -382,7 +382,10 @@ class Function:
     """A ``@wp.func`` (its overloads share the name within a module)."""
 
     def __init__(self, func):
+        from .codegen import remember_source
+
         self.func = func
+        remember_source(func)
         self.key = func.__name__
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
@@ -456,6 +459,39 @@ def func_replay(forward_fn):
     """``@wp.func_replay(f)``: what the backward pass runs in place of
     func ``f`` when it replays the forward computation."""
     return _custom_def("replay", forward_fn)
+
+
+class NativeFunction:
+    """A ``@wp.func_native`` function: a C++/CUDA snippet as a func body.
+    Weft compiles kernels itself and has no C++ to put a snippet in:
+    defining one works (modules declaring them import), calling it from
+    Python or compiling a kernel that calls it raises
+    ``NotSupportedError``."""
+
+    _REASON = "native (C++/CUDA) snippets do not exist in Weft: its kernels are compiled by its own compiler"
+
+    def __init__(self, func, snippet, adj_snippet=None, replay_snippet=None):
+        self.func = func
+        self.key = getattr(func, "__name__", "native")
+        self.__name__ = self.key
+        self.native_snippet = snippet
+        self.adj_native_snippet = adj_snippet
+        self.replay_snippet = replay_snippet
+
+    def _unsupported(self):
+        from ._unsupported import NotSupportedError
+
+        return NotSupportedError(f"wp.func_native ({self.key})", self._REASON)
+
+    def __call__(self, *args, **kwargs):
+        raise self._unsupported()
+
+
+def func_native(snippet, adj_snippet=None, replay_snippet=None):
+    """``@wp.func_native(snippet)``: see ``NativeFunction``."""
+    if not isinstance(snippet, str):
+        raise TypeError(f"wp.func_native: parameter 'snippet' must be a str, got {type(snippet).__name__}")
+    return lambda f: NativeFunction(f, snippet, adj_snippet, replay_snippet)
 
 
 def _same_params(a, b):
@@ -534,7 +570,11 @@ class Kernel:
     compiled on first launch, then loaded once per device."""
 
     def __init__(self, func, key=None, module=None, options=None, enable_backward=None, _arg_types=None):
+        from .codegen import remember_source
+
         self.func = func
+        if _arg_types is None:
+            remember_source(func)
         # An instance of a generic kernel: concrete types of its `Any` parameters.
         self._arg_types = _arg_types
         self._instances = {}

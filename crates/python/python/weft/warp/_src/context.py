@@ -50,3 +50,20 @@ def get_builtin_call_desc(*args, **kwargs):
         "warp._src.context.get_builtin_call_desc",
         "Weft's builtins at Python scope are compiled from its own builtin table, not exported native symbols",
     )
+
+
+_NO_CPP = "Weft generates no C++/CUDA module source to build or hash: its own compiler lowers kernels"
+
+
+class ModuleBuilder:
+    """Warp's C++/CUDA source generator of a module: none in Weft."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotSupportedError("warp._src.context.ModuleBuilder", _NO_CPP)
+
+
+class ModuleHasher:
+    """Warp's hash of a module's generated source: none in Weft."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotSupportedError("warp._src.context.ModuleHasher", _NO_CPP)
