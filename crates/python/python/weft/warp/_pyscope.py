@@ -214,7 +214,13 @@ def _build(name, tys, kw_names, type_kw):
         )
         rets = probe.func_returns("value")
     except _native.CompileError:
-        raise _NoOverload from None
+        # A builtin with no result (`wp.expect_eq`) is called as a statement.
+        head = f"import warp as wp\n\n\n@wp.func\ndef value({params}):\n    {text}\n\n\n"
+        try:
+            _native.compile(f"<{where}>", head + f"@wp.kernel\ndef k({params}):\n    value({names_})\n", opt=False)
+        except _native.CompileError:
+            raise _NoOverload from None
+        rets = []
     outs = []
     for i, r in enumerate(rets):
         t = _t.type_from_native(r)

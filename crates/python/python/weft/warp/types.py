@@ -422,12 +422,29 @@ class _Composite:
     def __sub__(self, o):
         return self._binop(o, lambda a, b: a - b)
 
+    def _builtin(self, name, *args):
+        import sys
+
+        return getattr(sys.modules[__name__.rsplit(".", 1)[0]], name)(*args)
+
     def __mul__(self, o):
+        if isinstance(o, _Composite):
+            # Matrix-vector and matrix products, quaternion and transform
+            # composition: Warp's `wp.mul` of the two.
+            return self._builtin("mul", self, o)
         if hasattr(o, "__len__"):
             return NotImplemented
         return self._binop(o, lambda a, b: a * b)
 
-    __rmul__ = __mul__
+    def __rmul__(self, o):
+        if hasattr(o, "__len__"):
+            return NotImplemented
+        return self._binop(o, lambda a, b: b * a)
+
+    def __matmul__(self, o):
+        if not isinstance(o, _Composite):
+            return NotImplemented
+        return self._builtin("mul", self, o)
 
     def __truediv__(self, o):
         return self._binop(o, lambda a, b: a / b)
