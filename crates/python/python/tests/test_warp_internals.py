@@ -218,3 +218,25 @@ def test_init_kernel_cache(tmp_path, monkeypatch):
     assert wp.config.kernel_cache_dir == d and os.environ["WEFT_CACHE_DIR"] == d
     assert build.init_kernel_cache(path=d) == d  # not versioned twice
     monkeypatch.setattr(build, "_resolved_kernel_cache_dir", None)
+
+
+@wp.func
+def _takes_f64(x: wp.float64):
+    return x
+
+
+@wp.func
+def _takes_float(x: float):
+    return x * 2.0
+
+
+def test_user_funcs_check_argument_types_from_python():
+    # As Warp: a Python float is a float32, an int an int32, also for a
+    # single overload; composites multiply through wp.mul.
+    assert _takes_float(1.5) == 3.0 and _takes_f64(wp.float64(2.0)) == 2.0
+    with pytest.raises(RuntimeError, match=r"^Error calling function '_takes_f64', no overload found for arguments \(1.0,\)$"):
+        _takes_f64(1.0)
+    with pytest.raises(RuntimeError, match="no overload found"):
+        _takes_float(1)
+    assert list(wp.mat22(1.0, 2.0, 3.0, 4.0) * wp.vec2(1.0, 1.0)) == [3.0, 7.0]
+    assert wp.expect_eq(wp.vec2(1.0, 2.0), wp.vec2(1.0, 2.0)) is None

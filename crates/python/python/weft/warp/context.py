@@ -403,8 +403,8 @@ class Function:
         calls must exist on the host (few do in Weft yet)."""
         import inspect
 
-        if len(self._overloads) == 1:
-            return self.func(*args, **kwargs)
+        # Each overload's parameter types are checked, also for a single
+        # one, as Warp does (a Python float is a float32, an int an int32).
         for f in self._overloads:
             try:
                 bound = inspect.signature(f.func).bind(*args, **kwargs)
@@ -786,9 +786,14 @@ def _matches(ann, v):
     if isinstance(v, _t._Scalar) or isinstance(v, (_t._Composite, _StructInstance)):
         return type(v) is t
     if isinstance(t, type) and issubclass(t, _t._Scalar):
+        # Python's numbers are Warp's literal types: float32, int32, bool.
         if isinstance(v, builtins.bool):
             return t is _t.bool
-        return isinstance(v, builtins.float) if t._is_float else isinstance(v, builtins.int)
+        if isinstance(v, builtins.float):
+            return t is _t.float32
+        if isinstance(v, builtins.int):
+            return t is _t.int32
+        return False
     return False
 
 
