@@ -77,11 +77,17 @@ class Tape:
                 raise RuntimeError(f"Error in the adjoint of kernel '{kernel.key}': {e}") from None
 
     def zero(self):
+        """Zeroes the gradients the tape knows: those of its launches'
+        arrays and those ``backward`` recorded (``gradients``)."""
         for _, _, _, args in self.launches:
             for a in args:
                 if isinstance(a, array) and a._native is not None:
                     a.zero_grad()
+        for g in self.gradients.values():
+            if isinstance(g, array) and g._native is not None:
+                g.zero_()
 
     def reset(self):
+        """Clears the recorded launches and zeroes the gradients (Warp's)."""
+        self.zero()
         self.launches = []
-        self.gradients = {}
