@@ -240,3 +240,17 @@ def test_user_funcs_check_argument_types_from_python():
         _takes_float(1)
     assert list(wp.mat22(1.0, 2.0, 3.0, 4.0) * wp.vec2(1.0, 1.0)) == [3.0, 7.0]
     assert wp.expect_eq(wp.vec2(1.0, 2.0), wp.vec2(1.0, 2.0)) is None
+
+
+def test_composite_arrays_from_data_shapes():
+    # Warp's reading of data for vector and matrix elements.
+    def shape_of(shp, dt):
+        return wp.array(np.zeros(shp, dtype=np.float32), dtype=dt).shape
+
+    assert shape_of((9,), wp.mat33) == (1,) and shape_of((18,), wp.mat33) == (2,)
+    assert shape_of((1024, 4, 1), wp.vec4) == (1024,) and shape_of((2, 8), wp.vec4) == (2, 2)
+    assert shape_of((2, 3, 3), wp.mat33) == (2,) and shape_of((3, 4), wp.mat22) == (3,)
+    with pytest.raises(ValueError, match=r"parameter 'data'.*multiple of 4"):
+        shape_of((2, 2, 2), wp.vec4)
+    with pytest.raises(ValueError, match=r"parameter 'data'.*\(3, 3\) or a multiple of 9"):
+        shape_of((6, 6), wp.mat33)

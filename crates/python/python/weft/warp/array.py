@@ -92,6 +92,29 @@ def _flatten_scalars(data):
     return data
 
 
+def _composite_outer_shape(shape, inner, dtype):
+    """The array shape data of NumPy shape ``shape`` makes for elements of
+    composite ``dtype`` (of shape ``inner``), as Warp reads it: trailing
+    dimensions of length 1 dropped; a matrix's own (R, C) last; else the
+    last dimension a multiple of the element's length (split into
+    elements)."""
+    shape = tuple(shape)
+    while len(shape) > 1 and shape[-1] == 1:
+        shape = shape[:-1]
+    n = math.prod(inner)
+    if len(inner) == 2 and shape[-2:] == inner:
+        return shape[:-2] or (1,)
+    if shape and shape[-1] % n == 0 and shape[-1] > 0:
+        k = shape[-1] // n
+        return (shape[:-1] + ((k,) if k != 1 else ())) or (1,)
+    kind = "vector" if len(inner) == 1 else "matrix"
+    expected = f"an inner dimension that is a multiple of {n}" if len(inner) == 1 else f"inner dimensions {inner} or a multiple of {n}"
+    raise ValueError(
+        f"wp.array: parameter 'data' (shape {shape}): its inner dimensions are not compatible with the requested "
+        f"{kind} type {_t.type_repr(dtype)}: expected {expected}"
+    )
+
+
 def _shape_tuple(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
@@ -200,15 +223,7 @@ class array:
                     f"wp.array: parameter 'shape' {shp} does not match the {src.size} values of 'data'"
                 )
         elif inner:
-            if src.ndim == 0 or tuple(src.shape[-len(inner) :]) != tuple(inner):
-                if src.ndim == 1 and src.size % math.prod(inner) == 0 and len(inner) == 1:
-                    shp = (src.size // inner[0],)
-                else:
-                    raise ValueError(
-                        f"wp.array: parameter 'data' of shape {src.shape} does not hold elements of {_t.type_repr(dtype)} (shape {inner})"
-                    )
-            else:
-                shp = tuple(src.shape[: -len(inner)]) or (1,)
+            shp = _composite_outer_shape(src.shape, tuple(inner), dtype)
         else:
             shp = tuple(src.shape) or (1,)
         if not 1 <= len(shp) <= 4:
