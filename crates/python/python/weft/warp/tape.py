@@ -21,10 +21,32 @@ class Tape:
         self.launches = []
         self.loss = None
         self.gradients = {}
+        # Scope markers (Warp's): (launch index, name, metadata) where a
+        # scope begins, (launch index, None, None) where one ends.
+        self.scopes = []
+        self._open_scopes = 0
 
     def __enter__(self):
+        if _tapes:
+            raise RuntimeError("Warp: Error, entering a tape while one is already active")
         _tapes.append(self)
         return self
+
+    def record_scope_begin(self, scope_name, metadata=None):
+        """Begins a named scope of the launches recorded next."""
+        self.scopes.append((len(self.launches), scope_name, metadata if metadata is not None else {}))
+        self._open_scopes += 1
+
+    def record_scope_end(self, remove_scope_if_empty=True):
+        """Ends the innermost scope; one with no launch is dropped."""
+        if self._open_scopes == 0:
+            raise RuntimeError("Warp: Error, ended tape scope, but scope not present")
+        self._open_scopes -= 1
+        last = self.scopes[-1] if self.scopes else None
+        if remove_scope_if_empty and last is not None and last[1] is not None and last[0] == len(self.launches):
+            self.scopes.pop()
+        else:
+            self.scopes.append((len(self.launches), None, None))
 
     def __exit__(self, *a):
         _tapes.remove(self)
@@ -91,3 +113,5 @@ class Tape:
         """Clears the recorded launches and zeroes the gradients (Warp's)."""
         self.zero()
         self.launches = []
+        self.scopes = []
+        self._open_scopes = 0
