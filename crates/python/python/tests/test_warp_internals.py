@@ -254,3 +254,30 @@ def test_composite_arrays_from_data_shapes():
         shape_of((2, 2, 2), wp.vec4)
     with pytest.raises(ValueError, match=r"parameter 'data'.*\(3, 3\) or a multiple of 9"):
         shape_of((6, 6), wp.mat33)
+
+
+def test_composite_keys_values_and_constructors():
+    with pytest.raises(ValueError, match=r"vector constructor, expected 3 elements, got 2$"):
+        wp.vec3(1, 2)
+    with pytest.raises(TypeError, match=r"expected row of length 2, got \(1, 2, 3\)$"):
+        wp.mat22((1, 2, 3), (3, 4, 5))
+    v = wp.vec3ui(1, 2, 3)
+    v[0] = -1  # wraps as the type stores it
+    assert v[0] == 4294967295
+    with pytest.raises(KeyError, match="expected int or slice"):
+        v[None]
+    with pytest.raises(TypeError, match="Expected to assign a `uint32` value but got `str` instead"):
+        v[1] = "x"
+    with pytest.raises(ValueError, match="same size"):
+        v[:1] = (1, 2)
+    m = wp.mat22(1, 2, 3, 4)
+    m[-1, -1] = 9.0
+    m.set_row(0, (5.0, 6.0))
+    assert list(m[1]) == [3.0, 9.0] and list(m[0]) == [5.0, 6.0] and m[-2, 0] == 5.0
+    with pytest.raises(IndexError, match="Invalid row index"):
+        m.set_row(2, (0, 0))
+    with pytest.raises(KeyError, match="one or two indices, got 3"):
+        m[0, 1, 2]
+    with pytest.raises(TypeError, match=r"^Invalid constant type: <class 'tuple'>$"):
+        wp.constant((1, 2, 3))
+    assert wp.types.type_is_tile(wp.tile) and wp.types.type_is_array(wp.fixedarray)

@@ -58,6 +58,7 @@ from .array import (  # noqa: F401
     indexedarray4d,
     fabricarray,
     fabricarrayarray,
+    fixedarray,
     indexedfabricarray,
     indexedfabricarrayarray,
 )

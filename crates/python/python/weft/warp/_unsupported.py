@@ -170,7 +170,7 @@ TABLE = {
                    "get_suggested_block_size"),
         (EXTERNAL, "from_ptr from_ipc_handle"),
         (GRADS, "grad"),
-        (NATIVE, "fixedarray[] ModuleBuildOptions"),
+        (NATIVE, "ModuleBuildOptions"),
         (LIBFUNC, "quat_between_vectors"),
     ],
     "warp.utils": [

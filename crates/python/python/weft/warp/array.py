@@ -802,6 +802,9 @@ indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (
     _family(f"indexedarray{n}d", _INDEXED, n, indexedarray) for n in (1, 2, 3, 4)
 )
 fabricarray = _family("fabricarray", _FABRIC)
+# Warp's fixed-size arrays (declared in kernels and funcs): not in Weft's
+# compiler yet.
+fixedarray = _family("fixedarray", "fixed-size arrays (wp.fixedarray) are not implemented in Weft's compiler yet")
 indexedfabricarray = _family("indexedfabricarray", _FABRIC)
 fabricarrayarray = _family("fabricarrayarray", _FABRIC, 1, fabricarray)
 indexedfabricarrayarray = _family("indexedfabricarrayarray", _FABRIC, 1, indexedfabricarray)

@@ -914,7 +914,10 @@ def kernel(
 
 
 def constant(x):
-    """A compile-time constant (its value, as in Warp)."""
+    """A compile-time constant (its value, as in Warp): a number, a Warp
+    scalar, vector, matrix, quaternion or transform."""
+    if not _t.is_value(x):
+        raise TypeError(f"Invalid constant type: {type(x)}")
     return x
 
 

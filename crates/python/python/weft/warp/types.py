@@ -317,6 +317,15 @@ class _Composite:
         elif len(args) == 1 and not hasattr(args[0], "__len__"):
             data = [conv(args[0])] * n
         else:
+            kind = "matrix" if len(self._shape_) == 2 else "vector"
+            if kind == "matrix" and len(args) > 1 and all(hasattr(a, "__len__") for a in args):
+                # Rows: each of the matrix's row length (Warp's message names the bad one).
+                cols = self._shape_[1]
+                for a in args:
+                    if len(a) != cols:
+                        raise TypeError(
+                            f"Invalid argument in matrix constructor, expected row of length {cols}, got {tuple(a)!r}"
+                        )
             flat = []
             for a in args:
                 if isinstance(a, np.ndarray):
@@ -330,7 +339,9 @@ class _Composite:
                 else:
                     flat.append(a)
             if len(flat) != n:
-                raise ValueError(f"{type(self).__name__} takes {n} components, got {len(flat)}")
+                raise ValueError(
+                    f"Invalid number of arguments in {kind} constructor, expected {n} elements, got {len(flat)}"
+                )
             data = [conv(x) for x in flat]
         if not st._is_float and st is not bool:  # integers wrap, as Warp's (ctypes) storage
             data = [st._type_(x).value for x in data]
@@ -367,27 +378,115 @@ class _Composite:
     def __iter__(self):
         return iter([self[i] for i in range(len(self))])
 
+    def _check_key(self, i):
+        """Warp's key errors: an int or slice (vectors), one or two of them
+        (matrices)."""
+        index_types = (builtins.int, np.integer, slice)
+        if len(self._shape_) == 2:
+            if isinstance(i, tuple):
+                if len(i) != 2:
+                    raise KeyError(f"Invalid key, expected one or two indices, got {len(i)}")
+                if not all(isinstance(k, index_types) for k in i):
+                    raise KeyError(f"Invalid key {i}, expected int or pair of ints")
+            elif not isinstance(i, index_types):
+                raise KeyError(f"Invalid key {i}, expected int or pair of ints")
+        elif not isinstance(i, index_types):
+            raise KeyError(f"Invalid key {i}, expected int or slice")
+
+    def _component(self, v):
+        """``v`` as a component value: a number (Warp's or NumPy's), wrapped
+        or rounded as the scalar type stores it."""
+        st = self._wp_scalar_type_
+        if isinstance(v, _Scalar):
+            v = v.value
+        if not isinstance(v, (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)):
+            raise TypeError(f"Expected to assign a `{st.__name__}` value but got `{type(v).__name__}` instead")
+        if st._is_float:
+            x = builtins.float(v)
+            return builtins.float(np.float32(x)) if st._np is np.float32 else x
+        if st is bool:
+            return builtins.bool(v)
+        return st._type_(builtins.int(v)).value
+
+    def _components(self, seq):
+        st = self._wp_scalar_type_
+        out = []
+        for x in seq:
+            if isinstance(x, (_Composite, str)) or hasattr(x, "__len__"):
+                raise TypeError(
+                    f"Expected to assign a slice from a sequence of `{st.__name__}` values but got `{type(x).__name__}` instead"
+                )
+            out.append(self._component(x))
+        return out
+
     def __getitem__(self, i):
+        self._check_key(i)
         if len(self._shape_) == 2:
             if isinstance(i, tuple):
                 r, c = i
-                return self._data[r * self._shape_[1] + c]
+                if isinstance(r, slice) or isinstance(c, slice):
+                    return np.array(self._data).reshape(self._shape_)[r, c].tolist()
+                return self._data[self._flat_index(r, c)]
             cols = self._shape_[1]
             row = vector(cols, self._wp_scalar_type_)
+            if isinstance(i, slice):
+                return [row(self._data[k * cols : (k + 1) * cols]) for k in range(self._shape_[0])[i]]
+            if not -self._shape_[0] <= i < self._shape_[0]:
+                raise IndexError(f"row index {i} out of range for {type(self).__name__}")
+            i = i % self._shape_[0]
             return row(self._data[i * cols : (i + 1) * cols])
-        if isinstance(i, slice):
-            return self._data[i]
         return self._data[i]
 
     def __setitem__(self, i, v):
+        self._check_key(i)
         if len(self._shape_) == 2:
+            cols = self._shape_[1]
             if isinstance(i, tuple):
-                self._data[i[0] * self._shape_[1] + i[1]] = v
+                self._data[self._flat_index(*i)] = self._component(v)
+            elif isinstance(i, slice):
+                rows = range(self._shape_[0])[i]
+                vals = list(v)
+                if len(vals) != len(rows):
+                    raise ValueError("Can only assign sequence of same size")
+                for r, row in zip(rows, vals):
+                    self.set_row(r, row)
             else:
-                cols = self._shape_[1]
-                self._data[i * cols : (i + 1) * cols] = list(v)
+                self.set_row(i, v)
+        elif isinstance(i, slice):
+            vals = self._components(v)
+            if len(vals) != len(range(len(self._data))[i]):
+                raise ValueError("Can only assign sequence of same size")
+            self._data[i] = vals
         else:
-            self._data[i] = v
+            self._data[i] = self._component(v)
+
+    def _flat_index(self, r, c):
+        """Component (r, c) of a matrix in ``_data`` (negative indices count
+        from the end, as Python's)."""
+        rows, cols = self._shape_
+        if not (-rows <= r < rows and -cols <= c < cols):
+            raise IndexError(f"index ({r}, {c}) out of range for {type(self).__name__}")
+        return (r % rows) * cols + (c % cols)
+
+    def get_row(self, r):
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'get_row'")
+        if not -self._shape_[0] <= r < self._shape_[0]:
+            raise IndexError("Invalid row index")
+        return self[r]
+
+    def set_row(self, r, v):
+        """Sets row ``r`` (a matrix's) to the values of ``v``."""
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'set_row'")
+        rows, cols = self._shape_
+        if not -rows <= r < rows:
+            raise IndexError("Invalid row index")
+        r %= rows
+        vals = self._components(v)
+        if len(vals) != cols:
+            raise ValueError(f"Invalid row length, expected {cols} values, got {len(vals)}")
+        self._data[r * cols : (r + 1) * cols] = vals
 
     def __eq__(self, o):
         try:
@@ -894,14 +993,15 @@ def type_is_struct(t):
 
 
 def type_is_array(t):
-    from .array import array as _array
-
-    return isinstance(t, type) and issubclass(t, _array)
+    """Whether ``t`` is an array class of any family."""
+    _a = _array_module()
+    return isinstance(t, type) and issubclass(t, (_a.array, _a._UnsupportedArrayFamily))
 
 
 def type_is_tile(t):
-    """False: Weft has no tile types."""
-    return False
+    """Whether ``t`` is Warp's tile type (``wp.tile``; Weft has no tile
+    values, only the annotations)."""
+    return isinstance(t, type) and issubclass(t, tile)
 
 
 def type_size(t):
@@ -1035,7 +1135,7 @@ def concrete_array_type(t):
 
     if isinstance(t, _a._FamilyAnnotation):
         return t._concrete_cls
-    for fam in (_a.indexedfabricarray, _a.fabricarray, _a.indexedarray, _a.array):
+    for fam in (_a.indexedfabricarray, _a.fabricarray, _a.indexedarray, _a.fixedarray, _a.array):
         if isinstance(t, fam):
             return fam
     return type(t)
@@ -1094,9 +1194,13 @@ def get_type_code(arg_type):
     if is_array(arg_type):
         nd = "?" if _is_any(arg_type.ndim) else str(arg_type.ndim)
         dt = "?" if _is_any(arg_type.dtype) else get_type_code(arg_type.dtype)
-        prefix = {_a.array: "a", _a.indexedarray: "ia", _a.fabricarray: "fa", _a.indexedfabricarray: "ifa"}[
-            concrete_array_type(arg_type)
-        ]
+        prefix = {
+            _a.array: "a",
+            _a.fixedarray: "a",
+            _a.indexedarray: "ia",
+            _a.fabricarray: "fa",
+            _a.indexedfabricarray: "ifa",
+        }[concrete_array_type(arg_type)]
         return f"{prefix}{nd}{dt}"
     if typing.get_origin(arg_type) is tuple:
         args = typing.get_args(arg_type)
@@ -1183,6 +1287,7 @@ def array_type_id(a):
         _a.indexedfabricarray: ARRAY_TYPE_FABRIC_INDEXED,
         _a.fabricarray: ARRAY_TYPE_FABRIC,
         _a.indexedarray: ARRAY_TYPE_INDEXED,
+        _a.fixedarray: ARRAY_TYPE_REGULAR,
         _a.array: ARRAY_TYPE_REGULAR,
     }
     code = codes.get(concrete_array_type(a))
