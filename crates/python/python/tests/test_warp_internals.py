@@ -281,3 +281,16 @@ def test_composite_keys_values_and_constructors():
     with pytest.raises(TypeError, match=r"^Invalid constant type: <class 'tuple'>$"):
         wp.constant((1, 2, 3))
     assert wp.types.type_is_tile(wp.tile) and wp.types.type_is_array(wp.fixedarray)
+
+
+def test_full_infers_composites_and_checks_shapes():
+    a = wp.full(3, [1, 2], dtype=wp.vec2)
+    assert a.numpy().tolist() == [[1.0, 2.0]] * 3
+    m = wp.full(2, [1.0, 2.0, 3.0, 4.0], dtype=wp.mat22)  # flat components
+    assert m.numpy()[1].tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    v = wp.full(2, np.array([1.0, 2.0, 3.0], dtype=np.float64))
+    assert v.dtype is wp.vec3d
+    assert wp.array([], dtype=wp.vec2).shape == (0,) and wp.zeros(0).ptr is None
+    with pytest.raises(ValueError, match="Array shapes must be non-negative"):
+        wp.zeros((10, -1))
+    assert wp.types.strides_from_shape((2, 3, 4), wp.float32) == (48, 16, 4) and wp.zeros((2, 3)).capacity == 24

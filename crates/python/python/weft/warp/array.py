@@ -104,7 +104,9 @@ def _composite_outer_shape(shape, inner, dtype):
     n = math.prod(inner)
     if len(inner) == 2 and shape[-2:] == inner:
         return shape[:-2] or (1,)
-    if shape and shape[-1] % n == 0 and shape[-1] > 0:
+    if shape and shape[-1] == 0:  # no data: no elements
+        return shape
+    if shape and shape[-1] % n == 0:
         k = shape[-1] // n
         return (shape[:-1] + ((k,) if k != 1 else ())) or (1,)
     kind = "vector" if len(inner) == 1 else "matrix"
@@ -171,6 +173,8 @@ class array:
             if dtype is None:
                 dtype = _t.float32
             shp = _shape_tuple(shape)
+            if any(d < 0 for d in shp):
+                raise ValueError(f"Array shapes must be non-negative, got {shp} (parameter 'shape')")
             nd = _t.native_dtype(dtype)
             arr = _native.Array.zeros(nd, list(shp), requires_grad)
             self.dtype = dtype
@@ -254,7 +258,18 @@ class array:
         return tuple(self._live().strides())
 
     @property
+    def capacity(self):
+        """The bytes of memory the array's elements span (Warp's)."""
+        if self._native is None:
+            return 0
+        if self._npv is not None:
+            return int(self._npv.nbytes)
+        return self.size * _t.type_size_in_bytes(self.dtype)
+
+    @property
     def ptr(self):
+        if self._native is not None and self.size == 0:
+            return None  # no memory, as Warp's empty arrays
         if self._npv is not None:
             self._live()
             return self._npv.__array_interface__["data"][0]
@@ -364,6 +379,15 @@ class array:
             value = np.asarray(value._data).reshape(value._shape_)
         elif hasattr(value, "_pack"):
             raise NotImplementedError("fill_ with a struct value is not supported by Weft yet")
+        elif isinstance(value, (list, tuple, np.ndarray)) and _t.dtype_shape(self.dtype):
+            # A sequence of an element's components (a matrix's flat or by rows).
+            inner = tuple(_t.dtype_shape(self.dtype))
+            v = np.asarray(_flatten_scalars(value))
+            if v.size != math.prod(inner):
+                raise ValueError(
+                    f"fill_: parameter 'value' has {v.size} components, an element of {_t.type_repr(self.dtype)} has {math.prod(inner)}"
+                )
+            value = v.reshape(inner)
         if _t.scalar_type(self.dtype) is _t.bfloat16:
             value = _t._np_float32_to_bfloat16_bits(np.asarray(_flatten_scalars(value), dtype=np.float32))
         a[...] = value
@@ -604,10 +628,19 @@ def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinn
     if dtype is None:
         if isinstance(value, _t._Composite):
             dtype = type(value)
+        elif isinstance(value, (_t._Scalar,)):
+            dtype = type(value)
         elif isinstance(value, builtins.bool):
             dtype = _t.bool
         elif isinstance(value, builtins.int):
             dtype = _t.int32
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            # A vector (1-d) or matrix (2-d) of the values' NumPy type, as Warp infers it.
+            v = np.asarray(value)
+            st = _NP_TO_WP.get(v.dtype)
+            if st is None or v.ndim not in (1, 2):
+                raise TypeError(f"full: cannot infer a Warp dtype from parameter 'value' ({v.dtype}, {v.ndim} dimensions)")
+            dtype = _t.vector(v.shape[0], st) if v.ndim == 1 else _t.matrix(v.shape, st)
         else:
             dtype = _t.float32
     a = zeros(shape, dtype, device, requires_grad)

@@ -1383,3 +1383,13 @@ class ref:
 
 def is_reference(t):
     return isinstance(t, Reference)
+
+
+def strides_from_shape(shape, dtype):
+    """The byte strides of a C-contiguous array of ``shape`` and ``dtype``."""
+    size = type_size_in_bytes(dtype)
+    strides = []
+    for d in reversed(tuple(shape)):
+        strides.append(size)
+        size *= d
+    return tuple(reversed(strides))
