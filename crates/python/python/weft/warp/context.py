@@ -1066,7 +1066,7 @@ def launch(
         raise RuntimeError(f"Error launching kernel '{kernel.key}': {e}") from None
     tape = _Tape_current()
     if tape is not None and record_tape and not adjoint:
-        tape._record(kernel, device, dims, args)
+        tape._record(kernel, device, dims, args, len(inputs))
 
 
 class _ZeroStruct:

@@ -25,6 +25,7 @@ class Tape:
         # scope begins, (launch index, None, None) where one ends.
         self.scopes = []
         self._open_scopes = 0
+        self._n_inputs = {}
 
     def __enter__(self):
         if _tapes:
@@ -52,8 +53,11 @@ class Tape:
         _tapes.remove(self)
         return False
 
-    def _record(self, kernel, device, dims, args):
+    def _record(self, kernel, device, dims, args, n_inputs=None):
         self.launches.append((kernel, device, dims, args))
+        if n_inputs is not None:
+            # How many of the launch's arguments were inputs (warp.autograd).
+            self._n_inputs[len(self.launches) - 1] = n_inputs
 
     def record_func(self, backward, arrays):
         """Records ``backward`` (a callable) to run in the backward pass;
@@ -115,3 +119,4 @@ class Tape:
         self.launches = []
         self.scopes = []
         self._open_scopes = 0
+        self._n_inputs = {}
