@@ -294,3 +294,18 @@ def test_full_infers_composites_and_checks_shapes():
     with pytest.raises(ValueError, match="Array shapes must be non-negative"):
         wp.zeros((10, -1))
     assert wp.types.strides_from_shape((2, 3, 4), wp.float32) == (48, 16, 4) and wp.zeros((2, 3)).capacity == 24
+
+
+def test_unique_kernels_are_reused_and_options_checked():
+    def make():
+        @wp.kernel(module="unique")
+        def twice(x: wp.array(dtype=float)):
+            x[wp.tid()] = x[wp.tid()] * 2.0
+
+        return twice
+
+    assert make() is make()
+    with pytest.raises(ValueError, match="fast_mth"):
+        wp.kernel(module="unique", module_options={"fast_mth": True})(lambda a: None)
+    with pytest.raises(TypeError, match="deterministic_max_records"):
+        wp.kernel(module="unique", module_options={"deterministic_max_records": 1.5})(lambda a: None)

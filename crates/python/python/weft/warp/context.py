@@ -119,16 +119,42 @@ def _default_module_options():
     return {
         "max_unroll": config.max_unroll,
         "enable_backward": config.enable_backward,
+        "enable_mathdx_gemm": None,
+        "enable_mathdx_solver": None,
+        "enable_mathdx_fft": None,
         "fast_math": False,
         "fuse_fp": True,
         "lineinfo": config.lineinfo,
+        "cuda_output": None,
         "mode": None,
         "optimization_level": config.optimization_level,
         "cpu_compiler_flags": config.cpu_compiler_flags,
         "block_dim": 256,
+        "compile_time_trace": False,
+        "strip_hash": False,
+        "extra_build_options": None,
         "deterministic": None,
         "deterministic_max_records": 0,
+        "default_grid_stride": None,
     }
+
+
+def _check_module_options(options, where):
+    """Warp's checks of module options: known names, and a
+    ``deterministic_max_records`` that is a non-negative int."""
+    known = _default_module_options()
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"{where}: unknown module_options: {', '.join(repr(k) for k in unknown)}. "
+            f"Valid options are: {', '.join(repr(k) for k in sorted(known))}."
+        )
+    if "deterministic_max_records" in options:
+        v = options["deterministic_max_records"]
+        if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, _np.integer)):
+            raise TypeError(f"{where}: module option 'deterministic_max_records' must be an int, got {type(v).__name__}")
+        if v < 0:
+            raise ValueError(f"{where}: module option 'deterministic_max_records' must be non-negative, got {v}")
 
 
 def _options_of(name):
@@ -832,15 +858,39 @@ def _arg_type(kernel_key, name, ann, a):
     )
 
 
-def _unique_module_name(f, key):
+def _unique_module_name(f, key, module_options=None):
     """A module of its own for a ``module="unique"`` kernel: named after
-    its key and a hash of its code, so that two such kernels differ."""
+    its key and a hash of its code, closure and options, so that two such
+    kernels differ and a redefinition of the same one is the same."""
     code = getattr(f, "__code__", None)
     h = hashlib.sha256(f"{f.__module__}.{f.__qualname__}.{key}".encode())
     if code is not None:
         h.update(code.co_code)
         h.update(repr(code.co_consts).encode())
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                v = None
+            simple = isinstance(v, (builtins.int, builtins.float, builtins.bool, str, type(None)))
+            h.update((repr(v) if simple else f"id:{id(v)}").encode())
+        # The globals it names (a constant changed between two definitions
+        # makes another kernel).
+        for name in code.co_names:
+            if name in f.__globals__:
+                v = f.__globals__[name]
+                simple = isinstance(v, (builtins.int, builtins.float, builtins.bool, str, type(None)))
+                h.update(f"{name}={repr(v) if simple else id(v)}".encode())
+        annotations = getattr(f, "__annotations__", {})
+        h.update(repr(sorted((k, repr(v)) for k, v in annotations.items())).encode())
+    if module_options:
+        h.update(repr(sorted((k, repr(v)) for k, v in module_options.items())).encode())
     return f"{key}_{h.hexdigest()[:7]}"
+
+
+# Kernels of module="unique" by their module's name: defining the same one
+# again gives the same Kernel (as Warp's).
+_unique_kernels = {}
 
 
 def kernel(
@@ -902,8 +952,17 @@ def kernel(
                     f"@wp.kernel for '{f.__name__}': module_options requires module=\"unique\". "
                     "Use wp.set_module_options() to set module-level options for a shared module."
                 )
-        m = _unique_module_name(f, name or f.__name__) if module == "unique" else module
+            _check_module_options(module_options, f"@wp.kernel for '{f.__name__}'")
+        if module == "unique":
+            m = _unique_module_name(f, name or f.__name__, {**(module_options or {}), "_kernel": kernel_options, "_eb": enable_backward})
+            known = _unique_kernels.get(m)
+            if known is not None:
+                return known
+        else:
+            m = module
         k = Kernel(f, key=name, module=m, enable_backward=enable_backward, options={**kernel_options, **(module_options or {})})
+        if module == "unique":
+            _unique_kernels[m] = k
         if module_options:
             _options_of(k.module.name).update(module_options)
         _kernels_by_module.setdefault(k.module.name, weakref.WeakSet()).add(k)
