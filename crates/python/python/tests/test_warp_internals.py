@@ -309,3 +309,10 @@ def test_unique_kernels_are_reused_and_options_checked():
         wp.kernel(module="unique", module_options={"fast_mth": True})(lambda a: None)
     with pytest.raises(TypeError, match="deterministic_max_records"):
         wp.kernel(module="unique", module_options={"deterministic_max_records": 1.5})(lambda a: None)
+
+
+def test_array_shape_limits():
+    with pytest.raises(ValueError, match="signed 32-bit integer"):
+        wp.types.check_array_shape((2**31,))
+    with pytest.raises(ValueError, match="signed 32-bit integer"):
+        wp.array(np.broadcast_to(np.zeros(1, dtype=np.int8), (2**31,)), dtype=wp.int8)

@@ -173,8 +173,7 @@ class array:
             if dtype is None:
                 dtype = _t.float32
             shp = _shape_tuple(shape)
-            if any(d < 0 for d in shp):
-                raise ValueError(f"Array shapes must be non-negative, got {shp} (parameter 'shape')")
+            _t.check_array_shape(shp)
             nd = _t.native_dtype(dtype)
             arr = _native.Array.zeros(nd, list(shp), requires_grad)
             self.dtype = dtype
@@ -188,6 +187,8 @@ class array:
     def _from_data(self, data, dtype, shape, rg):
         if isinstance(data, array):
             data = data.numpy()
+        if isinstance(data, np.ndarray):
+            _t.check_array_shape(data.shape)  # before any copy (a broadcast view may be huge)
         if dtype is None:
             src = np.asarray(data)
             dtype = _NP_TO_WP.get(src.dtype)

@@ -1393,3 +1393,16 @@ def strides_from_shape(shape, dtype):
         strides.append(size)
         size *= d
     return tuple(reversed(strides))
+
+
+def check_array_shape(shape):
+    """Warp's limits of an array shape: each extent non-negative and below
+    2**31 (Weft's arrays index with 32-bit extents too)."""
+    for i, d in enumerate(shape):
+        if d < 0:
+            raise ValueError(f"Array shapes must be non-negative, got {d} in dimension {i}")
+        if d >= 2**31:
+            raise ValueError(
+                "Array shapes must not exceed the maximum representable value of a signed 32-bit integer, "
+                f"got {d} in dimension {i}."
+            )

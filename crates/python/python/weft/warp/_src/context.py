@@ -6,7 +6,7 @@ import functools
 import inspect
 import sys
 
-from ..context import Function  # noqa: F401
+from ..context import Function, Launch  # noqa: F401
 from .._unsupported import BUILD, NotSupportedError
 
 
