@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+import typing as _typing
 import weakref
 import warnings as _warnings
 
@@ -443,6 +444,15 @@ class Function:
 
 
 _funcs_by_name = {}
+
+
+# The decorator's two forms, for static type checkers (Warp declares them too).
+@_typing.overload
+def func(f: "_typing.Callable[..., _typing.Any]") -> "Function": ...
+
+
+@_typing.overload
+def func(*, name: "str | None" = None, **kwargs: _typing.Any) -> "_typing.Callable[[_typing.Callable[..., _typing.Any]], Function]": ...
 
 
 def func(f=None, *, name=None, **kwargs):

@@ -475,6 +475,30 @@ class _Composite:
             raise IndexError("Invalid row index")
         return self[r]
 
+    def get_col(self, c):
+        """Column ``c`` of a matrix, as a vector."""
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'get_col'")
+        rows, cols = self._shape_
+        if not -cols <= c < cols:
+            raise IndexError("Invalid column index")
+        c %= cols
+        return vector(rows, self._wp_scalar_type_)([self._data[r * cols + c] for r in range(rows)])
+
+    def set_col(self, c, v):
+        """Sets column ``c`` of a matrix to the values of ``v``."""
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'set_col'")
+        rows, cols = self._shape_
+        if not -cols <= c < cols:
+            raise IndexError("Invalid column index")
+        c %= cols
+        vals = self._components(v)
+        if len(vals) != rows:
+            raise ValueError(f"Invalid column length, expected {rows} values, got {len(vals)}")
+        for r in range(rows):
+            self._data[r * cols + c] = vals[r]
+
     def set_row(self, r, v):
         """Sets row ``r`` (a matrix's) to the values of ``v``."""
         if len(self._shape_) != 2:
