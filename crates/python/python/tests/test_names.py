@@ -97,8 +97,10 @@ def test_placeholder_classes():
     assert isinstance(wp.Mesh, type) and isinstance(wp.Volume, type) and not isinstance(wp.capture_begin, type)
     with pytest.raises(wp.NotSupportedError, match=r"^wp\.Mesh: "):
         wp.Mesh(points=None, indices=None)
+    # A tile annotation exists (modules declaring tile funcs import); a tile does not.
+    assert wp.types.is_tile(wp.tile[wp.float32, 8, 4]) and wp.tile[wp.float32].dtype is wp.float32
     with pytest.raises(wp.NotSupportedError, match=r"^wp\.tile: "):
-        wp.tile[wp.float32]
+        wp.tile(1.0)
 
     class MyMesh(wp.Mesh):  # subclassing works, instantiating does not
         pass

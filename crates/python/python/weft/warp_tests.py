@@ -115,6 +115,9 @@ def install_alias(tests_dir):
     for name, mod in list(sys.modules.items()):
         if name.startswith("weft.warp.") and mod is not None and not name.startswith("weft.warp._"):
             sys.modules.setdefault("warp." + name[len("weft.warp.") :], mod)
+        # The internals under their `warp._src` names (`import warp._src.build`).
+        if name.startswith("weft.warp._src.") and mod is not None:
+            sys.modules.setdefault("warp." + name[len("weft.warp.") :], mod)
 
     pkg = types.ModuleType("warp.tests")
     pkg.__path__ = [tests_dir]

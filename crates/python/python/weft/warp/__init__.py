@@ -32,6 +32,7 @@ from .types import (  # noqa: F401
     half,
     float,
     double,
+    ref,
 )
 from .array import (  # noqa: F401
     array,
@@ -52,6 +53,16 @@ from .array import (  # noqa: F401
     from_numpy,
     from_dlpack,
     to_dlpack,
+    indexedarray,
+    indexedarray1d,
+    indexedarray2d,
+    indexedarray3d,
+    indexedarray4d,
+    fabricarray,
+    fabricarrayarray,
+    fixedarray,
+    indexedfabricarray,
+    indexedfabricarrayarray,
 )
 from .host import (  # noqa: F401
     matrix_from_cols,
@@ -70,6 +81,7 @@ from .context import (  # noqa: F401
     constant,
     func,
     func_grad,
+    func_native,
     func_replay,
     get_cuda_device_count,
     get_cuda_devices,
@@ -93,11 +105,15 @@ from .context import (  # noqa: F401
     synchronize_device,
 )
 
-from .. import CompileError as WarpCodegenError  # noqa: E402
-
-# Weft reports every compile error as one type (its message says which).
-WarpCodegenValueError = WarpCodegenTypeError = WarpCodegenAttributeError = WarpCodegenKeyError = WarpCodegenError
-WarpCodegenIndexError = WarpCodegenNameError = WarpCodegenError
+from ._src.codegen import (  # noqa: E402,F401
+    WarpCodegenError,
+    WarpCodegenValueError,
+    WarpCodegenTypeError,
+    WarpCodegenAttributeError,
+    WarpCodegenKeyError,
+    WarpCodegenIndexError,
+    WarpCodegenNameError,
+)
 
 from ._src.logger import LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR, Logger, get_logger, set_logger  # noqa: E402,F401
 from ._unsupported import NotSupportedError  # noqa: E402,F401
@@ -156,6 +172,7 @@ from ._scoped import (  # noqa: E402,F401
     transform_expand,
 )
 from .context import Module  # noqa: E402,F401
+from ._map import map  # noqa: E402,F401,A004 (Warp's name)
 from . import utils, build_experimental  # noqa: E402,F401
 
 __version__ = "1.19.0"

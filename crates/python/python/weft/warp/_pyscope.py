@@ -39,6 +39,28 @@ _NOT_VALUES = {
 _INT_ORDER = ("int32", "uint32", "int64", "uint64", "int16", "uint16", "int8", "uint8")
 _FLOAT_ORDER = ("float32", "float64", "float16")
 
+# Builtins of Warp's registry that Weft's compiler knows as the operators
+# they are (Warp defines them so): spelled as those operators in the code
+# made here and by `wp.map`.
+_OPERATORS = {
+    "pos": "(+{0})",
+    "invert": "(~{0})",
+    "bit_and": "({0} & {1})",
+    "bit_or": "({0} | {1})",
+    "bit_xor": "({0} ^ {1})",
+    "lshift": "({0} << {1})",
+    "rshift": "({0} >> {1})",
+}
+
+
+def call_text(name, args):
+    """Source text calling builtin ``name`` with ``args`` (source texts)."""
+    op = _OPERATORS.get(name)
+    if op is not None and op.count("{") == len(args) and not any("=" in a for a in args):
+        return op.format(*args)
+    return f"wp.{name}({', '.join(args)})"
+
+
 _table = None
 _compiled = {}
 _by_py_types = {}
@@ -149,8 +171,17 @@ def _resolve(name, args, kwargs):
     key = (name, tuple(tys), tuple(value_kw), tuple((k, _type_expr(v)) for k, v in type_kw.items()))
     run = _compiled.get(key)
     if run is None:
-        run = _compiled[key] = _build(name, tys, list(value_kw), type_kw)
+        try:
+            run = _compiled[key] = _build(name, tys, list(value_kw), type_kw)
+        except _NoOverload:
+            # Named by the arguments' own types (`int`, not the int32 it
+            # would have been), as Warp names them.
+            raise _no_overload(name, [type(a) for a in list(args) + list(value_kw.values())]) from None
     return run
+
+
+class _NoOverload(Exception):
+    pass
 
 
 def _build(name, tys, kw_names, type_kw):
@@ -163,7 +194,7 @@ def _build(name, tys, kw_names, type_kw):
     for t in tys:
         e = _type_expr(t)
         if e is None:
-            raise _no_overload(name, tys)
+            raise _NoOverload
         exprs.append(e)
     n_pos = len(tys) - len(kw_names)
     params = ", ".join(f"a{i}: {e}" for i, e in enumerate(exprs))
@@ -174,16 +205,22 @@ def _build(name, tys, kw_names, type_kw):
         if e is None:
             raise TypeError(f"{where}: argument '{k}' is not a Warp type")
         call_args.append(f"{k}={e}")
-    call_text = f"wp.{name}({', '.join(call_args)})"
+    text = call_text(name, call_args)
     names_ = ", ".join(f"a{i}" for i in range(len(tys)))
-    head = f"import warp as wp\n\n\n@wp.func\ndef value({params}):\n    return {call_text}\n\n\n"
+    head = f"import warp as wp\n\n\n@wp.func\ndef value({params}):\n    return {text}\n\n\n"
     try:
         probe = _native.compile(
             f"<{where}>", head + f"@wp.kernel\ndef k({params}):\n    r = value({names_})\n", opt=False
         )
         rets = probe.func_returns("value")
     except _native.CompileError:
-        raise _no_overload(name, tys) from None
+        # A builtin with no result (`wp.expect_eq`) is called as a statement.
+        head = f"import warp as wp\n\n\n@wp.func\ndef value({params}):\n    {text}\n\n\n"
+        try:
+            _native.compile(f"<{where}>", head + f"@wp.kernel\ndef k({params}):\n    value({names_})\n", opt=False)
+        except _native.CompileError:
+            raise _NoOverload from None
+        rets = []
     outs = []
     for i, r in enumerate(rets):
         t = _t.type_from_native(r)

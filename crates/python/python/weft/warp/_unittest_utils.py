@@ -4,12 +4,22 @@ name). The helpers register one test per device of ``get_test_devices``:
 the one device ``weft.warp_tests --device`` selects."""
 
 import contextlib
+import ctypes
+import ctypes.util  # noqa: F401
 import functools
+import gc  # noqa: F401
+import importlib.util
 import io
 import os
 import re
+import subprocess  # noqa: F401
 import sys
+import tempfile  # noqa: F401
+import time  # noqa: F401
 import unittest
+
+# Warp's test files use the modules this one imports through their
+# `from warp.tests.unittest_utils import *` (ctypes, gc, time, ...).
 
 import numpy as np
 
@@ -39,6 +49,18 @@ def get_cuda_test_devices(mode=None):
 
 get_cuda_test_devices_with_mempool = get_selected_cuda_test_devices_with_mempool = get_cuda_test_devices
 get_test_devices_with_graph_capture_allocation = get_test_devices
+# Every Weft device can load modules while a graph is captured (there is
+# no CUDA driver to be too old).
+get_test_devices_with_cuda_graph_module_load = get_test_devices
+get_test_devices_with_graph_capture_allocation_and_cuda_graph_module_load = get_test_devices
+
+
+def is_cuda_graph_module_load_supported(device):
+    return True
+
+
+# USD (the `pxr` package) is what Warp's USD tests need.
+USD_AVAILABLE = importlib.util.find_spec("pxr") is not None
 
 
 def get_cuda_device_pair_with_peer_access_support(devices=None):

@@ -122,8 +122,6 @@ PADDLE = "Paddle interop is not implemented in Weft"
 AOT = "ahead-of-time module compilation is not implemented in Weft"
 CUDA_CTX = "Weft does not expose CUDA contexts or kernel launch configuration"
 EXTERNAL = "Weft arrays own their memory: external pointers and IPC handles are not supported"
-INDEXED = "indexed arrays are not implemented in Weft yet"
-FABRIC = "Weft has no fabric arrays (Omniverse Fabric)"
 GRADS = "wp.grad (the adjoint of a func as a func) is not implemented in Weft yet"
 NATIVE = "native (C++/CUDA) snippets do not exist in Weft: its kernels are compiled by its own compiler"
 MAP = "wp.map (kernels generated from a func) is not implemented in Weft yet"
@@ -158,7 +156,7 @@ TABLE = {
                 "set_device_allocator set_cuda_allocator print_memory_report"),
         (TEXTURE, "Texture Texture1D Texture2D Texture3D"),
         (GL, "GLTextureResource RegisteredGLBuffer"),
-        (TILES, "tile[] launch_tiled"),
+        (TILES, "launch_tiled"),
         (TORCH, "from_torch to_torch device_from_torch device_to_torch dtype_from_torch dtype_to_torch "
                 "stream_from_torch stream_to_torch"),
         (JAX, "from_jax to_jax device_from_jax device_to_jax dtype_from_jax dtype_to_jax jax_callable jax_kernel "
@@ -169,11 +167,8 @@ TABLE = {
         (CUDA_CTX, "map_cuda_device unmap_cuda_device get_cuda_kernel_properties get_cuda_max_cluster_dim "
                    "get_suggested_block_size"),
         (EXTERNAL, "from_ptr from_ipc_handle"),
-        (INDEXED, "indexedarray[] indexedarray1d indexedarray2d indexedarray3d indexedarray4d"),
-        (FABRIC, "fabricarray[] fabricarrayarray indexedfabricarray[] indexedfabricarrayarray"),
         (GRADS, "grad"),
-        (NATIVE, "func_native ref[] fixedarray[] ModuleBuildOptions"),
-        (MAP, "map"),
+        (NATIVE, "ModuleBuildOptions"),
         (LIBFUNC, "quat_between_vectors"),
     ],
     "warp.utils": [

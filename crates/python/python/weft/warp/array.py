@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import typing
 
 import numpy as np
 
@@ -81,6 +82,43 @@ _NP_TO_WP = {
     np.dtype(np.uint64): _t.uint64,
     np.dtype(np.bool_): _t.bool,
 }
+
+
+def _flatten_scalars(data):
+    """``data`` with Warp scalars and composites as plain numbers (for
+    NumPy)."""
+    if isinstance(data, _t._Scalar):
+        return data.value
+    if isinstance(data, _t._Composite):
+        return list(data._data)
+    if isinstance(data, (list, tuple)):
+        return [_flatten_scalars(x) for x in data]
+    return data
+
+
+def _composite_outer_shape(shape, inner, dtype):
+    """The array shape data of NumPy shape ``shape`` makes for elements of
+    composite ``dtype`` (of shape ``inner``), as Warp reads it: trailing
+    dimensions of length 1 dropped; a matrix's own (R, C) last; else the
+    last dimension a multiple of the element's length (split into
+    elements)."""
+    shape = tuple(shape)
+    while len(shape) > 1 and shape[-1] == 1:
+        shape = shape[:-1]
+    n = math.prod(inner)
+    if len(inner) == 2 and shape[-2:] == inner:
+        return shape[:-2] or (1,)
+    if shape and shape[-1] == 0:  # no data: no elements
+        return shape
+    if shape and shape[-1] % n == 0:
+        k = shape[-1] // n
+        return (shape[:-1] + ((k,) if k != 1 else ())) or (1,)
+    kind = "vector" if len(inner) == 1 else "matrix"
+    expected = f"an inner dimension that is a multiple of {n}" if len(inner) == 1 else f"inner dimensions {inner} or a multiple of {n}"
+    raise ValueError(
+        f"wp.array: parameter 'data' (shape {shape}): its inner dimensions are not compatible with the requested "
+        f"{kind} type {_t.type_repr(dtype)}: expected {expected}"
+    )
 
 
 def _shape_tuple(shape):
@@ -154,9 +192,11 @@ class array(_native.BufferExporter):
             raise NotImplementedError("wp.array(ptr=...) (external memory) is not supported by Weft yet")
         if data is None and shape is None:
             # An annotation type: array(dtype=T, ndim=N).
-            self.dtype = dtype if dtype is not None else _t.float32
+            # No dtype: a generic annotation (`Any`), as in Warp.
+            self.dtype = dtype if dtype is not None else typing.Any
             self.ndim = ndim or getattr(type(self), "_ndim", 1)
-            self.shape = (0,) * self.ndim
+            self.shape = (0,) * self.ndim if isinstance(self.ndim, int) else ()
+            self._vars = None
             self.device = None
             self.requires_grad = False
             return
@@ -167,6 +207,7 @@ class array(_native.BufferExporter):
             if dtype is None:
                 dtype = _t.float32
             shp = _shape_tuple(shape)
+            _t.check_array_shape(shp)
             nd = _t.native_dtype(dtype)
             arr = _native.Array.zeros(nd, list(shp), requires_grad)
             self.dtype = dtype
@@ -180,6 +221,8 @@ class array(_native.BufferExporter):
     def _from_data(self, data, dtype, shape, rg):
         if isinstance(data, array):
             data = data.numpy()
+        if isinstance(data, np.ndarray):
+            _t.check_array_shape(data.shape)  # before any copy (a broadcast view may be huge)
         if dtype is None:
             src = np.asarray(data)
             dtype = _NP_TO_WP.get(src.dtype)
@@ -204,7 +247,13 @@ class array(_native.BufferExporter):
         npt = _np_scalar(dtype)
         if isinstance(data, np.ndarray) and data.dtype != npt and data.dtype.kind not in "fiub":
             raise TypeError(f"wp.array: parameter 'data' has unsupported NumPy dtype {data.dtype}")
-        src = np.asarray(data, dtype=npt)
+        if _t.scalar_type(dtype) is _t.bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == np.uint16):
+            # Values (floats, ints, bfloat16 scalars) become bfloat16 bits,
+            # rounded to nearest even; a uint16 NumPy array is taken as the
+            # bits themselves (as Warp does).
+            src = _t._np_float32_to_bfloat16_bits(np.asarray(_flatten_scalars(data), dtype=np.float32))
+        else:
+            src = np.asarray(data, dtype=npt)
         inner = _t.dtype_shape(dtype)
         if shape is not None:
             shp = _shape_tuple(shape)
@@ -213,15 +262,7 @@ class array(_native.BufferExporter):
                     f"wp.array: parameter 'shape' {shp} does not match the {src.size} values of 'data'"
                 )
         elif inner:
-            if src.ndim == 0 or tuple(src.shape[-len(inner) :]) != tuple(inner):
-                if src.ndim == 1 and src.size % math.prod(inner) == 0 and len(inner) == 1:
-                    shp = (src.size // inner[0],)
-                else:
-                    raise ValueError(
-                        f"wp.array: parameter 'data' of shape {src.shape} does not hold elements of {_t.type_repr(dtype)} (shape {inner})"
-                    )
-            else:
-                shp = tuple(src.shape[: -len(inner)]) or (1,)
+            shp = _composite_outer_shape(src.shape, tuple(inner), dtype)
         else:
             shp = tuple(src.shape) or (1,)
         if not 1 <= len(shp) <= 4:
@@ -230,9 +271,13 @@ class array(_native.BufferExporter):
         return _native.Array.from_numpy(nd, src, list(shp), rg)
 
     def __class_getitem__(cls, params):
-        """``wp.array[T]``, ``wp.array[T, N]``: an annotation type."""
+        """``wp.array[T]``, ``wp.array[T, N]`` (``N`` or ``Literal[N]``):
+        an annotation type; ``wp.array2d[T]`` takes the type only."""
+        sized = getattr(cls, "_ndim", None)
+        if sized is not None and isinstance(params, tuple):
+            raise TypeError(f"{cls.__name__}[...] takes a single type parameter (the dtype), got {len(params)}")
         dtype, ndim = (params if isinstance(params, tuple) else (params, None))
-        return cls(dtype=dtype, ndim=ndim if ndim is not None else getattr(cls, "_ndim", 1))
+        return cls(dtype=dtype, ndim=_annotation_ndim(ndim, sized or 1))
 
     # ----------------------------------------------------------- properties
 
@@ -248,7 +293,18 @@ class array(_native.BufferExporter):
         return tuple(self._live().strides())
 
     @property
+    def capacity(self):
+        """The bytes of memory the array's elements span (Warp's)."""
+        if self._native is None:
+            return 0
+        if self._npv is not None:
+            return int(self._npv.nbytes)
+        return self.size * _t.type_size_in_bytes(self.dtype)
+
+    @property
     def ptr(self):
+        if self._native is not None and self.size == 0:
+            return None  # no memory, as Warp's empty arrays
         if self._npv is not None:
             self._live()
             return self._npv.__array_interface__["data"][0]
@@ -267,7 +323,10 @@ class array(_native.BufferExporter):
 
     @property
     def vars(self):
-        return {}
+        v = self.__dict__.get("_vars")
+        if v is None:
+            v = self._vars = {}
+        return v
 
     def _live(self):
         if self._freed:
@@ -434,6 +493,9 @@ class array(_native.BufferExporter):
             inner = len(_t.dtype_shape(self.dtype))
             flat = a.reshape((-1,) + a.shape[a.ndim - inner :])
             return [self.dtype(x) for x in flat]
+        if self.dtype is _t.bfloat16:
+            # The values of the stored bits, as bfloat16 scalars (Warp's).
+            return [_t.bfloat16(x) for x in _t._np_bfloat16_bits_to_float32(a.reshape(-1)).tolist()]
         return a.reshape(-1).tolist()
 
     def fill_(self, value):
@@ -442,6 +504,17 @@ class array(_native.BufferExporter):
             value = np.asarray(value._data).reshape(value._shape_)
         elif hasattr(value, "_pack"):
             raise NotImplementedError("fill_ with a struct value is not supported by Weft yet")
+        elif isinstance(value, (list, tuple, np.ndarray)) and _t.dtype_shape(self.dtype):
+            # A sequence of an element's components (a matrix's flat or by rows).
+            inner = tuple(_t.dtype_shape(self.dtype))
+            v = np.asarray(_flatten_scalars(value))
+            if v.size != math.prod(inner):
+                raise ValueError(
+                    f"fill_: parameter 'value' has {v.size} components, an element of {_t.type_repr(self.dtype)} has {math.prod(inner)}"
+                )
+            value = v.reshape(inner)
+        if _t.scalar_type(self.dtype) is _t.bfloat16:
+            value = _t._np_float32_to_bfloat16_bits(np.asarray(_flatten_scalars(value), dtype=np.float32))
         a[...] = value
         return self
 
@@ -474,8 +547,110 @@ class array(_native.BufferExporter):
 
     def __repr__(self):
         if self._native is None:
-            return f"array(dtype={_t.type_repr(self.dtype)}, ndim={self.ndim})"
+            return _annotation_repr("array", self.dtype, self.ndim, sized=True)
         return repr(self.numpy())
+
+    # An annotation (no storage) compares and hashes by its type; an array
+    # with storage by identity.
+    def __eq__(self, other):
+        if self.__dict__.get("_native") is None and not self.__dict__.get("_freed") and isinstance(other, array):
+            return other._native is None and not other._freed and _t.types_equal(self.dtype, other.dtype) and self.ndim == other.ndim
+        return self is other
+
+    def __hash__(self):
+        if self.__dict__.get("_native") is None and not self.__dict__.get("_freed"):
+            return hash((array, self.dtype, self.ndim))
+        return id(self)
+
+    def __or__(self, other):  # `wp.array[float] | None`: a Union, at Python scope
+        return typing.Union[self, other]
+
+    # Elementwise arithmetic, as Warp's: `wp.map` of the builtin (a new
+    # array; the in-place forms write this one).
+    def _map(self, name, *args, out=None):
+        import sys
+
+        wp = sys.modules[__name__.rsplit(".", 1)[0]]
+        return wp.map(getattr(wp, name), *args, out=out)
+
+    def __add__(self, other):
+        return self._map("add", self, other)
+
+    def __radd__(self, other):
+        return self._map("add", other, self)
+
+    def __sub__(self, other):
+        return self._map("sub", self, other)
+
+    def __rsub__(self, other):
+        return self._map("sub", other, self)
+
+    def __mul__(self, other):
+        return self._map("mul", self, other)
+
+    def __rmul__(self, other):
+        return self._map("mul", other, self)
+
+    def __truediv__(self, other):
+        return self._map("div", self, other)
+
+    def __rtruediv__(self, other):
+        return self._map("div", other, self)
+
+    def __floordiv__(self, other):
+        return self._map("floordiv", self, other)
+
+    def __rfloordiv__(self, other):
+        return self._map("floordiv", other, self)
+
+    def __mod__(self, other):
+        return self._map("mod", self, other)
+
+    def __rmod__(self, other):
+        return self._map("mod", other, self)
+
+    def __pow__(self, other):
+        return self._map("pow", self, other)
+
+    def __rpow__(self, other):
+        return self._map("pow", other, self)
+
+    def __neg__(self):
+        return self._map("neg", self)
+
+    def __pos__(self):
+        return self._map("pos", self)
+
+    def __iadd__(self, other):
+        self._map("add", self, other, out=self)
+        return self
+
+    def __isub__(self, other):
+        self._map("sub", self, other, out=self)
+        return self
+
+    def __imul__(self, other):
+        self._map("mul", self, other, out=self)
+        return self
+
+    def __itruediv__(self, other):
+        self._map("div", self, other, out=self)
+        return self
+
+    def __ifloordiv__(self, other):
+        self._map("floordiv", self, other, out=self)
+        return self
+
+    def __imod__(self, other):
+        self._map("mod", self, other, out=self)
+        return self
+
+    def __ipow__(self, other):
+        self._map("pow", self, other, out=self)
+        return self
+
+    def __ror__(self, other):
+        return typing.Union[other, self]
 
     def __str__(self):
         return str(self.numpy()) if self._native is not None else self.__repr__()
@@ -578,10 +753,19 @@ def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinn
     if dtype is None:
         if isinstance(value, _t._Composite):
             dtype = type(value)
+        elif isinstance(value, (_t._Scalar,)):
+            dtype = type(value)
         elif isinstance(value, builtins.bool):
             dtype = _t.bool
         elif isinstance(value, builtins.int):
             dtype = _t.int32
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            # A vector (1-d) or matrix (2-d) of the values' NumPy type, as Warp infers it.
+            v = np.asarray(value)
+            st = _NP_TO_WP.get(v.dtype)
+            if st is None or v.ndim not in (1, 2):
+                raise TypeError(f"full: cannot infer a Warp dtype from parameter 'value' ({v.dtype}, {v.ndim} dimensions)")
+            dtype = _t.vector(v.shape[0], st) if v.ndim == 1 else _t.matrix(v.shape, st)
         else:
             dtype = _t.float32
     a = zeros(shape, dtype, device, requires_grad)
@@ -808,3 +992,168 @@ def _adj_copy(dest, src, dest_offset, src_offset, count, accumulate):
         dg[dest_offset : dest_offset + count] = 0
     else:
         copy(src.grad, dest.grad, dest_offset=src_offset, src_offset=dest_offset, count=count)
+
+
+# --------------------------------------------------- unsupported families
+# Warp's other array families. Weft's compiler has no indexed or fabric
+# arrays: the classes exist (annotations such as ``wp.indexedarray[float]``,
+# ``isinstance`` checks, subclasses) and making an array of them raises
+# ``NotSupportedError``.
+
+
+class _UnsupportedArrayFamily:
+    _weft_name = "wp.?"
+    _weft_reason = ""
+    _ndim = 1
+
+    def __init__(self, *args, dtype=None, ndim=None, **kwargs):
+        from ._unsupported import NotSupportedError
+
+        if any(a is not None for a in args) or any(v is not None for v in kwargs.values()):
+            raise NotSupportedError(self._weft_name, self._weft_reason)
+        # No data: an annotation type, `wp.fabricarray(dtype=T, ndim=N)`.
+        self._annotation(dtype, ndim)
+
+    def _annotation(self, dtype, ndim):
+        if ndim is not None and not isinstance(ndim, int):
+            ndim = getattr(ndim, "__args__", (None,))[0]  # Literal[N]
+        self.dtype = _resolve_dtype(dtype)
+        self.ndim = ndim if ndim is not None else self._ndim
+        self.shape = (0,) * self.ndim
+        self.device = None
+        self.requires_grad = False
+
+    def __class_getitem__(cls, params):
+        """``wp.indexedarray[T]``, ``[T, N]``: an annotation (a light
+        ``_FamilyAnnotation``, not an array of the family)."""
+        dtype, ndim = params if isinstance(params, tuple) else (params, None)
+        return _FamilyAnnotation(cls, dtype, _annotation_ndim(ndim, cls._ndim))
+
+    def __repr__(self):
+        return f"{type(self).__name__}(dtype={getattr(self, 'dtype', None)!r}, ndim={getattr(self, 'ndim', None)})"
+
+
+def _family(name, reason, ndim=1, base=_UnsupportedArrayFamily):
+    return type(name, (base,), {"_weft_name": f"wp.{name}", "_weft_reason": reason, "_ndim": ndim})
+
+
+_INDEXED = "indexed arrays are not implemented in Weft yet"
+_FABRIC = "Weft has no fabric arrays (Omniverse Fabric)"
+indexedarray = _family("indexedarray", _INDEXED)
+indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (
+    _family(f"indexedarray{n}d", _INDEXED, n, indexedarray) for n in (1, 2, 3, 4)
+)
+fabricarray = _family("fabricarray", _FABRIC)
+# Warp's fixed-size arrays (declared in kernels and funcs): not in Weft's
+# compiler yet.
+fixedarray = _family("fixedarray", "fixed-size arrays (wp.fixedarray) are not implemented in Weft's compiler yet")
+indexedfabricarray = _family("indexedfabricarray", _FABRIC)
+fabricarrayarray = _family("fabricarrayarray", _FABRIC, 1, fabricarray)
+indexedfabricarrayarray = _family("indexedfabricarrayarray", _FABRIC, 1, indexedfabricarray)
+
+
+class _FamilyAnnotation:
+    """``wp.indexedarray[T, N]`` and the like: the annotation of a
+    parameter of one of the families above (``_concrete_cls``)."""
+
+    __slots__ = ("_concrete_cls", "dtype", "ndim", "_vars")
+
+    def __init__(self, cls, dtype, ndim):
+        self._concrete_cls = cls
+        self.dtype = _resolve_dtype(dtype)
+        self.ndim = ndim
+        self._vars = None
+
+    @property
+    def shape(self):
+        return (0,) * self.ndim
+
+    @property
+    def vars(self):
+        if self._vars is None:
+            self._vars = {}
+        return self._vars
+
+    def __ctype__(self):
+        from ._unsupported import NotSupportedError
+
+        raise NotSupportedError(self._concrete_cls._weft_name, self._concrete_cls._weft_reason)
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, _FamilyAnnotation)
+            and self._concrete_cls is other._concrete_cls
+            and self.dtype == other.dtype
+            and self.ndim == other.ndim
+        )
+
+    def __hash__(self):
+        return hash((self._concrete_cls, self.dtype, self.ndim))
+
+    def __or__(self, other):
+        import typing
+
+        return typing.Union[self, other]
+
+    def __ror__(self, other):
+        import typing
+
+        return typing.Union[other, self]
+
+    def __repr__(self):
+        return _annotation_repr(self._concrete_cls.__name__, self.dtype, self.ndim, sized=False)
+
+
+def _dtype_repr(dtype):
+    """A dtype as source text: ``wp.vec3f``, ``Any``, a struct's name."""
+    import sys
+
+    if _t._is_any(dtype):
+        return "Any"
+    name = getattr(dtype, "__name__", None)
+    wp = sys.modules[__name__.rsplit(".", 1)[0]]
+    if name and getattr(wp, name, None) is dtype:
+        return f"wp.{name}"
+    if _t.type_is_composite(dtype):
+        st = f"wp.{dtype._wp_scalar_type_.__name__}"
+        if dtype._kind == "vec":
+            return f"wp.types.vector(length={dtype._shape_[0]}, dtype={st})"
+        if dtype._kind == "mat":
+            return f"wp.types.matrix(shape={dtype._shape_}, dtype={st})"
+        if dtype._kind == "quat":
+            return f"wp.types.quaternion(dtype={st})"
+        return f"wp.types.transformation(dtype={st})"
+    return name or repr(dtype)
+
+
+def _annotation_repr(family, dtype, ndim, sized):
+    """``wp.array[wp.float32]``, ``wp.array3d[wp.vec3f]``,
+    ``wp.indexedarray[wp.float32, Literal[3]]``, ``wp.array[Any, Any]``."""
+    d = _dtype_repr(dtype)
+    if _t._is_any(ndim):
+        return f"wp.{family}[{d}, Any]"
+    if ndim == 1:
+        return f"wp.{family}[{d}]"
+    if sized:
+        return f"wp.{family}{ndim}d[{d}]"
+    return f"wp.{family}[{d}, Literal[{ndim}]]"
+
+
+def _annotation_ndim(ndim, default):
+    """An annotation's dimension count: ``N`` or ``Literal[N]``, 1-4."""
+    import typing
+
+    if ndim is None:
+        return default
+    if typing.get_origin(ndim) is typing.Literal:
+        args = typing.get_args(ndim)
+        if len(args) != 1:
+            raise TypeError(f"Expected a single Literal value for the array's ndim, got Literal{list(args)}")
+        ndim = args[0]
+    if _t._is_any(ndim):
+        return ndim
+    if isinstance(ndim, builtins.bool) or not isinstance(ndim, (int, np.integer)):
+        raise TypeError(f"the array's ndim must be an integer or Literal[N], got {ndim!r}")
+    if not 1 <= ndim <= 4:
+        raise ValueError(f"ndim must be between 1 and 4, got {ndim}")
+    return int(ndim)

@@ -53,6 +53,26 @@ def _defs_of(file, lines):
     return defs
 
 
+def remember_source(fn):
+    """Keeps the lines of ``fn``'s file as they are now, when ``fn`` is
+    defined (as Warp reads a kernel's source at definition): a kernel
+    compiled later still has its source if the file changed or went away
+    (a module imported from a temporary file). The lines are linecache's
+    list, shared by every function of the file."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return
+    try:
+        lines = linecache.getlines(code.co_filename, fn.__globals__)
+    except Exception:  # noqa: BLE001 (only a fallback for later)
+        return
+    if lines:
+        try:
+            fn.__weft_lines__ = lines
+        except (AttributeError, TypeError):
+            pass
+
+
 def _source_lines(fn):
     """(the source lines of function ``fn``, its first line) from its
     file's syntax tree (parsed once per file): ``inspect.getsourcelines``
@@ -62,8 +82,12 @@ def _source_lines(fn):
     code = getattr(fn, "__code__", None)
     if code is None:
         return None
-    file = inspect.getsourcefile(fn)
-    lines = linecache.getlines(file, fn.__globals__) if file else None
+    kept = getattr(fn, "__weft_lines__", None)
+    if kept is not None:
+        file, lines = code.co_filename, kept
+    else:
+        file = inspect.getsourcefile(fn)
+        lines = linecache.getlines(file, fn.__globals__) if file else None
     if not lines:
         return None
     try:
@@ -85,6 +109,7 @@ def function_source(fn):
             raise CodegenError(f"cannot read the source of {fn.__qualname__}: {e}") from e
     lines, first = got
     src = textwrap.dedent("".join(lines))
+    file = getattr(getattr(fn, "__code__", None), "co_filename", None) if hasattr(fn, "__weft_lines__") else None
     tree = ast.parse(src)
     node = tree.body[0]
     start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
@@ -93,7 +118,7 @@ def function_source(fn):
     # Keep the line count (blank lines for the decorators) so that
     # diagnostics' line numbers stay close to the file's.
     kept = ["\n"] * (body_start - start) + src_lines[body_start:]
-    return "".join(kept), first, inspect.getsourcefile(fn) or "<unknown>"
+    return "".join(kept), first, file or inspect.getsourcefile(fn) or "<unknown>"
 
 
 def _literal(v):
@@ -153,6 +178,7 @@ class _Builder:
         self.lines = {}
         self.names = {}  # emitted name -> value id
         self.done = set()  # ids of emitted funcs/structs
+        self.emitted = {}  # id of an emitted func/struct -> its name in the module
 
     def unique(self, name, value):
         """The module-level name for ``value`` known as ``name``."""
@@ -299,9 +325,12 @@ class _Builder:
         """Emits the definition ``v`` refers to; its name in the module,
         or None when it is nothing the kernel language knows (left to the
         frontend)."""
-        from .context import Function, Kernel
+        from .context import Function, Kernel, NativeFunction
 
         import typing
+
+        if isinstance(v, NativeFunction):
+            raise v._unsupported()
 
         if v is typing.Any:
             if "from typing import Any\n" not in self.header:
@@ -326,7 +355,10 @@ class _Builder:
         if te is not None:
             return self._alias(name, v, te)
         if isinstance(v, Function):
+            if id(v) in self.emitted:  # referred to under another name too
+                return self.emitted[id(v)]
             n = self.unique(name, v)
+            self.emitted[id(v)] = n
             if id(v) not in self.done:
                 self.done.add(id(v))
                 for ov in v.overloads():
@@ -340,7 +372,10 @@ class _Builder:
                     self._remember_lines(self.funcs[-1], fn)
             return n
         if getattr(v, "_weft_struct", False):
+            if id(v) in self.emitted:
+                return self.emitted[id(v)]
             n = self.unique(name, v)
+            self.emitted[id(v)] = n
             if id(v) not in self.done:
                 self.done.add(id(v))
                 body = self.resolve_class(v)

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+import typing as _typing
 import weakref
 import warnings as _warnings
 
@@ -18,7 +19,7 @@ import numpy as _np
 
 from .. import _native
 from . import types as _t
-from .array import array
+from .array import array, _FamilyAnnotation, _UnsupportedArrayFamily
 from .structs import _broadcast_scalar, _StructInstance, _warp_modules, struct  # noqa: F401
 from .tape import Tape, _Tape_current  # noqa: F401
 
@@ -109,17 +110,93 @@ class _Config:
 _epoch = 0
 config = _Config()
 # `deterministic`: None follows `wp.config.deterministic`.
-_module_options = {"fast_math": False, "enable_backward": True, "mode": None, "deterministic": None}
+# Each Python module's options (Warp's are per module: `set_module_options`
+# in a module changes its kernels only), made from `wp.config` when first
+# asked for. `mode` and `deterministic` None follow `wp.config`.
+_module_options_by_name = {}
+
+
+def _default_module_options():
+    return {
+        "max_unroll": config.max_unroll,
+        "enable_backward": config.enable_backward,
+        "enable_mathdx_gemm": None,
+        "enable_mathdx_solver": None,
+        "enable_mathdx_fft": None,
+        "fast_math": False,
+        "fuse_fp": True,
+        "lineinfo": config.lineinfo,
+        "cuda_output": None,
+        "mode": None,
+        "optimization_level": config.optimization_level,
+        "cpu_compiler_flags": config.cpu_compiler_flags,
+        "block_dim": 256,
+        "compile_time_trace": False,
+        "strip_hash": False,
+        "extra_build_options": None,
+        "deterministic": None,
+        "deterministic_max_records": 0,
+        "default_grid_stride": None,
+    }
+
+
+def _check_module_options(options, where):
+    """Warp's checks of module options: known names, and a
+    ``deterministic_max_records`` that is a non-negative int."""
+    known = _default_module_options()
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"{where}: unknown module_options: {', '.join(repr(k) for k in unknown)}. "
+            f"Valid options are: {', '.join(repr(k) for k in sorted(known))}."
+        )
+    if "deterministic_max_records" in options:
+        v = options["deterministic_max_records"]
+        if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, _np.integer)):
+            raise TypeError(f"{where}: module option 'deterministic_max_records' must be an int, got {type(v).__name__}")
+        if v < 0:
+            raise ValueError(f"{where}: module option 'deterministic_max_records' must be non-negative, got {v}")
+
+
+def _options_of(name):
+    """The options of the Python module ``name`` (one dict per module)."""
+    o = _module_options_by_name.get(name)
+    if o is None:
+        o = _module_options_by_name[name] = _default_module_options()
+    return o
+
+
+def _module_name(module, stack_level):
+    """The module name ``module`` means (None: the caller's, ``stack_level``
+    frames above the public function)."""
+    import types as _pytypes
+
+    from ._src.context import _get_caller_module_name
+
+    if module is None:
+        return _get_caller_module_name(stack_level + 2)
+    if isinstance(module, str):
+        return module
+    if isinstance(module, _pytypes.ModuleType):
+        return module.__name__
+    if isinstance(module, Module):
+        return module.name
+    raise TypeError(f"parameter 'module' must be a module, a module name or a wp.Module, got {type(module).__name__}")
 
 
 def set_module_options(options, module=None):
+    """Sets options of ``module`` (default: the calling module): its
+    kernels compile with them."""
     global _epoch
-    _module_options.update(options)
+    if not isinstance(options, dict):
+        raise TypeError(f"set_module_options: parameter 'options' must be a dict, got {type(options).__name__}")
+    _options_of(_module_name(module, 1)).update(options)
     _epoch += 1
 
 
 def get_module_options(module=None):
-    return dict(_module_options)
+    """The options of ``module`` (default: the calling module)."""
+    return _options_of(_module_name(module, 1))
 
 
 # --------------------------------------------------------------- devices
@@ -332,7 +409,10 @@ class Function:
     """A ``@wp.func`` (its overloads share the name within a module)."""
 
     def __init__(self, func):
+        from .codegen import remember_source
+
         self.func = func
+        remember_source(func)
         self.key = func.__name__
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
@@ -350,8 +430,8 @@ class Function:
         calls must exist on the host (few do in Weft yet)."""
         import inspect
 
-        if len(self._overloads) == 1:
-            return self.func(*args, **kwargs)
+        # Each overload's parameter types are checked, also for a single
+        # one, as Warp does (a Python float is a float32, an int an int32).
         for f in self._overloads:
             try:
                 bound = inspect.signature(f.func).bind(*args, **kwargs)
@@ -364,6 +444,15 @@ class Function:
 
 
 _funcs_by_name = {}
+
+
+# The decorator's two forms, for static type checkers (Warp declares them too).
+@_typing.overload
+def func(f: "_typing.Callable[..., _typing.Any]") -> "Function": ...
+
+
+@_typing.overload
+def func(*, name: "str | None" = None, **kwargs: _typing.Any) -> "_typing.Callable[[_typing.Callable[..., _typing.Any]], Function]": ...
 
 
 def func(f=None, *, name=None, **kwargs):
@@ -408,6 +497,39 @@ def func_replay(forward_fn):
     return _custom_def("replay", forward_fn)
 
 
+class NativeFunction:
+    """A ``@wp.func_native`` function: a C++/CUDA snippet as a func body.
+    Weft compiles kernels itself and has no C++ to put a snippet in:
+    defining one works (modules declaring them import), calling it from
+    Python or compiling a kernel that calls it raises
+    ``NotSupportedError``."""
+
+    _REASON = "native (C++/CUDA) snippets do not exist in Weft: its kernels are compiled by its own compiler"
+
+    def __init__(self, func, snippet, adj_snippet=None, replay_snippet=None):
+        self.func = func
+        self.key = getattr(func, "__name__", "native")
+        self.__name__ = self.key
+        self.native_snippet = snippet
+        self.adj_native_snippet = adj_snippet
+        self.replay_snippet = replay_snippet
+
+    def _unsupported(self):
+        from ._unsupported import NotSupportedError
+
+        return NotSupportedError(f"wp.func_native ({self.key})", self._REASON)
+
+    def __call__(self, *args, **kwargs):
+        raise self._unsupported()
+
+
+def func_native(snippet, adj_snippet=None, replay_snippet=None):
+    """``@wp.func_native(snippet)``: see ``NativeFunction``."""
+    if not isinstance(snippet, str):
+        raise TypeError(f"wp.func_native: parameter 'snippet' must be a str, got {type(snippet).__name__}")
+    return lambda f: NativeFunction(f, snippet, adj_snippet, replay_snippet)
+
+
 def _same_params(a, b):
     import inspect
 
@@ -428,7 +550,11 @@ class Module:
     def __init__(self, name, kernel=None):
         self.name = name
         self._kernel = kernel
-        self.options = {"enable_backward": True}
+
+    @property
+    def options(self):
+        """The module's options (``wp.set_module_options``)."""
+        return _options_of(self.name)
 
     @property
     def kernels(self):
@@ -480,7 +606,11 @@ class Kernel:
     compiled on first launch, then loaded once per device."""
 
     def __init__(self, func, key=None, module=None, options=None, enable_backward=None, _arg_types=None):
+        from .codegen import remember_source
+
         self.func = func
+        if _arg_types is None:
+            remember_source(func)
         # An instance of a generic kernel: concrete types of its `Any` parameters.
         self._arg_types = _arg_types
         self._instances = {}
@@ -488,10 +618,13 @@ class Kernel:
         self.key_name = func.__name__
         self.__name__ = func.__name__
         self.options = dict(options or {})
-        if enable_backward is None:
-            enable_backward = self.options.get("enable_backward", True)
-        self.enable_backward = enable_backward
-        self.module = Module(getattr(func, "__module__", None) or "__main__", self)
+        # None: the module's option decides, at compile time (`_backward`).
+        self._enable_backward = enable_backward
+        if module is None:
+            module = getattr(func, "__module__", None) or "__main__"
+        elif isinstance(module, Module):
+            module = module.name
+        self.module = Module(module, self)
         self._source = None
         self._module = None
         self._loaded = {}
@@ -518,7 +651,14 @@ class Kernel:
         key = tuple(sorted((n, _type_key(t)) for n, t in arg_types.items()))
         k = self._instances.get(key)
         if k is None:
-            k = Kernel(self.func, key=self.key, options=self.options, enable_backward=self.enable_backward, _arg_types=dict(arg_types))
+            k = Kernel(
+                self.func,
+                key=self.key,
+                module=self.module.name,
+                options=self.options,
+                enable_backward=self._enable_backward,
+                _arg_types=dict(arg_types),
+            )
             self._instances[key] = k
         return k
 
@@ -548,12 +688,16 @@ class Kernel:
         # Warp's precedence: the kernel's own module options (`@wp.kernel(module="unique",
         # module_options=...)`), then the module's, then `wp.config`.
         det = config.deterministic
-        for o in (_module_options, self.options):
+        module_options = _options_of(self.module.name)
+        for o in (module_options, self.options):
             if o.get("deterministic") is not None:
                 det = o["deterministic"]
         det = bool(int(det or 0))
-        opts = (config.mode == "debug", bool(_module_options.get("fast_math")), bool(config.cache_kernels), det)
+        fast_math = self.options.get("fast_math", module_options.get("fast_math"))
+        opts = (config.mode == "debug", bool(fast_math), bool(config.cache_kernels), det, self._backward())
         if self._module is None or self._opts != opts:
+            if self._opts is not None and self._opts[4] != opts[4]:
+                self._source = None  # the text says whether it has a backward
             text, file = self.source
             key = (hashlib.sha256(text.encode()).hexdigest(), file, opts)
             m = _module_cache.get(key)
@@ -563,7 +707,32 @@ class Kernel:
             self._module, self._opts, self._loaded = m, opts, {}
         return self._module
 
+    def _backward(self):
+        """Whether the kernel has an adjoint: its own ``enable_backward``
+        when given, else its module's option."""
+        if self._enable_backward is not None:
+            return bool(self._enable_backward)
+        own = self.options.get("enable_backward")
+        if own is not None:
+            return bool(own)
+        return bool(_options_of(self.module.name).get("enable_backward", True))
+
+    @property
+    def enable_backward(self):
+        return self._backward()
+
+    @enable_backward.setter
+    def enable_backward(self, value):
+        self._enable_backward = value
+
     def _load(self, device):
+        if self.options.get("entry_point_abi") == "external_constant_params":
+            from ._unsupported import NotSupportedError
+
+            raise NotSupportedError(
+                "wp.kernel(entry_point_abi='external_constant_params')",
+                "an external CUDA entry point bound to constant memory; Weft launches kernels with wp.launch only",
+            )
         if self._epoch == _epoch:
             k = self._loaded.get(device.alias)
             if k is not None:
@@ -609,7 +778,25 @@ def _param_annotations(fn):
     import inspect
 
     ann = getattr(fn, "__annotations__", {})
-    return {p: ann.get(p) for p in inspect.signature(fn).parameters}
+    out = {p: ann.get(p) for p in inspect.signature(fn).parameters}
+    if any(isinstance(a, str) for a in out.values()):
+        # `from __future__ import annotations`: evaluated where the function
+        # was defined (its globals, then its closure), as Warp does.
+        scope = dict(getattr(fn, "__globals__", {}))
+        code, cells = getattr(fn, "__code__", None), getattr(fn, "__closure__", None) or ()
+        if code is not None:
+            for name, cell in zip(code.co_freevars, cells):
+                try:
+                    scope[name] = cell.cell_contents
+                except ValueError:  # an unbound cell
+                    pass
+        for p, a in out.items():
+            if isinstance(a, str):
+                try:
+                    out[p] = eval(a, scope)  # noqa: S307 (the user's own annotation text)
+                except Exception:  # noqa: BLE001 (left as written; the compiler reports it)
+                    pass
+    return out
 
 
 def _t_is_generic(a):
@@ -617,6 +804,8 @@ def _t_is_generic(a):
 
     if _t._is_any(a) or isinstance(a, _t._GenericType):
         return True
+    if isinstance(a, (_UnsupportedArrayFamily, _FamilyAnnotation)):
+        return _t._is_any(getattr(a, "dtype", None))
     return isinstance(a, array) and a._native is None and _t._is_any(getattr(a, "dtype", None))
 
 
@@ -633,9 +822,14 @@ def _matches(ann, v):
     if isinstance(v, _t._Scalar) or isinstance(v, (_t._Composite, _StructInstance)):
         return type(v) is t
     if isinstance(t, type) and issubclass(t, _t._Scalar):
+        # Python's numbers are Warp's literal types: float32, int32, bool.
         if isinstance(v, builtins.bool):
             return t is _t.bool
-        return isinstance(v, builtins.float) if t._is_float else isinstance(v, builtins.int)
+        if isinstance(v, builtins.float):
+            return t is _t.float32
+        if isinstance(v, builtins.int):
+            return t is _t.int32
+        return False
     return False
 
 
@@ -674,12 +868,113 @@ def _arg_type(kernel_key, name, ann, a):
     )
 
 
-def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None, module_options=None):
-    """``@wp.kernel``; ``module_options`` (with ``module="unique"`` in Warp)
-    are the kernel's own options, over the module's and ``wp.config``'s."""
+def _unique_module_name(f, key, module_options=None):
+    """A module of its own for a ``module="unique"`` kernel: named after
+    its key and a hash of its code, closure and options, so that two such
+    kernels differ and a redefinition of the same one is the same."""
+    code = getattr(f, "__code__", None)
+    h = hashlib.sha256(f"{f.__module__}.{f.__qualname__}.{key}".encode())
+    if code is not None:
+        h.update(code.co_code)
+        h.update(repr(code.co_consts).encode())
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                v = None
+            simple = isinstance(v, (builtins.int, builtins.float, builtins.bool, str, type(None)))
+            h.update((repr(v) if simple else f"id:{id(v)}").encode())
+        # The globals it names (a constant changed between two definitions
+        # makes another kernel).
+        for name in code.co_names:
+            if name in f.__globals__:
+                v = f.__globals__[name]
+                simple = isinstance(v, (builtins.int, builtins.float, builtins.bool, str, type(None)))
+                h.update(f"{name}={repr(v) if simple else id(v)}".encode())
+        annotations = getattr(f, "__annotations__", {})
+        h.update(repr(sorted((k, repr(v)) for k, v in annotations.items())).encode())
+    if module_options:
+        h.update(repr(sorted((k, repr(v)) for k, v in module_options.items())).encode())
+    return f"{key}_{h.hexdigest()[:7]}"
+
+
+# Kernels of module="unique" by their module's name: defining the same one
+# again gives the same Kernel (as Warp's).
+_unique_kernels = {}
+
+
+def kernel(
+    f=None,
+    *,
+    name=None,
+    enable_backward=None,
+    launch_bounds=None,
+    cuda_max_registers=None,
+    enable_cuda_smem_spilling=None,
+    cluster_dim=None,
+    module=None,
+    module_options=None,
+    entry_point_abi=None,
+    grid_stride=None,
+):
+    """``@wp.kernel``. ``name``: the kernel's key (a C++ identifier, as
+    Warp requires). ``module``: its module (a name, a ``wp.Module``, or
+    ``"unique"``: a module of its own, whose options ``module_options``
+    sets). The CUDA launch attributes (``launch_bounds``,
+    ``cuda_max_registers``, ``enable_cuda_smem_spilling``,
+    ``cluster_dim``) and ``grid_stride`` do not change what a kernel
+    computes and are kept as options only."""
+    if name is not None:
+        if not isinstance(name, str):
+            raise TypeError(f"@wp.kernel: parameter 'name' must be a str, got {type(name).__name__}")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError(
+                "@wp.kernel: parameter 'name' must be a non-empty valid C++ identifier matching [A-Za-z_][A-Za-z0-9_]*"
+            )
+    if entry_point_abi not in (None, "warp", "external_constant_params"):
+        raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', got {entry_point_abi!r}")
+    if entry_point_abi == "external_constant_params" and enable_backward is not False:
+        raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
+    if cuda_max_registers is not None and launch_bounds is not None:
+        raise ValueError("cuda_max_registers and launch_bounds cannot be specified together")
+    kernel_options = {
+        k: v
+        for k, v in (
+            ("launch_bounds", launch_bounds),
+            ("cuda_max_registers", cuda_max_registers),
+            ("enable_cuda_smem_spilling", enable_cuda_smem_spilling),
+            ("cluster_dim", cluster_dim),
+            ("grid_stride", grid_stride),
+        )
+        if v is not None
+    }
+    if entry_point_abi not in (None, "warp"):
+        kernel_options["entry_point_abi"] = entry_point_abi
 
     def wrap(f):
-        k = Kernel(f, enable_backward=enable_backward, options=module_options)
+        if module_options is not None:
+            if not isinstance(module_options, dict):
+                raise TypeError(
+                    f"@wp.kernel for '{f.__name__}': module_options must be a dict, got {type(module_options).__name__}."
+                )
+            if module != "unique":
+                raise ValueError(
+                    f"@wp.kernel for '{f.__name__}': module_options requires module=\"unique\". "
+                    "Use wp.set_module_options() to set module-level options for a shared module."
+                )
+            _check_module_options(module_options, f"@wp.kernel for '{f.__name__}'")
+        if module == "unique":
+            m = _unique_module_name(f, name or f.__name__, {**(module_options or {}), "_kernel": kernel_options, "_eb": enable_backward})
+            known = _unique_kernels.get(m)
+            if known is not None:
+                return known
+        else:
+            m = module
+        k = Kernel(f, key=name, module=m, enable_backward=enable_backward, options={**kernel_options, **(module_options or {})})
+        if module == "unique":
+            _unique_kernels[m] = k
+        if module_options:
+            _options_of(k.module.name).update(module_options)
         _kernels_by_module.setdefault(k.module.name, weakref.WeakSet()).add(k)
         _warp_modules.add(k.module.name)
         return k
@@ -688,7 +983,10 @@ def kernel(f=None, *, enable_backward=None, module=None, launch_bounds=None, mod
 
 
 def constant(x):
-    """A compile-time constant (its value, as in Warp)."""
+    """A compile-time constant (its value, as in Warp): a number, a Warp
+    scalar, vector, matrix, quaternion or transform."""
+    if not _t.is_value(x):
+        raise TypeError(f"Invalid constant type: {type(x)}")
     return x
 
 
@@ -837,7 +1135,7 @@ def launch(
         raise RuntimeError(f"Error launching kernel '{kernel.key}': {e}") from None
     tape = _Tape_current()
     if tape is not None and record_tape and not adjoint:
-        tape._record(kernel, device, dims, args)
+        tape._record(kernel, device, dims, args, len(inputs))
 
 
 class _ZeroStruct:

@@ -32,6 +32,16 @@ class _Scalar:
     def __init__(self, x=0):
         if isinstance(x, _Scalar):
             x = x.value
+        if self._ir == "bf16":
+            # NumPy has no bfloat16: the value is kept as a float (as Warp
+            # keeps it) and rounded where it is stored.
+            self.value = builtins.float(x)
+            return
+        if isinstance(x, (builtins.int, np.integer)) and not isinstance(x, (builtins.bool, np.bool_)) and not self._is_float and self._ir != "bool":
+            # Out of range: wrapped to the type's width (two's complement),
+            # as the value a kernel sees (Warp's C types wrap it so).
+            info = np.iinfo(self._np)
+            x = (builtins.int(x) - info.min) % (1 << info.bits) + info.min
         self.value = self._np(x).item() if not isinstance(x, str) else self._np(builtins.float(x)).item()
 
     def __float__(self):
@@ -52,8 +62,62 @@ class _Scalar:
     def __hash__(self):
         return hash(self.value)
 
+    def __str__(self):
+        return str(self.value)
+
     def __repr__(self):
         return f"{type(self).__name__}({self.value})"
+
+    # Arithmetic at Python scope: Warp's builtins (`wp.add`, ...), with
+    # their overload rules (float32 + float32 is a float; float32 + int
+    # has no overload, as in Warp).
+    def _op(self, name, *args):
+        import sys
+
+        return getattr(sys.modules[__name__.rsplit(".", 1)[0]], name)(*args)
+
+    def __add__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("add", self, y)
+
+    def __radd__(self, y):
+        return self._op("add", y, self)
+
+    def __sub__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("sub", self, y)
+
+    def __rsub__(self, y):
+        return self._op("sub", y, self)
+
+    def __mul__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("mul", self, y)
+
+    def __rmul__(self, y):
+        return self._op("mul", y, self)
+
+    def __truediv__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("div", self, y)
+
+    def __rtruediv__(self, y):
+        return self._op("div", y, self)
+
+    def __mod__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("mod", self, y)
+
+    def __rmod__(self, y):
+        return self._op("mod", y, self)
+
+    def __neg__(self):
+        return self._op("neg", self)
+
+    def __pos__(self):
+        return self.value
+
+    def __abs__(self):
+        return type(self)(abs(self.value))
+
+
+def _is_array_like(x):
+    return is_array(x)
 
 
 _CTYPES = {
@@ -77,16 +141,100 @@ class scalar_base(_Scalar):
 
 
 class float_base(scalar_base):
-    """Warp's base of its float types."""
+    """Warp's base of its float types: compared as Python floats (a number
+    too large for a float raises ``OverflowError``)."""
+
+    def __eq__(self, x):
+        try:
+            return builtins.float(self) == builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __ne__(self, x):
+        r = self.__eq__(x)
+        return r if r is NotImplemented else not r
+
+    def __lt__(self, x):
+        try:
+            return builtins.float(self) < builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __le__(self, x):
+        try:
+            return builtins.float(self) <= builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __gt__(self, x):
+        try:
+            return builtins.float(self) > builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __ge__(self, x):
+        try:
+            return builtins.float(self) >= builtins.float(x)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __round__(self, ndigits=None):
+        return type(self)(round(builtins.float(self), ndigits))
+
+    # Floats only: Warp has no integer pow (int ** int raises TypeError).
+    def __pow__(self, y):
+        return NotImplemented if _is_array_like(y) else self._op("pow", self, y)
+
+    def __rpow__(self, y):
+        return self._op("pow", y, self)
+
+    def __hash__(self):
+        return hash(builtins.float(self))
+
+
+def _int_key(a, x):
+    """``a`` (an int scalar) and ``x`` as a comparable pair: floats (Warp's,
+    NumPy's, Python's) compare as floats, so int8(1) < 1.5; the rest as
+    ints."""
+    if isinstance(x, (builtins.float, float_base, np.floating)):
+        return builtins.float(a), builtins.float(x)
+    return builtins.int(a), builtins.int(x)
+
+
+def _int_cmp(op):
+    def cmp(self, x):
+        try:
+            a, b = _int_key(self, x)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return op(a, b)
+
+    return cmp
 
 
 class int_base(scalar_base):
     """Warp's base of its integer types."""
 
+    import operator as _operator
+
+    __eq__ = _int_cmp(_operator.eq)
+    __ne__ = _int_cmp(_operator.ne)
+    __lt__ = _int_cmp(_operator.lt)
+    __le__ = _int_cmp(_operator.le)
+    __gt__ = _int_cmp(_operator.gt)
+    __ge__ = _int_cmp(_operator.ge)
+    del _operator
+
+    def __hash__(self):
+        return hash(builtins.int(self))
+
 
 def _scalar(name, ir, npt, is_float):
     # `_type_`: the ctypes type of the value (Warp's; its tests wrap numbers with it)
     attrs = {"_ir": ir, "_np": npt, "_is_float": is_float, "_wp_name": name, "_type_": _CTYPES[npt]}
+    if ir != "bf16":
+        # NumPy's dtype protocol (NumPy 2.4): np.dtype(wp.float32) is float32.
+        attrs["__numpy_dtype__"] = np.dtype(npt)
     base = float_base if is_float else int_base if name != "bool" else scalar_base
     return type(name, (base,), attrs)
 
@@ -169,6 +317,15 @@ class _Composite:
         elif len(args) == 1 and not hasattr(args[0], "__len__"):
             data = [conv(args[0])] * n
         else:
+            kind = "matrix" if len(self._shape_) == 2 else "vector"
+            if kind == "matrix" and len(args) > 1 and all(hasattr(a, "__len__") for a in args):
+                # Rows: each of the matrix's row length (Warp's message names the bad one).
+                cols = self._shape_[1]
+                for a in args:
+                    if len(a) != cols:
+                        raise TypeError(
+                            f"Invalid argument in matrix constructor, expected row of length {cols}, got {tuple(a)!r}"
+                        )
             flat = []
             for a in args:
                 if isinstance(a, np.ndarray):
@@ -182,7 +339,9 @@ class _Composite:
                 else:
                     flat.append(a)
             if len(flat) != n:
-                raise ValueError(f"{type(self).__name__} takes {n} components, got {len(flat)}")
+                raise ValueError(
+                    f"Invalid number of arguments in {kind} constructor, expected {n} elements, got {len(flat)}"
+                )
             data = [conv(x) for x in flat]
         if not st._is_float and st is not bool:  # integers wrap, as Warp's (ctypes) storage
             data = [st._type_(x).value for x in data]
@@ -219,27 +378,139 @@ class _Composite:
     def __iter__(self):
         return iter([self[i] for i in range(len(self))])
 
+    def _check_key(self, i):
+        """Warp's key errors: an int or slice (vectors), one or two of them
+        (matrices)."""
+        index_types = (builtins.int, np.integer, slice)
+        if len(self._shape_) == 2:
+            if isinstance(i, tuple):
+                if len(i) != 2:
+                    raise KeyError(f"Invalid key, expected one or two indices, got {len(i)}")
+                if not all(isinstance(k, index_types) for k in i):
+                    raise KeyError(f"Invalid key {i}, expected int or pair of ints")
+            elif not isinstance(i, index_types):
+                raise KeyError(f"Invalid key {i}, expected int or pair of ints")
+        elif not isinstance(i, index_types):
+            raise KeyError(f"Invalid key {i}, expected int or slice")
+
+    def _component(self, v):
+        """``v`` as a component value: a number (Warp's or NumPy's), wrapped
+        or rounded as the scalar type stores it."""
+        st = self._wp_scalar_type_
+        if isinstance(v, _Scalar):
+            v = v.value
+        if not isinstance(v, (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)):
+            raise TypeError(f"Expected to assign a `{st.__name__}` value but got `{type(v).__name__}` instead")
+        if st._is_float:
+            x = builtins.float(v)
+            return builtins.float(np.float32(x)) if st._np is np.float32 else x
+        if st is bool:
+            return builtins.bool(v)
+        return st._type_(builtins.int(v)).value
+
+    def _components(self, seq):
+        st = self._wp_scalar_type_
+        out = []
+        for x in seq:
+            if isinstance(x, (_Composite, str)) or hasattr(x, "__len__"):
+                raise TypeError(
+                    f"Expected to assign a slice from a sequence of `{st.__name__}` values but got `{type(x).__name__}` instead"
+                )
+            out.append(self._component(x))
+        return out
+
     def __getitem__(self, i):
+        self._check_key(i)
         if len(self._shape_) == 2:
             if isinstance(i, tuple):
                 r, c = i
-                return self._data[r * self._shape_[1] + c]
+                if isinstance(r, slice) or isinstance(c, slice):
+                    return np.array(self._data).reshape(self._shape_)[r, c].tolist()
+                return self._data[self._flat_index(r, c)]
             cols = self._shape_[1]
             row = vector(cols, self._wp_scalar_type_)
+            if isinstance(i, slice):
+                return [row(self._data[k * cols : (k + 1) * cols]) for k in range(self._shape_[0])[i]]
+            if not -self._shape_[0] <= i < self._shape_[0]:
+                raise IndexError(f"row index {i} out of range for {type(self).__name__}")
+            i = i % self._shape_[0]
             return row(self._data[i * cols : (i + 1) * cols])
-        if isinstance(i, slice):
-            return self._data[i]
         return self._data[i]
 
     def __setitem__(self, i, v):
+        self._check_key(i)
         if len(self._shape_) == 2:
+            cols = self._shape_[1]
             if isinstance(i, tuple):
-                self._data[i[0] * self._shape_[1] + i[1]] = v
+                self._data[self._flat_index(*i)] = self._component(v)
+            elif isinstance(i, slice):
+                rows = range(self._shape_[0])[i]
+                vals = list(v)
+                if len(vals) != len(rows):
+                    raise ValueError("Can only assign sequence of same size")
+                for r, row in zip(rows, vals):
+                    self.set_row(r, row)
             else:
-                cols = self._shape_[1]
-                self._data[i * cols : (i + 1) * cols] = list(v)
+                self.set_row(i, v)
+        elif isinstance(i, slice):
+            vals = self._components(v)
+            if len(vals) != len(range(len(self._data))[i]):
+                raise ValueError("Can only assign sequence of same size")
+            self._data[i] = vals
         else:
-            self._data[i] = v
+            self._data[i] = self._component(v)
+
+    def _flat_index(self, r, c):
+        """Component (r, c) of a matrix in ``_data`` (negative indices count
+        from the end, as Python's)."""
+        rows, cols = self._shape_
+        if not (-rows <= r < rows and -cols <= c < cols):
+            raise IndexError(f"index ({r}, {c}) out of range for {type(self).__name__}")
+        return (r % rows) * cols + (c % cols)
+
+    def get_row(self, r):
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'get_row'")
+        if not -self._shape_[0] <= r < self._shape_[0]:
+            raise IndexError("Invalid row index")
+        return self[r]
+
+    def get_col(self, c):
+        """Column ``c`` of a matrix, as a vector."""
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'get_col'")
+        rows, cols = self._shape_
+        if not -cols <= c < cols:
+            raise IndexError("Invalid column index")
+        c %= cols
+        return vector(rows, self._wp_scalar_type_)([self._data[r * cols + c] for r in range(rows)])
+
+    def set_col(self, c, v):
+        """Sets column ``c`` of a matrix to the values of ``v``."""
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'set_col'")
+        rows, cols = self._shape_
+        if not -cols <= c < cols:
+            raise IndexError("Invalid column index")
+        c %= cols
+        vals = self._components(v)
+        if len(vals) != rows:
+            raise ValueError(f"Invalid column length, expected {rows} values, got {len(vals)}")
+        for r in range(rows):
+            self._data[r * cols + c] = vals[r]
+
+    def set_row(self, r, v):
+        """Sets row ``r`` (a matrix's) to the values of ``v``."""
+        if len(self._shape_) != 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'set_row'")
+        rows, cols = self._shape_
+        if not -rows <= r < rows:
+            raise IndexError("Invalid row index")
+        r %= rows
+        vals = self._components(v)
+        if len(vals) != cols:
+            raise ValueError(f"Invalid row length, expected {cols} values, got {len(vals)}")
+        self._data[r * cols : (r + 1) * cols] = vals
 
     def __eq__(self, o):
         try:
@@ -274,12 +545,29 @@ class _Composite:
     def __sub__(self, o):
         return self._binop(o, lambda a, b: a - b)
 
+    def _builtin(self, name, *args):
+        import sys
+
+        return getattr(sys.modules[__name__.rsplit(".", 1)[0]], name)(*args)
+
     def __mul__(self, o):
+        if isinstance(o, _Composite):
+            # Matrix-vector and matrix products, quaternion and transform
+            # composition: Warp's `wp.mul` of the two.
+            return self._builtin("mul", self, o)
         if hasattr(o, "__len__"):
             return NotImplemented
         return self._binop(o, lambda a, b: a * b)
 
-    __rmul__ = __mul__
+    def __rmul__(self, o):
+        if hasattr(o, "__len__"):
+            return NotImplemented
+        return self._binop(o, lambda a, b: b * a)
+
+    def __matmul__(self, o):
+        if not isinstance(o, _Composite):
+            return NotImplemented
+        return self._builtin("mul", self, o)
 
     def __truediv__(self, o):
         return self._binop(o, lambda a, b: a / b)
@@ -335,6 +623,68 @@ def _flatten(o):
     return out
 
 
+def _literal_int(x, what):
+    """``Literal[N]`` or ``N`` as a positive int (``what`` names it)."""
+    if typing.get_origin(x) is typing.Literal:
+        args = typing.get_args(x)
+        if len(args) != 1:
+            raise TypeError(f"Expected a single Literal value for {what}, got Literal{list(args)}")
+        x = args[0]
+    if _is_any(x):
+        return x
+    if isinstance(x, builtins.bool) or not isinstance(x, (builtins.int, np.integer)) or x <= 0:
+        raise TypeError(f"{what} must be a positive integer, got {x!r}")
+    return builtins.int(x)
+
+
+class _SubscriptMeta(type):
+    def __getitem__(cls, params):
+        return cls._subscript(params if isinstance(params, tuple) else (params,))
+
+
+class Vector(metaclass=_SubscriptMeta):
+    """``Vector[dtype, N]``: the vector type ``vector(N, dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 2:
+            raise TypeError(f"Vector[...] requires 2 parameters (dtype, length), got {len(p)}")
+        return vector(_literal_int(p[1], "Vector length"), _PY.get(p[0], p[0]))
+
+
+class Matrix(metaclass=_SubscriptMeta):
+    """``Matrix[dtype, R, C]``: the matrix type ``matrix((R, C), dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 3:
+            raise TypeError(f"Matrix[...] requires 3 parameters (dtype, rows, cols), got {len(p)}")
+        shape = (_literal_int(p[1], "Matrix rows"), _literal_int(p[2], "Matrix cols"))
+        return matrix(shape, _PY.get(p[0], p[0]))
+
+
+class Quaternion(metaclass=_SubscriptMeta):
+    """``Quaternion[dtype]``: the quaternion type ``quaternion(dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 1:
+            raise TypeError(f"Quaternion[...] requires 1 parameter (dtype), got {len(p)}")
+        return quaternion(_PY.get(p[0], p[0]))
+
+
+class Transformation(metaclass=_SubscriptMeta):
+    """``Transformation[dtype]``: the transform type ``transformation(dtype)``."""
+
+    @staticmethod
+    def _subscript(p):
+        if len(p) != 1:
+            raise TypeError(f"Transformation[...] requires 1 parameter (dtype), got {len(p)}")
+        return transformation(_PY.get(p[0], p[0]))
+
+
+_GENERIC_HINTS = {"vec": Vector, "mat": Matrix, "quat": Quaternion, "transform": Transformation}
+
 _CACHE = {}
 
 
@@ -351,7 +701,14 @@ def _make(kind, shape, dtype, name=None):
             dims = "" if kind in ("quat", "transform") else "".join(map(str, shape))
             name = f"{kind}{dims}{suffix}"
         wd = (kind, st._ir, shape[0] if kind in ("vec", "mat") else 0, shape[1] if kind == "mat" else 0)
-        t = type(name, (_Composite,), {"_wp_scalar_type_": st, "_shape_": shape, "_length_": n, "_kind": kind, "_wd": wd})
+        attrs = {"_wp_scalar_type_": st, "_shape_": shape, "_length_": n, "_kind": kind, "_wd": wd}
+        # Warp's descriptive attributes: the generic this type instantiates.
+        attrs["_wp_generic_type_str_"] = {"vec": "vec_t", "mat": "mat_t", "quat": "quat_t", "transform": "transform_t"}[kind]
+        attrs["_wp_type_params_"] = [n if kind == "vec" else shape[0], st] if kind == "vec" else (
+            [shape[0], shape[1], st] if kind == "mat" else [st]
+        )
+        t = type(name, (_Composite,), attrs)
+        t._wp_generic_type_hint_ = _GENERIC_HINTS[kind]
         _CACHE[key] = t
     return t
 
@@ -389,6 +746,12 @@ def vector(length, dtype=float32):
 
 def matrix(shape, dtype=float32):
     """The matrix type of ``shape`` (rows, columns) of ``dtype``."""
+    shape = tuple(shape)
+    if len(shape) != 2:
+        raise ValueError(
+            f"Matrix shape must have exactly two dimensions, got {len(shape)} dimension"
+            f"{'' if len(shape) == 1 else 's'} in shape {shape}"
+        )
     if _generic(dtype, *shape):
         return _GenericType("matrix", (shape, dtype))
     r, c = shape
@@ -470,10 +833,12 @@ def dtype_from_numpy(npt):
 
 
 def dtype_to_numpy(t):
-    st = scalar_type(t)
-    if st is None:
-        raise TypeError(f"{t!r} has no NumPy dtype")
-    return np.dtype(st._np)
+    """The NumPy scalar type of Warp scalar type ``t`` (``np.float32``;
+    bfloat16's is ``np.uint16``, its bits)."""
+    st = _PY.get(t, t)
+    if not (isinstance(st, type) and issubclass(st, _Scalar)):
+        raise TypeError(f"Cannot convert {t} to a NumPy type")
+    return st._np
 
 
 vec2, vec3, vec4 = (vector(n, float32) for n in (2, 3, 4))
@@ -652,14 +1017,15 @@ def type_is_struct(t):
 
 
 def type_is_array(t):
-    from .array import array as _array
-
-    return isinstance(t, type) and issubclass(t, _array)
+    """Whether ``t`` is an array class of any family."""
+    _a = _array_module()
+    return isinstance(t, type) and issubclass(t, (_a.array, _a._UnsupportedArrayFamily))
 
 
 def type_is_tile(t):
-    """False: Weft has no tile types."""
-    return False
+    """Whether ``t`` is Warp's tile type (``wp.tile``; Weft has no tile
+    values, only the annotations)."""
+    return isinstance(t, type) and issubclass(t, tile)
 
 
 def type_size(t):
@@ -729,11 +1095,338 @@ def is_struct(x):
 
 
 def is_array(x):
-    from .array import array as _array
+    """An array or array annotation of any family (regular, indexed,
+    fabric)."""
+    _a = _array_module()
 
-    return isinstance(x, _array)
+    return isinstance(x, (_a.array, _a._UnsupportedArrayFamily, _a._FamilyAnnotation))
 
 
 def is_tile(x):
-    """False: Weft has no tiles."""
-    return False
+    """Whether ``x`` is a tile annotation (``wp.tile[float, 8, 4]``):
+    Weft has no tile values."""
+    return isinstance(x, tile)
+
+
+# ------------------------------------------------------ array annotations
+
+
+class _AnnotationMeta(type):
+    def __instancecheck__(cls, x):
+        return cls._is(x)
+
+
+class _ArrayAnnotationBase(metaclass=_AnnotationMeta):
+    """What an array annotation of any family is (``wp.array[float]``,
+    ``wp.indexedarray[float]``): ``isinstance`` checks only."""
+
+    @staticmethod
+    def _is(x):
+        _a = _array_module()
+
+        return isinstance(x, _a._FamilyAnnotation) or _ArrayAnnotation._is(x)
+
+
+class _ArrayAnnotation(_ArrayAnnotationBase):
+    """A regular array's annotation: an array with no storage
+    (``_ArrayAnnotation(dtype=T, ndim=N)`` makes one)."""
+
+    def __new__(cls, dtype=typing.Any, ndim=1):
+        return _array_module().array(dtype=dtype, ndim=ndim)
+
+    @staticmethod
+    def _is(x):
+        _a = _array_module()
+
+        return isinstance(x, _a.array) and x._native is None and x.device is None
+
+
+class _IndexedArrayAnnotation(_ArrayAnnotationBase):
+    """An indexed array's annotation (``wp.indexedarray[T]``)."""
+
+    @staticmethod
+    def _is(x):
+        _a = _array_module()
+
+        return isinstance(x, _a._FamilyAnnotation) and issubclass(x._concrete_cls, _a.indexedarray)
+
+
+def concrete_array_type(t):
+    """The array family of array or annotation ``t`` (``wp.array``,
+    ``wp.indexedarray``, ``wp.fabricarray``, ``wp.indexedfabricarray``);
+    ``type(t)`` for anything else."""
+    _a = _array_module()
+
+    if isinstance(t, _a._FamilyAnnotation):
+        return t._concrete_cls
+    for fam in (_a.indexedfabricarray, _a.fabricarray, _a.indexedarray, _a.fixedarray, _a.array):
+        if isinstance(t, fam):
+            return fam
+    return type(t)
+
+
+def matches_array_class(t, cls):
+    """Whether ``t`` is an array of family ``cls`` or an annotation of it."""
+    _a = _array_module()
+
+    if isinstance(t, _a._FamilyAnnotation):
+        return t._concrete_cls is cls
+    return isinstance(t, cls)
+
+
+_SIMPLE_TYPE_CODES = None
+
+
+def _simple_type_codes():
+    global _SIMPLE_TYPE_CODES
+    if _SIMPLE_TYPE_CODES is None:
+        _SIMPLE_TYPE_CODES = {
+            builtins.int: "i4", builtins.float: "f4", builtins.bool: "b", bool: "b", str: "str",
+            int8: "i1", int16: "i2", int32: "i4", int64: "i8", uint8: "u1", uint16: "u2", uint32: "u4",
+            uint64: "u8", handle: "u8", float16: "f2", bfloat16: "bf2", float32: "f4", float64: "f8",
+            **{cls: f"lb{n}" for n, cls in _launch_bounds_classes.items()},
+        }
+    return _SIMPLE_TYPE_CODES
+
+
+def get_type_code(arg_type):
+    """Warp's short code of a type (``f4``, ``v3f4``, ``a2f4``, ...), the
+    part of a signature that names one argument's type."""
+    _a = _array_module()
+
+    if arg_type is typing.Any:
+        return "?"
+    if typing.get_origin(arg_type) is typing.Union:
+        raise TypeError(
+            "Union type annotations are only supported at Python scope and are invalid in Warp kernels/functions"
+        )
+    if isinstance(arg_type, type):
+        if type_is_composite(arg_type):
+            dt = get_type_code(arg_type._wp_scalar_type_)
+            if arg_type._kind == "quat":
+                return f"q{dt}"
+            if arg_type._kind == "transform":
+                return f"t{dt}"
+            shape = arg_type._shape_
+            return ("v" if len(shape) == 1 else "m") + "".join(str(d) for d in shape) + dt
+        if type_is_struct(arg_type):
+            return getattr(arg_type, "native_name", arg_type.__name__)
+        code = _simple_type_codes().get(arg_type)
+        if code is None:
+            raise TypeError(f"Unrecognized type '{arg_type}'")
+        return code
+    if is_array(arg_type):
+        nd = "?" if _is_any(arg_type.ndim) else str(arg_type.ndim)
+        dt = "?" if _is_any(arg_type.dtype) else get_type_code(arg_type.dtype)
+        prefix = {
+            _a.array: "a",
+            _a.fixedarray: "a",
+            _a.indexedarray: "ia",
+            _a.fabricarray: "fa",
+            _a.indexedfabricarray: "ifa",
+        }[concrete_array_type(arg_type)]
+        return f"{prefix}{nd}{dt}"
+    if typing.get_origin(arg_type) is tuple:
+        args = typing.get_args(arg_type)
+        return f"tpl{len(args)}{''.join(get_type_code(x) for x in args)}"
+    if isinstance(arg_type, tile):
+        shape = "?" if _is_any(arg_type.shape) else "".join(str(n) for n in arg_type.shape)
+        dt = "?" if _is_any(arg_type.dtype) else get_type_code(arg_type.dtype)
+        return f"t{'s' if arg_type.storage == 'shared' else 'r'}{shape}{dt}"
+    if arg_type is Scalar:
+        return "s?"
+    if arg_type is Float:
+        return "f?"
+    if arg_type is Int:
+        return "i?"
+    if arg_type is Ellipsis:
+        return "?"
+    if isinstance(arg_type, Reference):
+        return f"ref{get_type_code(arg_type.dtype)}"
+    raise TypeError(f"Unrecognized type '{arg_type}'")
+
+
+# ------------------------------------------------------------------- tiles
+
+
+class _TileMeta(type):
+    def __getitem__(cls, params):
+        return cls._subscript(params if isinstance(params, tuple) else (params,))
+
+
+class tile(metaclass=_TileMeta):
+    """A tile annotation, ``wp.tile[dtype, M, N]`` (shape optional:
+    ``wp.tile[dtype]``, ``wp.tile[dtype, (M, N)]``). Weft has no tiles:
+    the annotation exists, a kernel using tiles does not compile, and
+    ``wp.tile(x)`` (a kernel builtin) raises ``NotSupportedError``."""
+
+    def __init__(self, *args, **kwargs):
+        if not kwargs.pop("_weft_annotation", False):
+            from ._unsupported import TILES, NotSupportedError
+
+            raise NotSupportedError("wp.tile", TILES)
+        self.dtype = kwargs["dtype"]
+        self.shape = kwargs["shape"]
+        self.storage = kwargs.get("storage", "register")
+
+    @classmethod
+    def _subscript(cls, p):
+        if len(p) == 0:
+            raise TypeError("wp.tile[...] requires at least a dtype")
+        dtype = _PY.get(p[0], p[0])
+        dims = p[1:]
+        if len(dims) == 1 and isinstance(dims[0], tuple):
+            dims = dims[0]
+        shape = tuple(_literal_int(d, "tile dimension") for d in dims) if dims else typing.Any
+        return cls(_weft_annotation=True, dtype=dtype, shape=shape)
+
+    def __repr__(self):
+        return f"wp.tile[{getattr(self.dtype, '__name__', self.dtype)}, {self.shape}]"
+
+
+def _array_module():
+    """``weft.warp.array`` the module (the package's ``array`` attribute is
+    the class)."""
+    import sys
+
+    return sys.modules[__name__.rsplit(".", 1)[0] + ".array"]
+
+
+# ------------------------------------------------------ array kinds, bounds
+# Warp's array kind codes (what ``array_type_id`` returns).
+ARRAY_TYPE_REGULAR = 0
+ARRAY_TYPE_INDEXED = 1
+ARRAY_TYPE_FABRIC = 2
+ARRAY_TYPE_FABRIC_INDEXED = 3
+
+LAUNCH_MAX_DIMS = 4
+
+
+def array_type_id(a):
+    """The kind code of array (or array annotation) ``a``: one of the
+    ``ARRAY_TYPE_*`` constants."""
+    _a = _array_module()
+
+    codes = {
+        _a.indexedfabricarray: ARRAY_TYPE_FABRIC_INDEXED,
+        _a.fabricarray: ARRAY_TYPE_FABRIC,
+        _a.indexedarray: ARRAY_TYPE_INDEXED,
+        _a.fixedarray: ARRAY_TYPE_REGULAR,
+        _a.array: ARRAY_TYPE_REGULAR,
+    }
+    code = codes.get(concrete_array_type(a))
+    if code is None:
+        raise ValueError(f"parameter 'a': expected a Warp array, got {type(a).__name__}")
+    return code
+
+
+def _launch_bounds_class(ndim):
+    def __init__(self, shape):
+        if isinstance(shape, builtins.int):
+            shape = (shape,)
+        size = 1
+        for i, extent in enumerate(shape):
+            self.shape[i] = extent
+            size *= extent
+        self.size = size
+        self.coord_mult = 1
+
+    fields = (("shape", ctypes.c_uint32 * ndim), ("size", ctypes.c_size_t), ("coord_mult", ctypes.c_size_t))
+    return type(f"launch_bounds_{ndim}d_t", (ctypes.Structure,), {"_fields_": fields, "__init__": __init__})
+
+
+# A kernel launch's bounds as the kernel ABI lays them out, one ctypes
+# structure per dimensionality (as Warp's).
+_launch_bounds_classes = {n: _launch_bounds_class(n) for n in range(1, LAUNCH_MAX_DIMS + 1)}
+
+
+def launch_bounds_t(dim):
+    """The launch bounds structure of a launch over ``dim`` (an int or a
+    sequence of 1-4 extents)."""
+    if isinstance(dim, builtins.int):
+        dim = (dim,)
+    dim = tuple(dim)
+    cls = _launch_bounds_classes.get(len(dim))
+    if cls is None:
+        raise ValueError(f"parameter 'dim': launches have 1 to {LAUNCH_MAX_DIMS} dimensions, got {len(dim)}")
+    return cls(dim)
+
+
+# ---------------------------------------------------------------- bfloat16
+# bfloat16 values as the top 16 bits of a float32 (round to nearest even).
+
+
+def _np_float32_to_bfloat16_bits(arr_f32):
+    """float32 values (any array-like) as bfloat16 bit patterns (uint16),
+    rounded to nearest even; NaNs stay NaNs."""
+    f = np.asarray(arr_f32, dtype=np.float32)
+    bits = f.view(np.uint32).astype(np.uint64)
+    nan = np.isnan(f)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    quiet = ((bits | 0x00400000) >> 16)
+    return np.where(nan, quiet, rounded).astype(np.uint16)
+
+
+def _np_bfloat16_bits_to_float32(arr_u16):
+    """bfloat16 bit patterns (uint16) as float32 values (exact)."""
+    u = np.asarray(arr_u16, dtype=np.uint16)
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+# -------------------------------------------------------------- references
+
+
+class Reference:
+    """A pass-by-reference parameter type, ``wp.ref[T]`` (``value_type``
+    is ``T``). Weft's compiler does not take reference parameters yet: a
+    func declaring one fails to compile."""
+
+    def __init__(self, dtype):
+        self.value_type = dtype
+
+    @property
+    def dtype(self):
+        return self.value_type
+
+    def __repr__(self):
+        return f"wp.ref[{getattr(self.value_type, '__name__', repr(self.value_type))}]"
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and self.value_type is other.value_type
+
+    def __hash__(self):
+        return hash((Reference, self.value_type))
+
+
+class ref:
+    """``wp.ref[T]``: the annotation of a func parameter passed by reference."""
+
+    def __class_getitem__(cls, dtype):
+        return Reference(dtype)
+
+
+def is_reference(t):
+    return isinstance(t, Reference)
+
+
+def strides_from_shape(shape, dtype):
+    """The byte strides of a C-contiguous array of ``shape`` and ``dtype``."""
+    size = type_size_in_bytes(dtype)
+    strides = []
+    for d in reversed(tuple(shape)):
+        strides.append(size)
+        size *= d
+    return tuple(reversed(strides))
+
+
+def check_array_shape(shape):
+    """Warp's limits of an array shape: each extent non-negative and below
+    2**31 (Weft's arrays index with 32-bit extents too)."""
+    for i, d in enumerate(shape):
+        if d < 0:
+            raise ValueError(f"Array shapes must be non-negative, got {d} in dimension {i}")
+        if d >= 2**31:
+            raise ValueError(
+                "Array shapes must not exceed the maximum representable value of a signed 32-bit integer, "
+                f"got {d} in dimension {i}."
+            )

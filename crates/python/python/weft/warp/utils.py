@@ -16,6 +16,10 @@ from ._unsupported import install as _install
 from .array import array as _array
 from .array import empty as _empty
 
+# wp.map's kernels, by function, argument types and broadcast pattern
+# (weft/warp/_map.py).
+map_cache = {}
+
 
 class GraphColoringAlgorithm(enum.IntEnum):
     """The graph coloring algorithms of ``graph_coloring_assign``."""

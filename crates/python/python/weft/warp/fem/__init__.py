@@ -8,7 +8,7 @@ import enum
 
 import weft.warp as wp
 
-from .._unsupported import FEM, install, placeholder_module
+from .._unsupported import FEM, NotSupportedError, install, placeholder_module
 from . import linalg, utils  # noqa: F401
 
 # Index types (Python ints in Warp), coordinates, sentinels.
@@ -61,5 +61,28 @@ class Sample_f64:
 cache, field, geometry, polynomial, space = (
     placeholder_module(f"{__name__}.{m}", f"wp.fem.{m}", FEM) for m in ("cache", "field", "geometry", "polynomial", "space")
 )
+
+class Integrand:
+    """A function decorated with ``@fem.integrand``. Weft has no
+    finite-element machinery to run it with: defining one works (modules
+    declaring integrands import), using one raises ``NotSupportedError``."""
+
+    def __init__(self, func, raw_arg_types=None):
+        self.func = func
+        self.name = getattr(func, "__qualname__", getattr(func, "__name__", "integrand"))
+        self.module = getattr(func, "__module__", None)
+        self.argspec = None
+
+    def __call__(self, *args, **kwargs):
+        raise NotSupportedError("wp.fem.integrand", FEM)
+
+
+def integrand(func=None, raw_arg_types=None, **kwargs):
+    """``@fem.integrand`` (also with arguments): wraps ``func`` in an
+    ``Integrand``, which raises ``NotSupportedError`` when used."""
+    if func is None:
+        return lambda f: Integrand(f, raw_arg_types)
+    return Integrand(func, raw_arg_types)
+
 
 install(globals(), "warp.fem")
