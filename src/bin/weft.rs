@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 use weft::ir::{FuncKind, InstKind, Module as IrModule};
 use weft::{CompileOptions, Compiler, Device, DeviceOptions, OptLevel};
-use weft_cli::conform::{self, Case};
-use weft_cli::{bench, gpu_bench, Error};
+use weft_conform::{self as conform, Case, Error};
+use weft_devtools::{bench, gpu_bench};
 
 /// `println!` that ignores a closed stdout (`weft conform DIR | head`).
 macro_rules! say {
@@ -710,7 +710,7 @@ fn emit_llvm(a: &ArgMatches, module: &weft::Module, emit: &str) -> Result<String
     }
     let art = module.ptx(&opts)?;
     if a.get_flag("ptxas-info") {
-        let info = weft_backend_ptx::ptxas_info(&art.ptx, &opts.arch)
+        let info = weft::tools::ptxas_info(&art.ptx, &opts.arch)
             .map_err(|e| weft::Error::Backend(Box::new(e)))?;
         let _ = std::io::stderr().lock().write_all(info.as_bytes());
     }
@@ -804,7 +804,7 @@ fn run(a: &ArgMatches) -> Result<ExitCode, Error> {
 
 fn gradcheck_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     let dev = device(a)?;
-    let opts = weft_cli::gradcheck::Options {
+    let opts = weft_conform::gradcheck::Options {
         max_entries: *a.get_one::<usize>("entries").unwrap_or(&64),
     };
     let mut paths = Vec::new();
@@ -818,7 +818,7 @@ fn gradcheck_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     let (mut passed, mut failed) = (0, 0);
     for p in &paths {
         let case = Case::load(p)?;
-        let r = match weft_cli::gradcheck::gradcheck(&case, &dev, &compiler, &opts) {
+        let r = match weft_conform::gradcheck::gradcheck(&case, &dev, &compiler, &opts) {
             Ok(r) => r,
             Err(e) => {
                 say!("FAIL {}: {}", case.name, conform::one_line(&e));
@@ -869,7 +869,7 @@ fn conform_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
 /// `weft fuzz-diff`: generated programs on every backend vs the
 /// interpreter; exit 1 when some diverge.
 fn fuzz_diff(a: &ArgMatches) -> Result<ExitCode, Error> {
-    use weft_cli::fuzz::{diff, progen};
+    use weft_devtools::fuzz::{diff, progen};
     let seed = a.get_one::<u64>("seed").copied().unwrap_or(1);
     let count = a.get_one::<u64>("count").copied().unwrap_or(100);
     let config = progen::Config::default();
@@ -918,7 +918,7 @@ fn fuzz_diff(a: &ArgMatches) -> Result<ExitCode, Error> {
 fn fuzz_seeds(a: &ArgMatches) -> Result<ExitCode, Error> {
     let (corpus, out) = (path_arg(a, "corpus"), path_arg(a, "out"));
     let counts =
-        weft_cli::fuzz::seeds::write_seeds(&corpus, &out).map_err(|e| Error::io(&out, e))?;
+        weft_devtools::fuzz::seeds::write_seeds(&corpus, &out).map_err(|e| Error::io(&out, e))?;
     for (t, n) in counts {
         say!("{t}: {n} seeds");
     }
@@ -999,32 +999,32 @@ fn compare_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
         .get_many::<String>("only")
         .map(|v| v.map(String::as_str).collect())
         .unwrap_or_default();
-    let names: Vec<&str> = weft_cli::compare::backends()
+    let names: Vec<&str> = weft_conform::compare::backends()
         .into_iter()
         .filter(|b| *b == "interp" || only.is_empty() || only.contains(b))
         .collect();
-    let devices = weft_cli::compare::open_backends(&names);
+    let devices = weft_conform::compare::open_backends(&names);
     let compiler = Compiler::with_options(compile_options(a)).with_default_cache();
-    let cmp = weft_cli::compare::compare_case(&path_arg(a, "case"), &devices, &compiler)?;
+    let cmp = weft_conform::compare::compare_case(&path_arg(a, "case"), &devices, &compiler)?;
     say!("{}", cmp.table());
     if let Some(p) = a.get_one::<PathBuf>("html") {
-        let page = weft_cli::report::render(&cmp, &cmp.artifacts());
+        let page = weft_conform::report::render(&cmp, &cmp.artifacts());
         std::fs::write(p, page).map_err(|source| Error::io(p, source))?;
         say!("wrote {}", p.display());
     }
     Ok(success(cmp.agree()))
 }
 
-fn cache_err(e: weft_cache::CacheError) -> Error {
+fn cache_err(e: weft::cache::CacheError) -> Error {
     weft::Error::Backend(Box::new(e)).into()
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    weft_cache::CacheKey::of_kind("sha", &[bytes]).hex()
+    weft::cache::CacheKey::of_kind("sha", &[bytes]).hex()
 }
 
 fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
-    let cache = weft_cache::Cache::open_default().map_err(cache_err)?;
+    let cache = weft::cache::Cache::open_default().map_err(cache_err)?;
     match a.subcommand() {
         Some(("info", _)) => {
             say!("location: {}", cache.dir().display());
@@ -1062,12 +1062,12 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
                 sha256_hex(ir.as_bytes())
             );
             #[cfg(feature = "llvm")]
-            if weft_backend_ptx::find_libdevice(None).is_some() {
+            if weft::tools::find_libdevice(None).is_some() {
                 let t = std::time::Instant::now();
                 let opts = weft::PtxOptions::default();
                 let info = weft::ir::verify::verify_module(m.ir());
                 let r = info.map_err(|e| e.to_string()).and_then(|info| {
-                    weft_runtime::cached::ptx(Some(&cache), m.ir(), &info, &opts)
+                    weft::cache::ptx(Some(&cache), m.ir(), &info, &opts)
                         .map_err(|e| e.to_string())
                 });
                 match r {
@@ -1080,11 +1080,11 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
                     Err(e) => say!("ptx error: {e}"),
                 }
             }
-            if weft_backend_hlsl::find_glslang().is_some() {
+            if weft::tools::find_glslang().is_some() {
                 for k in m.kernel_names() {
                     let t = std::time::Instant::now();
                     let r = m.hlsl(&k, &Default::default()).and_then(|art| {
-                        weft_runtime::cached::spirv(Some(&cache), &art)
+                        weft::cache::spirv(Some(&cache), &art)
                             .map_err(|e| weft::Error::Backend(Box::new(e)))
                     });
                     match r {
@@ -1110,7 +1110,7 @@ fn cache_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
 
 fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
     if a.get_flag("pin") {
-        weft_cli::bench::pin_pool_threads()
+        bench::pin_pool_threads()
             .map_err(|e| Error::Bench(format!("--pin: pinning the pool's threads: {e}")))?;
     }
     let only: Vec<String> = a
@@ -1141,10 +1141,10 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
             .filter(|b| !bench::scaling::TEXT_TARGETS.contains(&b.as_str()))
             .cloned()
             .collect();
-        let (rows, skipped) = weft_cli::grad_bench::run(opts.quick, &devices, |what| {
+        let (rows, skipped) = weft_devtools::grad_bench::run(opts.quick, &devices, |what| {
             let _ = writeln!(std::io::stderr().lock(), "bench: {what}");
         })?;
-        say!("{}", weft_cli::grad_bench::table(&rows, &skipped));
+        say!("{}", weft_devtools::grad_bench::table(&rows, &skipped));
         return Ok(ExitCode::SUCCESS);
     }
     let report = bench::run(&opts, |what| {
@@ -1161,7 +1161,7 @@ fn bench_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
 }
 
 fn builtins_cmd(a: &ArgMatches) -> Result<ExitCode, Error> {
-    use weft_cli::builtins as wb;
+    use weft_devtools::builtins as wb;
     let path = a.get_one::<PathBuf>("registry").expect("default");
     let out = a.get_one::<PathBuf>("out").expect("default");
     let reg = wb::Registry::parse(&read(path)?).map_err(|e| {

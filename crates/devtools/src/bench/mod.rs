@@ -61,7 +61,7 @@ use weft::{
 };
 use weft_runtime::hostmem::HostMem;
 
-const NBODY_SOURCE: &str = include_str!("../../examples/nbody.py");
+const NBODY_SOURCE: &str = include_str!("../../../../examples/nbody.py");
 
 /// The saxpy, scale, transcendental and atomic-sum workloads' kernels.
 pub const SOURCE: &str = r#"
@@ -615,7 +615,7 @@ fn compile_times(
     dev: &Device,
     cache: &Path,
 ) -> Result<(f64, f64, f64, Kernel), Error> {
-    if let Ok(c) = weft_cache::Cache::open(cache) {
+    if let Ok(c) = weft::cache::Cache::open(cache) {
         let _ = c.clear();
     }
     let t = Instant::now();
@@ -674,7 +674,7 @@ pub const COMPILE_SCALING: &str = "compile-scaling";
 /// Opens the device `name` with `opts`, or says (one line) why not.
 fn open_device(name: &str, opts: &DeviceOptions) -> Result<Device, String> {
     Device::open_with(name, opts).map_err(|e| {
-        let why = crate::conform::one_line(&e.into());
+        let why = weft_conform::one_line(&e.into());
         why.strip_prefix("error: ").unwrap_or(&why).to_string()
     })
 }

@@ -22,7 +22,6 @@
 //! The frontend and passes alone are one more row. A backend whose compile
 //! at one size takes longer than [`SLOW`] is not run at the larger sizes.
 
-#[path = "../../benches/compile_scaling/kernels.rs"]
 pub mod kernels;
 
 use super::align;
@@ -208,14 +207,14 @@ impl Target {
 
 fn text_compile(target: &str, m: &Module) -> Result<(), Error> {
     let ir = m.ir();
-    let info = weft_ir::verify::verify_module(ir).map_err(|e| weft::Error::Runtime(e.into()))?;
+    let info = weft::ir::verify::verify_module(ir).map_err(|e| weft::Error::Runtime(e.into()))?;
     let backend = |e: weft::BackendError| Error::from(weft::Error::Backend(e));
     match target {
         "hlsl" => weft_backend_hlsl::compile(ir, &info, &Default::default())
             .map(drop)
             .map_err(|e| backend(Box::new(e))),
         #[cfg(feature = "llvm")]
-        "ptx" => weft_backend_ptx::compile(ir, &info, &Default::default())
+        "ptx" => weft::backend_ptx::compile(ir, &info, &Default::default())
             .map(drop)
             .map_err(|e| backend(Box::new(e))),
         _ => Ok(()),
@@ -230,7 +229,7 @@ fn text_target_missing(t: &str) -> Option<String> {
     }
     #[cfg(feature = "llvm")]
     {
-        weft_backend_ptx::find_libdevice(None).is_none().then(|| {
+        weft::tools::find_libdevice(None).is_none().then(|| {
             "libdevice.10.bc not found (WEFT_LIBDEVICE, CUDA_HOME or .venv): the kernels' wp.sin needs it".into()
         })
     }

@@ -58,11 +58,11 @@ pub use gen::Role;
 pub use rng::Rng;
 pub use types::{StructDef, Ty};
 
-use crate::conform::npy::Npy;
-use crate::conform::{data, Case};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use weft_ir::StructTable;
+use weft::ir::StructTable;
+use weft_conform::npy::Npy;
+use weft_conform::{data, Case};
 
 /// The generator's knobs.
 #[derive(Clone, Debug)]

@@ -7,22 +7,22 @@
 //! the JIT's time on two kernels of the corpus: the seed's N-body step
 //! (N = 4096, one thread) and a 2-D Jacobi sweep (1024 × 1024).
 //!
-//! `cargo run --release --example pass_stats`
+//! `cargo run --release -p weft-devtools --example pass_stats`
 //! (`WEFT_CONFORMANCE_DIR` overrides the corpus location; `--no-bench`
 //! skips the timings; `WEFT_STATS_DUMP=<dir>` writes the IR and Cranelift
 //! IR of every case under `<dir>/<configuration>/`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use weft::ir::layout::{arg_layout, ArrayDesc};
+use weft::ir::Module;
 use weft_backend_cpu::{compile, emit_text, Options};
-use weft_ir::layout::{arg_layout, ArrayDesc};
-use weft_ir::Module;
 use weft_passes::{inst_count, run_pipeline, OptLevel, PipelineOptions, VerifyMode};
 
 fn corpus_dir() -> PathBuf {
     match std::env::var_os("WEFT_CONFORMANCE_DIR") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
     }
 }
 
@@ -187,7 +187,7 @@ fn main() {
             ir += inst_count(&m);
             // HLSL needs every call inlined (not so at O0).
             let kernels: Vec<String> = m.kernels().map(|(_, f)| f.name.clone()).collect();
-            let info = weft_ir::ModuleInfo::of(&m);
+            let info = weft::ir::ModuleInfo::of(&m);
             for k in kernels {
                 let o = weft_backend_hlsl::Options::default();
                 if let Ok(a) = weft_backend_hlsl::compile_kernel(&m, &info, &k, &o) {
@@ -201,7 +201,7 @@ fn main() {
             in_loops += loop_insts(&m);
             match emit_text(
                 &m,
-                &weft_ir::verify::verify_module(&m).expect("verifies"),
+                &weft::ir::verify::verify_module(&m).expect("verifies"),
                 &Options::default(),
             ) {
                 Ok(t) => {
@@ -210,7 +210,7 @@ fn main() {
                         let d = dir.join(c.name.replace(' ', "_"));
                         let _ = std::fs::create_dir_all(&d);
                         let _ = std::fs::write(d.join(format!("{name}.clif")), &t);
-                        let ir = weft_ir::text::print_module(&m);
+                        let ir = weft::ir::text::print_module(&m);
                         let _ = std::fs::write(d.join(format!("{name}.ir")), ir);
                     }
                 }
@@ -250,7 +250,7 @@ fn main() {
                 let t0 = thread_cpu_time().unwrap_or(0.0);
                 if compile(
                     &m,
-                    &weft_ir::verify::verify_module(&m).expect("verifies"),
+                    &weft::ir::verify::verify_module(&m).expect("verifies"),
                     &Options::default(),
                 )
                 .is_ok()
@@ -308,7 +308,7 @@ fn main() {
 
 /// CPU seconds of the reference interpreter running N-body with N = 128.
 fn interp_nbody(m: &Module) -> Option<f64> {
-    use weft_ir::interp::{run_kernel, ArgValue, InterpOptions};
+    use weft::ir::interp::{run_kernel, ArgValue, InterpOptions};
     let n = 128usize;
     let bytes = |v: Vec<f32>| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
     let pos = bytes((0..3 * n).map(|i| (i as f32 * 0.37).sin()).collect());
@@ -343,12 +343,12 @@ fn interp_nbody(m: &Module) -> Option<f64> {
 
 /// Instructions nested in at least one loop.
 fn loop_insts(m: &Module) -> usize {
-    fn go(f: &weft_ir::Function, r: weft_ir::Region, depth: usize, n: &mut usize) {
+    fn go(f: &weft::ir::Function, r: weft::ir::Region, depth: usize, n: &mut usize) {
         for &i in &f.regions[r].insts {
             if depth > 0 {
                 *n += 1;
             }
-            let d = depth + matches!(f.insts[i].kind, weft_ir::InstKind::Loop { .. }) as usize;
+            let d = depth + matches!(f.insts[i].kind, weft::ir::InstKind::Loop { .. }) as usize;
             for sub in f.insts[i].kind.regions() {
                 go(f, sub, d, n);
             }
@@ -400,7 +400,7 @@ impl Bench {
     fn new(m: Module, kernel: &'static str) -> Option<Bench> {
         let art = compile(
             &m,
-            &weft_ir::verify::verify_module(&m).expect("verifies"),
+            &weft::ir::verify::verify_module(&m).expect("verifies"),
             &Options::default(),
         )
         .ok()?;

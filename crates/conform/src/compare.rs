@@ -14,8 +14,9 @@
 //! prints the result; [`Comparison::artifacts`] gathers the texts for the
 //! HTML page of [`crate::report`].
 
-use crate::conform::{self, data, Case, DiffStats, RunTimes};
+use crate as conform;
 use crate::Error;
+use crate::{data, Case, DiffStats, RunTimes};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use weft::{Compiler, Device, Module};
@@ -442,7 +443,7 @@ impl Comparison {
                 None => Ok(hlsl),
             },
             clif: self.module.clif_text().map_err(err),
-            glslang: weft_backend_hlsl::find_glslang().is_some(),
+            glslang: weft::tools::find_glslang().is_some(),
         }
     }
 }

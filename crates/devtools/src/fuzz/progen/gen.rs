@@ -6,7 +6,7 @@ use super::rng::Rng;
 use super::types::{StructDef, Ty, FLOATS, INTS};
 use super::values::Values;
 use super::{Config, ProgArg, Program};
-use weft_ir::Scalar;
+use weft::ir::Scalar;
 
 /// What a kernel does with an array.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -1,6 +1,6 @@
 //! The generator's types: Warp's value types as the source spells them.
 
-use weft_ir::Scalar;
+use weft::ir::Scalar;
 
 /// A value type of a generated program.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

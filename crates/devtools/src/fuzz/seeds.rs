@@ -23,7 +23,7 @@ pub fn seeds(target: &str, corpus: &Path) -> Vec<(String, Vec<u8>)> {
             let mut out = Vec::new();
             for (n, s) in sources() {
                 if let Ok(raw) = weft_frontend::compile("kernel.py", &s) {
-                    out.push((format!("{n}.raw"), weft_ir::text::print_module(&raw)));
+                    out.push((format!("{n}.raw"), weft::ir::text::print_module(&raw)));
                 }
                 if let Ok(m) = Compiler::new().compile("kernel.py", &s) {
                     out.push((format!("{n}.o2"), m.ir_text()));
@@ -61,7 +61,7 @@ pub fn write_seeds(corpus: &Path, out: &Path) -> std::io::Result<Vec<(&'static s
 fn case_dirs(corpus: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for sub in ["cases", "grad/cases"] {
-        if let Ok(found) = crate::conform::find_cases(&corpus.join(sub)) {
+        if let Ok(found) = weft_conform::find_cases(&corpus.join(sub)) {
             out.extend(found);
         }
     }
@@ -86,7 +86,7 @@ fn case_name(dir: &Path) -> String {
 /// A case as one `case_loader` input: case.json, kernel.py, then for each
 /// buffer its npy and its expected npy (or the input again).
 fn case_input(dir: &Path) -> Option<Vec<u8>> {
-    let case = crate::conform::Case::load(dir).ok()?;
+    let case = weft_conform::Case::load(dir).ok()?;
     let mut parts = vec![
         std::fs::read(dir.join("case.json")).ok()?,
         std::fs::read(dir.join("kernel.py")).ok()?,
@@ -104,7 +104,8 @@ fn case_input(dir: &Path) -> Option<Vec<u8>> {
 /// The IR file tests of the repository (`tests/filetests`, the passes'
 /// `crates/passes/tests/filetests`).
 fn ir_file_tests() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The repository root: this crate is `crates/devtools`.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut out = Vec::new();
     let mut stack = vec![
         root.join("tests/filetests"),
@@ -136,11 +137,11 @@ fn ir_file_tests() -> Vec<(String, String)> {
 /// source's optimized IR, and of a SPIR-V header.
 fn cache_entries(sources: Vec<(String, String)>) -> Vec<(String, Vec<u8>)> {
     let dir = std::env::temp_dir().join(format!("weft-fuzz-seeds-{}", std::process::id()));
-    let Ok(cache) = weft_cache::Cache::open(&dir) else {
+    let Ok(cache) = weft::cache::Cache::open(&dir) else {
         return Vec::new();
     };
     let entry = |name: &str, payload: &[u8]| {
-        let k = weft_cache::CacheKey::of_kind("seed", &[name.as_bytes()]);
+        let k = weft::cache::CacheKey::of_kind("seed", &[name.as_bytes()]);
         cache.put(&k, payload).ok()?;
         std::fs::read(cache.entry_path(&k)).ok()
     };

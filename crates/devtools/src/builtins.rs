@@ -14,11 +14,11 @@
 //! it and fails when the committed file differs, so the table cannot go
 //! stale.
 
-use crate::conform::one_line;
 use rayon::prelude::*;
 use serde_json::Value as Json;
 use std::fmt::Write as _;
 use weft::{Compiler, Device};
+use weft_conform::one_line;
 
 /// The backends of the table, in column order.
 pub const BACKENDS: [&str; 5] = ["interp", "cpu", "llvm-cpu", "cuda", "vulkan"];

@@ -9,7 +9,7 @@
 
 use super::gen::{Arr, Gen, Role, Scope};
 use super::types::{Ty, FLOATS, INTS};
-use weft_ir::Scalar;
+use weft::ir::Scalar;
 
 /// A generated expression.
 #[derive(Clone, Debug)]

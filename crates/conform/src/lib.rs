@@ -1,4 +1,14 @@
-//! The conformance runner: loads a case of the corpus format (`kernel.py`,
+//! # weft-conform — the conformance corpus and its runners
+//!
+//! The corpus format (`kernel.py`, `case.json`, npy inputs and Warp's
+//! `expected_<name>.npy`) and what runs it on the `weft` library: `weft run`
+//! and `weft conform` ([`run_case`], [`run_dir`]), `weft compare`
+//! ([`compare`], every backend against the interpreter, and its HTML page,
+//! [`report`]) and `weft gradcheck` ([`gradcheck`], adjoint gradients
+//! against finite differences). It is a library: it returns what it found
+//! and the command line (`weft-cli`) prints it.
+//!
+//! The runner loads a case of the corpus format (`kernel.py`,
 //! `case.json`, npy inputs), runs it on a device, and compares the checked
 //! arrays with Warp's `expected_<name>.npy` by the corpus rule:
 //!
@@ -17,22 +27,26 @@
 //! npy files are the same in either layout.
 
 pub mod case;
+pub mod compare;
 pub mod data;
+mod error;
+pub mod gradcheck;
 pub mod npy;
+pub mod report;
 
 pub use case::{ArgSpec, BufferSpec, Case, CaseError, LaunchSpec};
+pub use error::Error;
 
-use crate::Error;
 use npy::Npy;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use weft::ir::layout::Leaf;
+use weft::ir::{Scalar, StructTable, Type};
 use weft::{Arg, Array, Compiler, Device, Value};
-use weft_ir::layout::Leaf;
-use weft_ir::{Scalar, StructTable, Type};
 
 /// A type's name in messages (`vec3<f32>`, a struct's name, ...).
 pub fn type_label(ty: Type, structs: &StructTable) -> String {
-    weft_runtime::dtype::type_name(ty, structs)
+    weft::type_name(ty, structs)
 }
 
 fn case_err(path: &Path, msg: impl Into<String>) -> Error {
@@ -360,8 +374,8 @@ fn decode(s: Scalar, b: &[u8]) -> Num {
     let u = u64::from_le_bytes(w);
     let n = s.bits();
     match s {
-        Scalar::F16 => Num::Float(weft_ir::f16::f16_to_f64(u as u16)),
-        Scalar::BF16 => Num::Float(weft_ir::f16::bf16_to_f32(u as u16) as f64),
+        Scalar::F16 => Num::Float(weft::ir::f16::f16_to_f64(u as u16)),
+        Scalar::BF16 => Num::Float(weft::ir::f16::bf16_to_f32(u as u16) as f64),
         Scalar::F32 => Num::Float(f32::from_bits(u as u32) as f64),
         Scalar::F64 => Num::Float(f64::from_bits(u)),
         Scalar::Bool => Num::Int((u & 0xff) as i128),
@@ -719,7 +733,7 @@ pub fn one_line(e: &Error) -> String {
 }
 
 /// The message of a caught panic.
-pub(crate) fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+pub fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())

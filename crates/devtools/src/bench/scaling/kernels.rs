@@ -1,10 +1,6 @@
 //! The kernels of `weft bench --workload compile-scaling` (issue 18):
 //! Warp source text generated at a given size, so that compile time can be
 //! measured as a function of kernel size and of kernels per module.
-//!
-//! This file is compiled into `weft-cli` as `weft_cli::bench::scaling`
-//! (`#[path]` from `src/bench/`); it is kept under `benches/` beside the
-//! other benchmark sources.
 
 use std::fmt::Write;
 

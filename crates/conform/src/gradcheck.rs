@@ -19,12 +19,13 @@
 //! `grad_kind` says a Warp rule makes them differ from the derivative are
 //! reported and not compared.
 
-use crate::conform::{self, ArgSpec, Case};
+use crate as conform;
 use crate::Error;
+use crate::{ArgSpec, Case};
 use std::path::Path;
 use std::sync::Arc;
+use weft::ir::{ElemType, Scalar, StructTable};
 use weft::{Array, Compiler, Device, Dtype};
-use weft_ir::{ElemType, Scalar, StructTable};
 
 /// The relative accuracy a float64 (float32) central difference is trusted
 /// to (the corpus's own finite-difference check uses the same thresholds).
@@ -84,7 +85,7 @@ impl Report {
 
 /// The array parameters each kernel of `m` writes (stores or atomics), by
 /// parameter name.
-fn written(m: &weft_ir::Module, kernel: &str) -> Vec<String> {
+fn written(m: &weft::ir::Module, kernel: &str) -> Vec<String> {
     let Some(f) = m.kernels().find(|(_, f)| f.name == kernel).map(|(_, f)| f) else {
         return Vec::new();
     };
@@ -149,7 +150,7 @@ fn floats(a: &Array) -> Vec<f64> {
             match l.scalar {
                 Scalar::F32 => out.push(f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64),
                 Scalar::F64 => out.push(f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
-                Scalar::F16 => out.push(weft_ir::f16::f16_to_f64(u16::from_le_bytes(
+                Scalar::F16 => out.push(weft::ir::f16::f16_to_f64(u16::from_le_bytes(
                     b.try_into().unwrap_or([0; 2]),
                 ))),
                 _ => {}
@@ -168,7 +169,7 @@ fn with_float(a: &Array, k: usize, v: f64) -> Result<Array, Error> {
     match l.scalar {
         Scalar::F32 => b.copy_from_slice(&(v as f32).to_le_bytes()),
         Scalar::F64 => b.copy_from_slice(&v.to_le_bytes()),
-        _ => b.copy_from_slice(&weft_ir::f16::f64_to_f16(v).to_le_bytes()),
+        _ => b.copy_from_slice(&weft::ir::f16::f64_to_f16(v).to_le_bytes()),
     }
     Ok(Array::from_bytes(a.dtype().clone(), &bytes, a.shape())?)
 }

@@ -25,11 +25,11 @@
 //!   (a hit is IR that verifies, anything else is rebuilt) and the SPIR-V
 //!   payload decoder.
 
-use crate::conform::{self, data, npy::Npy, Case};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use weft_ir::verify::verify_module;
-use weft_ir::{ArrayLayout, Module, OptLevel, StructTable};
+use weft::ir::verify::verify_module;
+use weft::ir::{ArrayLayout, Module, OptLevel, StructTable};
+use weft_conform::{self as conform, data, npy::Npy, Case};
 use weft_passes::{LayoutOptions, Pass, PassError, PipelineOptions, VerifyMode};
 
 /// A fuzz target: its name (the file `fuzz/fuzz_targets/<name>.rs`) and
@@ -149,19 +149,19 @@ pub fn ir_text(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(m) = weft_ir::text::parse_module(text) else {
+    let Ok(m) = weft::ir::text::parse_module(text) else {
         return;
     };
-    let _ = weft_ir::ModuleInfo::of(&m);
+    let _ = weft::ir::ModuleInfo::of(&m);
     let verified = verify_module(&m).is_ok();
     // Text that parses is not broken in the ways that print with
     // placeholders, so it must print back to text that reads the same.
-    if let Err(e) = weft_ir::text::check_roundtrip(&m) {
+    if let Err(e) = weft::ir::text::check_roundtrip(&m) {
         panic!("parsed IR does not round-trip: {e}");
     }
     if verified {
-        let printed = weft_ir::text::print_module(&m);
-        let back = weft_ir::text::parse_module(&printed).expect("round-tripped text parses");
+        let printed = weft::ir::text::print_module(&m);
+        let back = weft::ir::text::parse_module(&printed).expect("round-tripped text parses");
         if let Err(e) = verify_module(&back) {
             panic!("verified IR fails to verify after print → parse: {e}");
         }
@@ -173,7 +173,7 @@ pub fn ir_passes(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(m) = weft_ir::text::parse_module(text) else {
+    let Ok(m) = weft::ir::text::parse_module(text) else {
         return;
     };
     if verify_module(&m).is_err() {
@@ -412,7 +412,7 @@ fn scratch_cache() -> PathBuf {
 
 /// Bytes as a compile-cache entry, and as an entry's payload.
 pub fn cache_entry(data: &[u8]) {
-    if let Ok(payload) = weft_cache::decode_entry(data) {
+    if let Ok(payload) = weft::cache::decode_entry(data) {
         assert!(
             data.ends_with(payload),
             "the decoded payload is not the entry's tail"
@@ -426,24 +426,24 @@ pub fn cache_entry(data: &[u8]) {
         );
     }
     let dir = &scratch_cache();
-    let Ok(cache) = weft_cache::Cache::open(dir) else {
+    let Ok(cache) = weft::cache::Cache::open(dir) else {
         return;
     };
     let compiler = weft::Compiler::new().with_cache(weft::CacheLocation::Dir(dir.to_path_buf()));
-    let key = weft_cache::CacheKey::of_kind("ir", &[b"fuzz"]);
+    let key = weft::cache::CacheKey::of_kind("ir", &[b"fuzz"]);
     let path = cache.entry_path(&key);
     // The raw bytes as an entry file: a lookup is a hit of exactly the
     // decoded payload, or a miss that removed the file.
     if std::fs::write(&path, data).is_ok() {
         match cache.lookup(&key) {
-            weft_cache::Lookup::Hit(p) => {
+            weft::cache::Lookup::Hit(p) => {
                 assert_eq!(
                     Ok(p.as_slice()),
-                    weft_cache::decode_entry(data).map_err(drop)
+                    weft::cache::decode_entry(data).map_err(drop)
                 )
             }
-            weft_cache::Lookup::Corrupt(_) => assert!(!path.exists(), "a corrupt entry stayed"),
-            weft_cache::Lookup::Miss => {}
+            weft::cache::Lookup::Corrupt(_) => assert!(!path.exists(), "a corrupt entry stayed"),
+            weft::cache::Lookup::Miss => {}
         }
     }
     // The bytes as the IR entry of a source, raw and as a whole entry's
@@ -453,7 +453,7 @@ pub fn cache_entry(data: &[u8]) {
     for whole in [false, true] {
         let written = if whole {
             // A whole entry holding `data`, moved to the source's name.
-            let k = weft_cache::CacheKey::of_kind("ir", &[b"fuzz-payload"]);
+            let k = weft::cache::CacheKey::of_kind("ir", &[b"fuzz-payload"]);
             cache.put(&k, data).is_ok() && std::fs::rename(cache.entry_path(&k), &ir_path).is_ok()
         } else {
             std::fs::write(&ir_path, data).is_ok()

@@ -25,7 +25,7 @@ use crate::Error;
 use std::fmt;
 use weft::{Arg, Array, Compiler, Device, DeviceArg, DeviceArray, Kernel};
 
-const NBODY: &str = include_str!("../examples/nbody.py");
+const NBODY: &str = include_str!("../../../examples/nbody.py");
 const SAXPY: &str = r#"import warp as wp
 
 @wp.kernel

@@ -1,13 +1,13 @@
 //! Conversions between the corpus' data formats and runtime values: Warp
 //! dtype names, JSON scalar arguments, and npy files ↔ arrays (npy items
 //! are packed; runtime memory is C-aligned, so struct elements are repacked
-//! leaf by leaf using [`weft_ir::layout`]).
+//! leaf by leaf using [`weft::ir::layout`]).
 
 use super::npy::{Npy, NpyDtype, NpyField};
 use std::sync::Arc;
-use weft_ir::layout::{self, Leaf};
-use weft_ir::{ElemType, Scalar, StructTable, Type};
-use weft_runtime::{Array, Dtype};
+use weft::ir::layout::{self, Leaf};
+use weft::ir::{ElemType, Scalar, StructTable, Type};
+use weft::{Array, Dtype};
 
 /// The element type named `name` as Warp spells it (`float32`, `vec3`,
 /// `vec3d`, `mat33`, `quat`, `transform`, `spatial_vector`, ...) or a struct
@@ -192,7 +192,7 @@ fn encode(
     buf: &mut [u8],
     off: usize,
 ) -> Result<(), String> {
-    let name = || crate::conform::type_label(ty, structs);
+    let name = || crate::type_label(ty, structs);
     match ty {
         Type::Scalar(s) => {
             let b = scalar_bytes(json, s)?;
@@ -255,8 +255,8 @@ fn scalar_bytes(json: &serde_json::Value, s: Scalar) -> Result<Vec<u8>, String> 
     if s.is_float() {
         let v = num.as_f64().ok_or_else(bad)?;
         return Ok(match s {
-            Scalar::F16 => weft_ir::f16::f64_to_f16(v).to_le_bytes().to_vec(),
-            Scalar::BF16 => weft_ir::f16::f64_to_bf16(v).to_le_bytes().to_vec(),
+            Scalar::F16 => weft::ir::f16::f64_to_f16(v).to_le_bytes().to_vec(),
+            Scalar::BF16 => weft::ir::f16::f64_to_bf16(v).to_le_bytes().to_vec(),
             Scalar::F32 => (v as f32).to_le_bytes().to_vec(),
             _ => v.to_le_bytes().to_vec(),
         });
@@ -281,7 +281,7 @@ fn scalar_bytes(json: &serde_json::Value, s: Scalar) -> Result<Vec<u8>, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use weft_ir::{Field, StructDef};
+    use weft::ir::{Field, StructDef};
 
     #[test]
     fn warp_names() {

@@ -15,11 +15,11 @@
 //! panic, a mismatch, or a program the frontend rejects is a divergence.
 
 use super::progen::{self, Config, Program};
-use crate::conform::{self, npy::Npy, CaseRun};
 use crate::Error;
 use std::path::PathBuf;
 use std::sync::Arc;
 use weft::{CompileOptions, Compiler, Device, LayoutOptions, OptLevel};
+use weft_conform::{self as conform, npy::Npy, CaseRun};
 
 /// Options of a run.
 #[derive(Clone, Debug)]
@@ -135,7 +135,7 @@ pub fn run(
 }
 
 /// The module's structs and the reference's checked arrays, by name.
-type Reference = (Arc<weft_ir::StructTable>, Vec<(String, Npy)>);
+type Reference = (Arc<weft::ir::StructTable>, Vec<(String, Npy)>);
 
 /// What one program did.
 struct Checked {

@@ -4,7 +4,7 @@
 //! infinities, NaN).
 
 use super::rng::Rng;
-use weft_ir::Scalar;
+use weft::ir::Scalar;
 
 /// How values are drawn.
 #[derive(Clone, Debug)]
@@ -111,7 +111,7 @@ impl Values {
 /// `v` rounded to float type `s`.
 pub fn round_to(s: Scalar, v: f64) -> f64 {
     match s {
-        Scalar::F16 => weft_ir::f16::f16_to_f64(weft_ir::f16::f64_to_f16(v)),
+        Scalar::F16 => weft::ir::f16::f16_to_f64(weft::ir::f16::f64_to_f16(v)),
         Scalar::F32 => v as f32 as f64,
         _ => v,
     }
@@ -120,7 +120,7 @@ pub fn round_to(s: Scalar, v: f64) -> f64 {
 /// The little-endian bytes of `v` as float type `s`.
 pub fn float_bytes(s: Scalar, v: f64) -> Vec<u8> {
     match s {
-        Scalar::F16 => weft_ir::f16::f64_to_f16(v).to_le_bytes().to_vec(),
+        Scalar::F16 => weft::ir::f16::f64_to_f16(v).to_le_bytes().to_vec(),
         Scalar::F32 => (v as f32).to_le_bytes().to_vec(),
         _ => v.to_le_bytes().to_vec(),
     }

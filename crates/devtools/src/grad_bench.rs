@@ -13,7 +13,7 @@ use crate::Error;
 use std::time::{Duration, Instant};
 use weft::{Arg, Array, Compiler, Device};
 
-const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
+const NBODY_SOURCE: &str = include_str!("../../../examples/nbody.py");
 
 /// One workload on one backend.
 #[derive(Clone, Debug, Default)]
