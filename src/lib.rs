@@ -1,14 +1,16 @@
-//! # weft-cli — the `weft` tool's own modules
+//! # weft-cli — the `weft` command line
 //!
-//! What the `weft` command line runs on top of the library (`weft`) and
-//! the tool crates (`weft-conform`: the corpus and its runners;
-//! `weft-devtools`: fuzzing, benches, the builtin survey): none of it is
-//! part of the library's API.
+//! A thin layer over the library (`weft`) and the tool crates: the
+//! conformance corpus and its runners (`weft-conform`) and the developers'
+//! tools (`weft-devtools`: fuzzing, benches, the builtin survey).
 //!
-//! * [`debug`]: `weft debug`'s command loop over the library's debugger;
-//! * [`dap`]: the same debugger over the Debug Adapter Protocol;
-//! * [`line_editor`]: line editing and history of `weft debug`.
+//! * [`cmd`]: one module a subcommand, each with its own arguments; the
+//!   binary `weft` is [`cmd::main`];
+//! * [`debug`], [`line_editor`] and [`dap`]: `weft debug`'s command loop
+//!   over the library's debugger, its line editing, and the same debugger
+//!   over the Debug Adapter Protocol (`weft dap`).
 
+pub mod cmd;
 pub mod dap;
 pub mod debug;
 pub mod line_editor;
