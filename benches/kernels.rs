@@ -27,7 +27,7 @@ use criterion::{criterion_group, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use weft::{Arg, Array, Compiler, Device, Kernel};
-use weft_cli::reference::{bodies, nbody_step, saxpy as saxpy_rayon, V3};
+use weft_devtools::reference::{bodies, nbody_step, saxpy as saxpy_rayon, V3};
 
 const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
 
@@ -198,7 +198,7 @@ fn bench_compile(c: &mut Criterion) {
 }
 
 /// The transcendental and atomic-sum kernels of `weft bench`.
-const MORE_SOURCE: &str = weft_cli::bench::SOURCE;
+const MORE_SOURCE: &str = weft_devtools::bench::SOURCE;
 
 /// The transcendental-heavy elementwise kernel and the atomic sum (2^22
 /// each), and the launch overhead (saxpy over dim = 1), on the CPU.
@@ -247,7 +247,7 @@ fn bench_more(c: &mut Criterion) {
 /// clock is missing). Unlike wall time it does not count the time other
 /// processes hold the core.
 fn cpu_ns() -> Option<u64> {
-    weft_cli::bench::scaling::cpu_ns(true)
+    weft_devtools::bench::scaling::cpu_ns(true)
 }
 
 /// Fastest wall and CPU time of one side of a pair.

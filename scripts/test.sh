@@ -36,7 +36,7 @@ cargo fmt --all -- --check
 echo "== the host's LLVM pipeline (scripts/llvm-host-pipeline.sh --check)"
 scripts/llvm-host-pipeline.sh --check
 echo "== cargo clippy (default features)"
-cargo clippy -p weft -p weft-cli -p weft-runtime --all-targets -- -D warnings
+cargo clippy -p weft -p weft-cli -p weft-conform -p weft-devtools -p weft-runtime --all-targets -- -D warnings
 echo "== cargo clippy (all features)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 echo "== cargo test (default features: no LLVM)"
@@ -44,6 +44,8 @@ echo "== cargo test (default features: no LLVM)"
 # registry, the CLI's errors for devices it lacks, the file tests.
 cargo test -p weft -p weft-runtime --lib
 cargo test -p weft-cli --lib --bins --test api --test cli --test features --test filetests
+# The tool crates' unit tests (the corpus format, the fuzz generator, ...).
+cargo test -p weft-conform -p weft-devtools --lib
 echo "== cargo test (all features)"
 cargo test --workspace --all-features
 # `weft conform DIR --backend B ARGS...` through the CLI (the all-features

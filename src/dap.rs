@@ -13,12 +13,12 @@
 //! `evaluate`, `disconnect`. The one DAP thread is the stepped kernel
 //! thread (id `tid + 1`, as DAP ids start at 1).
 
-use crate::conform::Case;
 use crate::Error;
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, Write};
 use weft::debug::{Breakpoint, DebugValue, Debugger, Stop};
 use weft::ArrayLayout;
+use weft_conform::Case;
 
 /// Reads one message (`Content-Length` framed); `None` at the end.
 fn read_message(input: &mut impl BufRead) -> std::io::Result<Option<Json>> {

@@ -11,12 +11,12 @@
 //! Each command is echoed after the prompt so a scripted transcript reads
 //! like an interactive one.
 
-use crate::conform::{data, read_npy, ArgSpec, Case};
 use crate::Error;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 use weft::debug::{Breakpoint, Debugger, Stop};
 use weft::{Arg, Array, ArrayLayout, Value};
+use weft_conform::{data, read_npy, ArgSpec, Case};
 
 /// The inputs of a case's first launch, freshly loaded.
 struct Inputs {
@@ -27,7 +27,7 @@ struct Inputs {
 fn load_inputs(case: &Case, module: &weft::Module) -> Result<Inputs, Error> {
     let structs = Arc::new(module.ir().structs.clone());
     let bad = |what: String| {
-        Error::Case(crate::conform::CaseError::Format {
+        Error::Case(weft_conform::CaseError::Format {
             path: case.dir.join("case.json"),
             msg: what,
         })
@@ -70,7 +70,7 @@ pub fn with_case_args<R>(
     f: impl FnOnce(&str, &[usize], &[Arg<'_>]) -> R,
 ) -> Result<R, Error> {
     let Some(l) = case.launches.first() else {
-        return Err(Error::Case(crate::conform::CaseError::Format {
+        return Err(Error::Case(weft_conform::CaseError::Format {
             path: case.dir.join("case.json"),
             msg: "the case has no launch".into(),
         }));

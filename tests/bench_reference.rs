@@ -1,12 +1,12 @@
 //! The hand-written scalar references of `weft bench`
-//! (`weft_cli::reference`) compute what Weft's CPU backend computes: the
+//! (`weft_devtools::reference`) compute what Weft's CPU backend computes: the
 //! same bits for saxpy, N-body and the particle update, the atomic sum
 //! within rounding (it adds in another order). Their SIMD versions are
 //! checked against them in `reference::simd`'s unit tests.
 
 use weft::{Arg, Array, Compiler, Device};
-use weft_cli::bench::{PARTICLES_SOURCE, SOURCE};
-use weft_cli::reference::{self, V3};
+use weft_devtools::bench::{PARTICLES_SOURCE, SOURCE};
+use weft_devtools::reference::{self, V3};
 
 const NBODY_SOURCE: &str = include_str!("../examples/nbody.py");
 

@@ -5,7 +5,7 @@
 //! check `scripts/builtins.sh` (`weft builtins --check`, every backend).
 
 use std::path::Path;
-use weft_cli::builtins::Registry;
+use weft_devtools::builtins::Registry;
 
 #[test]
 fn builtins_md_has_a_row_per_registry_builtin() {

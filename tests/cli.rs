@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use weft::Array;
-use weft_cli::conform::{data, npy::Npy};
+use weft_conform::{data, npy::Npy};
 
 const KERNEL: &str = r#"import warp as wp
 

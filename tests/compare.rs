@@ -10,8 +10,8 @@
 mod common;
 
 use weft::Compiler;
-use weft_cli::compare::{backends, compare_case, open_backends, Status};
-use weft_cli::conform;
+use weft_conform as conform;
+use weft_conform::compare::{backends, compare_case, open_backends, Status};
 
 #[test]
 fn every_case_agrees_on_every_available_backend() {

@@ -5,7 +5,7 @@
 //! and the workload's quick mode reports what it measured.
 
 use weft::{Arg, Array, Compiler, Device};
-use weft_cli::bench::scaling::{self, kernels};
+use weft_devtools::bench::scaling::{self, kernels};
 
 /// The devices compared with the interpreter.
 fn devices() -> Vec<Device> {

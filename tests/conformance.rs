@@ -10,7 +10,7 @@
 mod common;
 
 use weft::{Compiler, Device};
-use weft_cli::conform;
+use weft_conform as conform;
 
 /// Weft's own cases, beside the workspace root.
 fn own_cases() -> std::path::PathBuf {

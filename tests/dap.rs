@@ -127,7 +127,7 @@ fn parts(v: &DebugValue) -> Vec<(String, String)> {
 /// (`None` after a counted SKIP when the corpus is missing).
 fn nbody_oracle(tid: usize) -> Option<(std::path::PathBuf, Vec<Stop>)> {
     let dir = weft_testkit::corpus::case("seed_nbody_step")?;
-    let case = weft_cli::conform::Case::load(&dir).expect("loads");
+    let case = weft_conform::Case::load(&dir).expect("loads");
     let kpath = dir.join("kernel.py");
     let src = std::fs::read_to_string(&kpath).expect("kernel.py");
     let m = Debugger::compile(&kpath.display().to_string(), &src).expect("compiles");

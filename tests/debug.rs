@@ -215,12 +215,12 @@ fn every_case_runs_in_the_debug_build() {
     let Some(root) = weft_testkit::corpus::find() else {
         return;
     };
-    let cases = weft_cli::conform::find_cases(&root)
+    let cases = weft_conform::find_cases(&root)
         .unwrap_or_else(|e| panic!("the corpus at {}: {e}", root.display()));
     assert!(!cases.is_empty(), "no case under {}", root.display());
     let mut failures = Vec::new();
     for path in &cases {
-        let case = weft_cli::conform::Case::load(path).expect("case loads");
+        let case = weft_conform::Case::load(path).expect("case loads");
         let mut out = Vec::new();
         let script = "step\nlocals\ncontinue\n";
         if let Err(e) = weft_cli::debug::run_session(&case, &[0], script.as_bytes(), &mut out) {
@@ -250,7 +250,7 @@ fn the_issue_transcript_stops_at_the_right_lines() {
     let Some(dir) = weft_testkit::corpus::case("seed_nbody_step") else {
         return;
     };
-    let case = weft_cli::conform::Case::load(&dir).expect("loads the case");
+    let case = weft_conform::Case::load(&dir).expect("loads the case");
     let src = std::fs::read_to_string(dir.join("kernel.py")).expect("kernel.py");
     let m = Debugger::compile("kernel.py", &src).expect("compiles");
     let run = |oracle: bool| {

@@ -15,8 +15,8 @@
 use std::path::Path;
 use weft::debug::{Breakpoint, DebugValue, Debugger, Stop};
 use weft::ArrayLayout;
-use weft_cli::conform::Case;
 use weft_cli::debug::with_case_args;
+use weft_conform::Case;
 
 #[derive(Default)]
 struct Counts {

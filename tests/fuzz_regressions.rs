@@ -55,7 +55,7 @@ mod common;
 
 use std::path::Path;
 use weft::Compiler;
-use weft_cli::conform;
+use weft_conform as conform;
 
 fn run_on(name: &str) {
     let Some(device) = common::device(name) else {
@@ -97,7 +97,7 @@ fn regressions_vulkan() {
 /// A kernel whose LLVM function makes more than 2 000 calls (2 100 `sin`,
 /// which keep it off the vector tier), so llvm-cpu generates its code with
 /// the fast path, its blocks split every 256 instructions
-/// (`weft_backend_llvm::host::FAST_CODEGEN_CALLS`, `split_block`), and whose
+/// (`weft::backend_llvm::host::FAST_CODEGEN_CALLS`, `split_block`), and whose
 /// loop block holds 100 phis (the loop-carried values) and some 200 other
 /// instructions: fewer than the phis plus 256, the block on which
 /// `split_block` sliced past its end and panicked (issue 27).

@@ -1,13 +1,13 @@
-//! The fuzz targets' bodies (`weft_cli::fuzz::targets`) over their seed
+//! The fuzz targets' bodies (`weft_devtools::fuzz::targets`) over their seed
 //! corpora, made from the conformance corpus and the IR file tests
-//! (`weft_cli::fuzz::seeds`), with stable Rust and no fuzzer: every seed
+//! (`weft_devtools::fuzz::seeds`), with stable Rust and no fuzzer: every seed
 //! is handled as each layer promises (a target panics on a broken
 //! invariant). `scripts/fuzz.sh` runs the same bodies under libFuzzer
 //! from these seeds; this test is its smoke run in `cargo test`.
 
 mod common;
 
-use weft_cli::fuzz::{seeds, targets};
+use weft_devtools::fuzz::{seeds, targets};
 
 fn replay(name: &str) {
     let Some(corpus) = common::corpus() else {
@@ -35,7 +35,7 @@ fn every_target_has_a_fuzz_crate_binary() {
         let file = dir.join(format!("fuzz_targets/{name}.rs"));
         let src = std::fs::read_to_string(&file).expect("the target's file");
         assert!(
-            src.contains(&format!("weft_cli::fuzz::targets::{name}(data)")),
+            src.contains(&format!("weft_devtools::fuzz::targets::{name}(data)")),
             "{} does not run targets::{name}",
             file.display()
         );

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use weft::{CompileOptions, Compiler, Device};
-use weft_cli::conform::{self, Case};
-use weft_cli::gradcheck::{gradcheck, Options, Report};
+use weft_conform::gradcheck::{gradcheck, Options, Report};
+use weft_conform::{self as conform, Case};
 
 fn own_case(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -12,7 +12,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use weft::{Arg, Array, Compiler, Device, Tape};
-use weft_cli::conform::{self, Case};
+use weft_conform::{self as conform, Case};
 
 /// This repository's own gradient cases.
 fn own_cases() -> PathBuf {

@@ -12,7 +12,7 @@ use weft::{
     Arg, Array, ArrayLayout, CompileOptions, Compiler, Device, Dtype, Error, LaunchError,
     LayoutOptions, Module,
 };
-use weft_cli::conform::{self, Case};
+use weft_conform::{self as conform, Case};
 
 fn arr(elem: ElemType, ndim: u8) -> Type {
     Type::Array(ArrayType { elem, ndim })

@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 use weft::ir::Scalar;
 use weft::{Arg, Array, ArrayError, Compiler, Device, DeviceOptions, Dtype, Error, LaunchError};
-use weft_cli::bench::scaling::kernels;
+use weft_devtools::bench::scaling::kernels;
 
 fn full() -> bool {
     std::env::var_os("WEFT_LIMITS_FULL").is_some_and(|v| v == "1")
@@ -229,11 +229,11 @@ fn without_a_limit_the_generated_code_has_no_cancel_check() {
     #[cfg(feature = "llvm")]
     {
         let ir = |cancel_checks| {
-            let o = weft_backend_llvm::host::Options {
+            let o = weft::backend_llvm::host::Options {
                 cancel_checks,
                 ..Default::default()
             };
-            weft_backend_llvm::host::emit_text(m.ir(), &info, &o).unwrap()
+            weft::backend_llvm::host::emit_text(m.ir(), &info, &o).unwrap()
         };
         assert!(!ir(false).contains("weft_cancel_poll"));
         assert!(ir(true).contains("weft_cancel_poll"));

@@ -132,7 +132,7 @@ fn build_emits_ptx_and_llvm_ir() {
 
     let out = weft(&["--emit", "ptx", "--ptxas-info"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if weft_backend_llvm::find_ptxas().is_some() {
+    if weft::backend_llvm::find_ptxas().is_some() {
         assert!(out.status.success(), "{stderr}");
         assert!(stderr.contains("registers"), "{stderr}");
     } else {
@@ -182,7 +182,7 @@ fn conformance_corpus_on_llvm_cpu() {
     };
     let dir = case.parent().unwrap().parent().unwrap();
     let mut failures = Vec::new();
-    let summary = weft_cli::conform::run_dir(
+    let summary = weft_conform::run_dir(
         dir,
         &Device::open("llvm-cpu").unwrap(),
         &Compiler::new(),

@@ -23,7 +23,7 @@ mod common;
 use std::path::Path;
 use weft::{Arg, Array, Compiler, Device, DeviceOptions};
 use weft_abi::precise::{self, Exact};
-use weft_cli::conform::{self, Case};
+use weft_conform::{self as conform, Case};
 use weft_ir::MathFn;
 
 /// `llvm-cpu`'s options here: the vector tier as asked, with its inline
@@ -69,7 +69,7 @@ fn same(a: &Array, b: &Array, case: &Case, name: &str, loose: bool) -> Result<()
     }
     if loose {
         let (rtol, atol) = case.tolerance(name);
-        let want = weft_cli::conform::data::array_to_npy(b);
+        let want = weft_conform::data::array_to_npy(b);
         if let Ok(None) = conform::compare(name, a, &want, rtol, atol) {
             return Ok(());
         }
@@ -460,7 +460,7 @@ def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     y[i] = a * x[i] + y[i]
 "#;
     // Larger than this machine's LLC (and than 32 MiB), with a tail.
-    let n = (weft_backend_llvm::host::stream_min_bytes() as usize / 4).max(1 << 23) + 13;
+    let n = (weft::backend_llvm::host::stream_min_bytes() as usize / 4).max(1 << 23) + 13;
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3 - 0.5).collect();
     let m = Compiler::new().compile("stream.py", SRC).expect("compiles");
     let run = |opts: &DeviceOptions, kernel: &str| -> Vec<u32> {

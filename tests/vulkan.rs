@@ -12,7 +12,7 @@ mod common;
 
 use std::process::Command;
 use weft::{Arg, Array, Compiler, Device, Error};
-use weft_cli::conform::{self, Case};
+use weft_conform::{self as conform, Case};
 
 use common::vulkan;
 

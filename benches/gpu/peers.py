@@ -1,5 +1,5 @@
 """The GPU workloads of scripts/gpu-check.sh in numba-cuda, Triton and CuPy:
-the math of Weft's kernels (src/gpu_bench.rs) and of workloads.cu, at the
+the math of Weft's kernels (crates/devtools/src/gpu_bench.rs) and of workloads.cu, at the
 same sizes, timed the same way (median of host-clock launch-to-idle times,
 and of CUDA events around each launch, after one untimed launch), each
 result checked. One JSON object a line on stdout; a library or workload
@@ -43,7 +43,7 @@ def emit(**kw):
 
 
 def bodies(n):
-    """Weft's bodies (src/gpu_bench.rs): xorshift64 triples in [-1, 1)^3,
+    """Weft's bodies (crates/devtools/src/gpu_bench.rs): xorshift64 triples in [-1, 1)^3,
     those in the unit ball (f32 test) kept in order."""
     s, m64, vals, f = 0x2545F4914F6CDD1D, (1 << 64) - 1, [], np.float32
     pts = np.zeros((0, 3), np.float32)

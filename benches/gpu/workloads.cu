@@ -1,5 +1,5 @@
 // Hand-written CUDA C of the four GPU workloads of scripts/gpu-check.sh,
-// the same math as Weft's kernels (src/gpu_bench.rs, `weft bench-gpu`):
+// the same math as Weft's kernels (crates/devtools/src/gpu_bench.rs, `weft bench-gpu`):
 //   nbody           examples/nbody.py's nbody_step (softened, eps2 = 0.0025,
 //                   dt = 1e-3, grav = 1, 1/sqrt(r2) cubed), N = 100 000
 //   saxpy           y = a*x + y, a = 2, 2^28 floats
@@ -161,7 +161,7 @@ static std::string pow2(int k) { return "2^" + std::to_string(k); }
 
 // ---- workloads
 
-// Weft's bodies (src/gpu_bench.rs): xorshift64 in the unit ball.
+// Weft's bodies (crates/devtools/src/gpu_bench.rs): xorshift64 in the unit ball.
 static void bodies(int n, std::vector<float> &p, std::vector<float> &v,
                    std::vector<float> &m) {
   uint64_t s = 0x2545f4914f6cdd1dULL;

@@ -36,7 +36,7 @@ def ramp(n):
 
 
 def bodies(n):
-    """`weft_cli::reference::bodies`: xorshift positions and velocities in
+    """`weft_devtools::reference::bodies`: xorshift positions and velocities in
     the unit cube, masses 1/N."""
     s = 0x2545F491
     vals = np.empty(6 * n, dtype=np.float32)

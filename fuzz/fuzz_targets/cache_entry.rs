@@ -1,4 +1,4 @@
-//! Fuzz target `cache_entry`: see `weft_cli::fuzz::targets::cache_entry`.
+//! Fuzz target `cache_entry`: see `weft_devtools::fuzz::targets::cache_entry`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_cli::fuzz::targets::cache_entry(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_devtools::fuzz::targets::cache_entry(data));

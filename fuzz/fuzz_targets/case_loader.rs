@@ -1,4 +1,4 @@
-//! Fuzz target `case_loader`: see `weft_cli::fuzz::targets::case_loader`.
+//! Fuzz target `case_loader`: see `weft_devtools::fuzz::targets::case_loader`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_cli::fuzz::targets::case_loader(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_devtools::fuzz::targets::case_loader(data));

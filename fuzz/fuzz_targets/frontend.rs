@@ -1,4 +1,4 @@
-//! Fuzz target `frontend`: see `weft_cli::fuzz::targets::frontend`.
+//! Fuzz target `frontend`: see `weft_devtools::fuzz::targets::frontend`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_cli::fuzz::targets::frontend(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_devtools::fuzz::targets::frontend(data));

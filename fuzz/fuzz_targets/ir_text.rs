@@ -1,4 +1,4 @@
-//! Fuzz target `ir_text`: see `weft_cli::fuzz::targets::ir_text`.
+//! Fuzz target `ir_text`: see `weft_devtools::fuzz::targets::ir_text`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_cli::fuzz::targets::ir_text(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_devtools::fuzz::targets::ir_text(data));

@@ -1,4 +1,4 @@
-//! Fuzz target `pipeline`: see `weft_cli::fuzz::targets::pipeline`.
+//! Fuzz target `pipeline`: see `weft_devtools::fuzz::targets::pipeline`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_cli::fuzz::targets::pipeline(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| weft_devtools::fuzz::targets::pipeline(data));

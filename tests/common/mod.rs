@@ -26,10 +26,10 @@ pub fn corpus_case(name: &str) -> Option<PathBuf> {
 }
 
 /// The particle update of `weft bench`.
-pub const PARTICLES: &str = weft_cli::bench::PARTICLES_SOURCE;
+pub const PARTICLES: &str = weft_devtools::bench::PARTICLES_SOURCE;
 
 /// The particle update of `weft bench`, `x` hinted SoA in the source.
-pub const PARTICLES_SOA_HINT: &str = weft_cli::bench::PARTICLES_SOA_HINT;
+pub const PARTICLES_SOA_HINT: &str = weft_devtools::bench::PARTICLES_SOA_HINT;
 
 /// The device `name`, or `None` after a counted `SKIP` that says why (a
 /// build without its feature, no driver, no device, no glslang).
@@ -65,11 +65,11 @@ pub enum Outcome {
 
 /// Runs conformance case `case` on `device` and checks it.
 pub fn run_checked(
-    case: &weft_cli::conform::Case,
+    case: &weft_conform::Case,
     device: &weft::Device,
     compiler: &weft::Compiler,
 ) -> Outcome {
-    use weft_cli::conform;
+    use weft_conform as conform;
     match conform::run_case(case, device, compiler) {
         Ok(run) => match conform::check_case(case, &run) {
             Ok(ms) if ms.is_empty() => Outcome::Passed,

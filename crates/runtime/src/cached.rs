@@ -66,7 +66,7 @@ pub fn spirv(
 
 /// The SPIR-V words of a cache payload: whole little-endian words, at
 /// least a header's worth, starting with the SPIR-V magic number; `None`
-/// for anything else (never panics; fuzzed by `weft_cli::fuzz`).
+/// for anything else (never panics; fuzzed by `weft_devtools::fuzz`).
 pub fn decode_spirv(b: &[u8]) -> Option<Vec<u32>> {
     const SPIRV_MAGIC: u32 = 0x0723_0203;
     if !b.len().is_multiple_of(4) || b.len() < 20 {

@@ -74,16 +74,42 @@ pub use build_info::{build_info, BuildInfo};
 pub use pipeline::{Diagnostics, PassError};
 pub use tape::Tape;
 pub use weft_backend_hlsl::{Options as HlslOptions, Shader as HlslShader};
+/// The LLVM backend's own crate (feature `llvm`), for the tools and tests
+/// that drive it below the facade (its host JIT's text, `ptxas`).
+#[cfg(feature = "llvm")]
+pub use weft_backend_llvm as backend_llvm;
 #[cfg(feature = "llvm")]
 pub use weft_backend_llvm::{Artifact as PtxArtifact, Kernel as PtxKernel, Options as PtxOptions};
 pub use weft_ir as ir;
 pub use weft_passes::adjoint::AdjointError;
 pub use weft_passes::{LayoutOptions, OptLevel};
+/// A type's name in messages (`vec3<f32>`, a struct's name, ...).
+pub use weft_runtime::dtype::type_name;
 pub use weft_runtime::{
     device_names, devices, Arg, Array, ArrayError, ArrayLayout, ArrayMeta, BackendError,
     CacheLocation, CodeTier, DeviceArg, DeviceArray, DeviceDesc, DeviceEntry, DeviceOptions, Dtype,
     Element, Kernel, KernelSig, LaunchError, RuntimeError, ScalarElem, Value,
 };
+
+/// The on-disk compile cache under [`Compiler::with_cache`] and the
+/// devices: its directory, entries and keys (`weft cache`), and the
+/// backend artifacts it holds.
+pub mod cache {
+    pub use weft_cache::{decode_entry, Cache, CacheError, CacheKey, KindInfo, Lookup};
+    /// PTX through the cache (feature `llvm`).
+    #[cfg(feature = "llvm")]
+    pub use weft_runtime::cached::ptx;
+    /// SPIR-V through the cache.
+    pub use weft_runtime::cached::spirv;
+}
+
+/// The external tools the backends call, as found on this machine
+/// (`glslangValidator`, CUDA's libdevice and `ptxas`).
+pub mod tools {
+    pub use weft_backend_hlsl::find_glslang;
+    #[cfg(feature = "llvm")]
+    pub use weft_backend_llvm::{find_libdevice, find_ptxas, ptxas_info};
+}
 
 /// Any error of the Weft API.
 #[derive(Debug, thiserror::Error)]
