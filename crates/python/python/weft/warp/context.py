@@ -1125,7 +1125,14 @@ def launch(
         return cmd
     if 0 in dims:
         return
-    conv = _convert(kernel, device, kinds, args)
+    _run(kernel, device, k, dims, _convert(kernel, device, kinds, args), adjoint)
+    tape = _Tape_current()
+    if tape is not None and record_tape and not adjoint:
+        tape._record(kernel, device, dims, args, len(inputs))
+
+
+def _run(kernel, device, k, dims, conv, adjoint):
+    """Runs the loaded kernel ``k`` with converted arguments ``conv``."""
     try:
         if adjoint:
             device._native.launch_adjoint(k, dims, conv)
@@ -1133,9 +1140,6 @@ def launch(
             device._native.launch(k, dims, conv)
     except _native.LaunchError as e:
         raise RuntimeError(f"Error launching kernel '{kernel.key}': {e}") from None
-    tape = _Tape_current()
-    if tape is not None and record_tape and not adjoint:
-        tape._record(kernel, device, dims, args, len(inputs))
 
 
 class _ZeroStruct:
@@ -1217,7 +1221,14 @@ class Launch:
     set_params_from_ctypes = set_params
 
     def launch(self, stream=None):
-        launch(self.kernel, self.dims, self.params, device=self.device, adjoint=self.adjoint, record_tape=False)
+        # What `wp.launch` does once its kernel, device and argument count
+        # are known (they were at construction): convert (and so check)
+        # the parameters as they are now, and run.
+        if 0 in self.dims:
+            return
+        k, kinds = self.kernel._load(self.device)
+        conv = _convert(self.kernel, self.device, kinds, self.params)
+        _run(self.kernel, self.device, k, self.dims, conv, self.adjoint)
 
 
 def _not_kernel(k):
