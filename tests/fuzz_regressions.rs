@@ -46,6 +46,12 @@
 //!   vectorizer merged a lane's scalar stores into a vector store and left
 //!   the constant's lane `poison`. The host pipeline is `default<O3>`
 //!   without that pass (`HOST_O3_PASSES` in backend-llvm).
+//! * `fuzz_153072149`: `(o4[t0, t1] - o4[t0, t1]) * wp.quat_inverse(q)`
+//!   right after the thread stored a constant quat into `o4[t0, t1]`, with
+//!   `q` holding an infinity: inf on Vulkan where the others give NaN.
+//!   lavapipe forwarded the store to the load, knew the constant and
+//!   folded `(c - c) * inf` to 0; stored float bits are now or'd with the
+//!   constant buffer's opaque zero.
 //!
 //! And one kernel written for its class, where the generated program that
 //! found it was not kept (issue 27): `split_block_of_many_phis`, a panic

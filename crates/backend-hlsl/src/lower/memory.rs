@@ -166,14 +166,31 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The bits of a float value to store, `bits`, or'd with the constant
+    /// buffer's zero: the same bits, which no compiler can see. lavapipe
+    /// forwards a store to a later load of the same address, and a float
+    /// it then knows to be a constant it folds against IEEE (`(c - c) *
+    /// inf` to 0, in spite of `NoContraction` and
+    /// `SignedZeroInfNanPreserve`; `fuzz_153072149`, and
+    /// [`Self::opaque_zero`]). Integers are stored as they are.
+    fn opaque_bits(&mut self, s: Scalar, bits: String) -> String {
+        if !s.is_float() {
+            return bits;
+        }
+        let z = self.opaque_zero(Scalar::F32);
+        format!("({bits} | asuint({z}))")
+    }
+
     fn store_scalar(&mut self, buf: &str, off: &str, s: Scalar, x: &str) {
         let line = match s.size() {
-            4 => format!("{buf}.Store({off}, asuint({x}));"),
+            4 => {
+                let bits = self.opaque_bits(s, format!("asuint({x})"));
+                format!("{buf}.Store({off}, {bits});")
+            }
             8 if s == Scalar::F64 => {
-                format!(
-                    "{buf}.Store2({off}, {}({x}));",
-                    self.helpers.call("weft_bits64")
-                )
+                let bits = format!("{}({x})", self.helpers.call("weft_bits64"));
+                let bits = self.opaque_bits(s, bits);
+                format!("{buf}.Store2({off}, {bits});")
             }
             8 => format!("{buf}.Store2({off}, {x});"),
             n => {
@@ -183,6 +200,7 @@ impl<'a> Emitter<'a> {
                     Scalar::BF16 => format!("{}({x})", self.helpers.call("weft_bf16_bits")),
                     _ => format!("(uint){x}"),
                 };
+                let bits = self.opaque_bits(s, bits);
                 format!(
                     "{}({buf}, {off}, {bits}, {}u);",
                     self.helpers.call("weft_store_bits"),
@@ -244,13 +262,14 @@ impl<'a> Emitter<'a> {
             self.store_scalar(&buf, &addr, s, &xe);
             return Ok(());
         }
-        if let Some((n, _)) = Self::word_vector(t) {
+        if let Some((n, s)) = Self::word_vector(t) {
             let store = if n == 1 {
                 "Store".to_string()
             } else {
                 format!("Store{n}")
             };
-            self.line(&format!("{buf}.{store}({addr}, asuint({xe}));"));
+            let bits = self.opaque_bits(s, format!("asuint({xe})"));
+            self.line(&format!("{buf}.{store}({addr}, {bits});"));
             return Ok(());
         }
         let addr = self.addr_var(&buf, addr);

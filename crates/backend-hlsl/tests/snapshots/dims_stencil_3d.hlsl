@@ -222,5 +222,5 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     precise float t104 = (acc_10 - t103);
     precise float t105 = (k * t104);
     precise float t106 = (c + t105);
-    out_.Store((uint)i * out_strides.x + (uint)j * out_strides.y + (uint)l * out_strides.z, asuint(t106));
+    out_.Store((uint)i * out_strides.x + (uint)j * out_strides.y + (uint)l * out_strides.z, (asuint(t106) | asuint(weft_zero32_)));
 }

@@ -67,6 +67,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -98,35 +99,35 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float y = asfloat(b.Load((uint)i * b_strides.x));
 #line 9 "kernel.py"
     float t15 = exp(y);
-    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, asuint(t15));
+    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, (asuint(t15) | asuint(weft_zero32_)));
 #line 10 "kernel.py"
     float t17 = log(x);
-    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, asuint(t17));
+    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, (asuint(t17) | asuint(weft_zero32_)));
 #line 11 "kernel.py"
     float t19 = log2(x);
-    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, asuint(t19));
+    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, (asuint(t19) | asuint(weft_zero32_)));
 #line 12 "kernel.py"
     float t21 = log10(x);
-    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, asuint(t21));
+    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, (asuint(t21) | asuint(weft_zero32_)));
 #line 13 "kernel.py"
     float t23 = weft_pow32_fast(x, y);
-    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, asuint(t23));
+    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, (asuint(t23) | asuint(weft_zero32_)));
 #line 14 "kernel.py"
     float t25 = sqrt(x);
-    out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, asuint(t25));
+    out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, (asuint(t25) | asuint(weft_zero32_)));
 #line 15 "kernel.py"
     float t28 = (y * 10.0);
     float t29 = weft_cbrt32(t28);
-    out_.Store((uint)i * out_strides.x + (uint)6 * out_strides.y, asuint(t29));
+    out_.Store((uint)i * out_strides.x + (uint)6 * out_strides.y, (asuint(t29) | asuint(weft_zero32_)));
 #line 16 "kernel.py"
     float t32 = weft_pow32_fast(x, 0.5);
-    out_.Store((uint)i * out_strides.x + (uint)7 * out_strides.y, asuint(t32));
+    out_.Store((uint)i * out_strides.x + (uint)7 * out_strides.y, (asuint(t32) | asuint(weft_zero32_)));
 #line 17 "kernel.py"
     float t34 = (-x);
     float t36 = weft_pow32_fast(t34, 3.0);
-    out_.Store((uint)i * out_strides.x + (uint)8 * out_strides.y, asuint(t36));
+    out_.Store((uint)i * out_strides.x + (uint)8 * out_strides.y, (asuint(t36) | asuint(weft_zero32_)));
 #line 18 "kernel.py"
     float t39 = (t34 * x);
     float t40 = exp(t39);
-    out_.Store((uint)i * out_strides.x + (uint)9 * out_strides.y, asuint(t40));
+    out_.Store((uint)i * out_strides.x + (uint)9 * out_strides.y, (asuint(t40) | asuint(weft_zero32_)));
 }

@@ -81,6 +81,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -118,17 +119,17 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float t24 = weft_fmax32(u, (-1.0));
     float t25 = weft_fmin32(t24, 1.0);
     float t26 = weft_asin32_afn(t25);
-    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, asuint(t26));
+    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, (asuint(t26) | asuint(weft_zero32_)));
 #line 11 "kernel.py"
     float t32 = weft_acos32_afn(t25);
-    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, asuint(t32));
+    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, (asuint(t32) | asuint(weft_zero32_)));
 #line 12 "kernel.py"
     float t34 = atan(x);
-    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, asuint(t34));
+    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, (asuint(t34) | asuint(weft_zero32_)));
 #line 13 "kernel.py"
     float t36 = weft_atan2_32_afn(y, x);
-    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, asuint(t36));
+    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, (asuint(t36) | asuint(weft_zero32_)));
 #line 14 "kernel.py"
     float t38 = weft_atan2_32_afn(x, y);
-    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, asuint(t38));
+    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, (asuint(t38) | asuint(weft_zero32_)));
 }

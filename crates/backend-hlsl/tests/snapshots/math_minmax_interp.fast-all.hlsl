@@ -79,24 +79,24 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float s = asfloat(t.Load((uint)i * t_strides.x));
 #line 10 "kernel.py"
     float t17 = min(x, y);
-    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, asuint(t17));
+    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, (asuint(t17) | asuint(weft_zero32_)));
 #line 11 "kernel.py"
     float t19 = max(x, y);
-    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, asuint(t19));
+    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, (asuint(t19) | asuint(weft_zero32_)));
 #line 12 "kernel.py"
     float t24 = max((-0.5), x);
     float t25 = min(t24, 0.75);
-    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, asuint(t25));
+    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, (asuint(t25) | asuint(weft_zero32_)));
 #line 13 "kernel.py"
     bool t29 = (x < weft_zero32_);
     float t30 = (t29 ? 1.0 : weft_zero32_);
-    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, asuint(t30));
+    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, (asuint(t30) | asuint(weft_zero32_)));
 #line 14 "kernel.py"
     float t33 = (1.0 - s);
     float t34 = (x * t33);
     float t35 = (y * s);
     float t36 = (t34 + t35);
-    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, asuint(t36));
+    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, (asuint(t36) | asuint(weft_zero32_)));
 #line 768 "<prelude>"
     float t56 = (x - (-1.0));
     float t58 = (t56 / 2.0);
@@ -108,7 +108,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float t66 = (3.0 - t65);
     float t67 = (t62 * t66);
 #line 15 "kernel.py"
-    out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, asuint(t67));
+    out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, (asuint(t67) | asuint(weft_zero32_)));
 #line 768 "<prelude>"
     float t69 = (y - weft_zero32_);
     float t71 = (t69 / 2.0);
@@ -120,13 +120,13 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     float t79 = (3.0 - t78);
     float t80 = (t75 * t79);
 #line 16 "kernel.py"
-    out_.Store((uint)i * out_strides.x + (uint)6 * out_strides.y, asuint(t80));
+    out_.Store((uint)i * out_strides.x + (uint)6 * out_strides.y, (asuint(t80) | asuint(weft_zero32_)));
 #line 17 "kernel.py"
     float t48 = min(t19, s);
-    out_.Store((uint)i * out_strides.x + (uint)7 * out_strides.y, asuint(t48));
+    out_.Store((uint)i * out_strides.x + (uint)7 * out_strides.y, (asuint(t48) | asuint(weft_zero32_)));
 #line 18 "kernel.py"
     float t51 = (y + 1.0);
     float t52 = max(y, s);
     float t53 = min(t52, t51);
-    out_.Store((uint)i * out_strides.x + (uint)8 * out_strides.y, asuint(t53));
+    out_.Store((uint)i * out_strides.x + (uint)8 * out_strides.y, (asuint(t53) | asuint(weft_zero32_)));
 }

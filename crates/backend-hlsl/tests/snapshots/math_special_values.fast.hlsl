@@ -103,23 +103,23 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     flags.Store((uint)i * flags_strides.x + (uint)4 * flags_strides.y, asuint(t28));
 #line 13 "kernel.py"
     float t31 = (1.0 / x);
-    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, asuint(t31));
+    out_.Store((uint)i * out_strides.x + (uint)0 * out_strides.y, (asuint(t31) | asuint(weft_zero32_)));
 #line 14 "kernel.py"
     float t33 = sqrt(x);
-    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, asuint(t33));
+    out_.Store((uint)i * out_strides.x + (uint)1 * out_strides.y, (asuint(t33) | asuint(weft_zero32_)));
 #line 15 "kernel.py"
     float t35 = log(x);
-    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, asuint(t35));
+    out_.Store((uint)i * out_strides.x + (uint)2 * out_strides.y, (asuint(t35) | asuint(weft_zero32_)));
 #line 16 "kernel.py"
     float t38 = weft_fmin32(x, 1.0);
-    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, asuint(t38));
+    out_.Store((uint)i * out_strides.x + (uint)3 * out_strides.y, (asuint(t38) | asuint(weft_zero32_)));
 #line 17 "kernel.py"
     float t41 = weft_fmax32(x, 1.0);
-    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, asuint(t41));
+    out_.Store((uint)i * out_strides.x + (uint)4 * out_strides.y, (asuint(t41) | asuint(weft_zero32_)));
 #line 18 "kernel.py"
     precise float t44 = (x * weft_zero32_);
-    out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, asuint(t44));
+    out_.Store((uint)i * out_strides.x + (uint)5 * out_strides.y, (asuint(t44) | asuint(weft_zero32_)));
 #line 19 "kernel.py"
     float t46 = exp(x);
-    out_.Store((uint)i * out_strides.x + (uint)6 * out_strides.y, asuint(t46));
+    out_.Store((uint)i * out_strides.x + (uint)6 * out_strides.y, (asuint(t46) | asuint(weft_zero32_)));
 }

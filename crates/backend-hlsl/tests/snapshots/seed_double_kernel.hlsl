@@ -42,6 +42,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -69,5 +70,5 @@ void main(uint3 weft_id : SV_DispatchThreadID)
 #line 7 "kernel.py"
     precise float t12 = asfloat(x.Load((uint)tid * x_strides.x));
     precise float t14 = (t12 * 2.0);
-    y.Store((uint)tid * y_strides.x, asuint(t14));
+    y.Store((uint)tid * y_strides.x, (asuint(t14) | asuint(weft_zero32_)));
 }

@@ -353,7 +353,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         }
         return;
     }
-    new_vel.Store3((uint)i * new_vel_strides.x, asuint(v));
+    new_vel.Store3((uint)i * new_vel_strides.x, (asuint(v) | asuint(weft_zero32_)));
 #line 26 "kernel.py"
     precise float t92 = (t85 * dt);
     precise float t93 = (t86 * dt);
@@ -380,5 +380,5 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         }
         return;
     }
-    new_pos.Store3((uint)i * new_pos_strides.x, asuint(t105));
+    new_pos.Store3((uint)i * new_pos_strides.x, (asuint(t105) | asuint(weft_zero32_)));
 }

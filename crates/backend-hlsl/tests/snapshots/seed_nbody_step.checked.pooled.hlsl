@@ -354,7 +354,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         }
         return;
     }
-    weft_pool_.Store3(new_vel_base + (uint)i * new_vel_strides.x, asuint(v));
+    weft_pool_.Store3(new_vel_base + (uint)i * new_vel_strides.x, (asuint(v) | asuint(weft_zero32_)));
 #line 26 "kernel.py"
     precise float t92 = (t85 * dt);
     precise float t93 = (t86 * dt);
@@ -381,5 +381,5 @@ void main(uint3 weft_id : SV_DispatchThreadID)
         }
         return;
     }
-    weft_pool_.Store3(new_pos_base + (uint)i * new_pos_strides.x, asuint(t105));
+    weft_pool_.Store3(new_pos_base + (uint)i * new_pos_strides.x, (asuint(t105) | asuint(weft_zero32_)));
 }

@@ -137,7 +137,7 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     precise float t87 = (t71.z + t77);
     precise float3 v = float3(t85, t86, t87);
 #line 25 "kernel.py"
-    new_vel.Store3((uint)i * new_vel_strides.x, asuint(v));
+    new_vel.Store3((uint)i * new_vel_strides.x, (asuint(v) | asuint(weft_zero32_)));
 #line 26 "kernel.py"
     precise float t92 = (t85 * dt);
     precise float t93 = (t86 * dt);
@@ -146,5 +146,5 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     precise float t103 = (p.y + t93);
     precise float t104 = (p.z + t94);
     precise float3 t105 = float3(t102, t103, t104);
-    new_pos.Store3((uint)i * new_pos_strides.x, asuint(t105));
+    new_pos.Store3((uint)i * new_pos_strides.x, (asuint(t105) | asuint(weft_zero32_)));
 }

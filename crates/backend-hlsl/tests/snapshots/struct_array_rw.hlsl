@@ -52,6 +52,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -130,13 +131,13 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
 #line 20 "kernel.py"
     uint ps_at_1 = (uint)i * ps_strides.x;
-    ps.Store(ps_at_1, asuint(p_1.pos.x));
-    ps.Store(ps_at_1 + 4u, asuint(p_1.pos.y));
-    ps.Store(ps_at_1 + 8u, asuint(p_1.pos.z));
-    ps.Store(ps_at_1 + 12u, asuint(p_1.vel.x));
-    ps.Store(ps_at_1 + 16u, asuint(p_1.vel.y));
-    ps.Store(ps_at_1 + 20u, asuint(p_1.vel.z));
-    ps.Store(ps_at_1 + 24u, asuint(p_1.mass));
+    ps.Store(ps_at_1, (asuint(p_1.pos.x) | asuint(weft_zero32_)));
+    ps.Store(ps_at_1 + 4u, (asuint(p_1.pos.y) | asuint(weft_zero32_)));
+    ps.Store(ps_at_1 + 8u, (asuint(p_1.pos.z) | asuint(weft_zero32_)));
+    ps.Store(ps_at_1 + 12u, (asuint(p_1.vel.x) | asuint(weft_zero32_)));
+    ps.Store(ps_at_1 + 16u, (asuint(p_1.vel.y) | asuint(weft_zero32_)));
+    ps.Store(ps_at_1 + 20u, (asuint(p_1.vel.z) | asuint(weft_zero32_)));
+    ps.Store(ps_at_1 + 24u, (asuint(p_1.mass) | asuint(weft_zero32_)));
     ps.Store(ps_at_1 + 28u, asuint(p_1.id));
     ps.Store(ps_at_1 + 32u, asuint(p_1.active));
 #line 21 "kernel.py"
@@ -149,5 +150,5 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     precise float t88 = (t82 + t87);
 #line 21 "kernel.py"
     precise float t71 = (t67 * t88);
-    ke.Store((uint)i * ke_strides.x, asuint(t71));
+    ke.Store((uint)i * ke_strides.x, (asuint(t71) | asuint(weft_zero32_)));
 }

@@ -50,6 +50,7 @@ uint weft_rem_u32(uint a, uint b)
 [numthreads(64, 1, 1)]
 void main(uint3 weft_id : SV_DispatchThreadID)
 {
+    float weft_zero32_ = asfloat(weft_cb[1].z);
     uint weft_tid = weft_cb[1].y + weft_id.x;
     if (weft_tid >= weft_cb[1].x)
         return;
@@ -131,13 +132,13 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     }
 #line 20 "kernel.py"
     uint weft_pool_at__1 = ps_base + (uint)i * ps_strides.x;
-    weft_pool_.Store(weft_pool_at__1, asuint(p_1.pos.x));
-    weft_pool_.Store(weft_pool_at__1 + 4u, asuint(p_1.pos.y));
-    weft_pool_.Store(weft_pool_at__1 + 8u, asuint(p_1.pos.z));
-    weft_pool_.Store(weft_pool_at__1 + 12u, asuint(p_1.vel.x));
-    weft_pool_.Store(weft_pool_at__1 + 16u, asuint(p_1.vel.y));
-    weft_pool_.Store(weft_pool_at__1 + 20u, asuint(p_1.vel.z));
-    weft_pool_.Store(weft_pool_at__1 + 24u, asuint(p_1.mass));
+    weft_pool_.Store(weft_pool_at__1, (asuint(p_1.pos.x) | asuint(weft_zero32_)));
+    weft_pool_.Store(weft_pool_at__1 + 4u, (asuint(p_1.pos.y) | asuint(weft_zero32_)));
+    weft_pool_.Store(weft_pool_at__1 + 8u, (asuint(p_1.pos.z) | asuint(weft_zero32_)));
+    weft_pool_.Store(weft_pool_at__1 + 12u, (asuint(p_1.vel.x) | asuint(weft_zero32_)));
+    weft_pool_.Store(weft_pool_at__1 + 16u, (asuint(p_1.vel.y) | asuint(weft_zero32_)));
+    weft_pool_.Store(weft_pool_at__1 + 20u, (asuint(p_1.vel.z) | asuint(weft_zero32_)));
+    weft_pool_.Store(weft_pool_at__1 + 24u, (asuint(p_1.mass) | asuint(weft_zero32_)));
     weft_pool_.Store(weft_pool_at__1 + 28u, asuint(p_1.id));
     weft_pool_.Store(weft_pool_at__1 + 32u, asuint(p_1.active));
 #line 21 "kernel.py"
@@ -150,5 +151,5 @@ void main(uint3 weft_id : SV_DispatchThreadID)
     precise float t88 = (t82 + t87);
 #line 21 "kernel.py"
     precise float t71 = (t67 * t88);
-    weft_pool_.Store(ke_base + (uint)i * ke_strides.x, asuint(t71));
+    weft_pool_.Store(ke_base + (uint)i * ke_strides.x, (asuint(t71) | asuint(weft_zero32_)));
 }
