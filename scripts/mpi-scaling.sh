@@ -17,15 +17,23 @@ py=.venv-py/bin/python
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 
+# measure NAME RANKS THREADS SCRIPT ARGS...: one run under mpirun; appends
+# "NAME LOAD JSON" (the load average before it, the script's RESULT line).
+measure() {
+  local name=$1 ranks=$2 threads=$3 script=$4 load line
+  shift 4
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  line=$(timeout 300 mpirun --oversubscribe -x RAYON_NUM_THREADS="$threads" -n "$ranks" \
+    "$py" "examples/python/distributed/$script" --device cpu "$@" | grep '^RESULT ')
+  echo "$name $load ${line#RESULT }" >>"$out"
+}
+
 if [ "${1:-}" = ensemble ]; then
   reps=${2:-5} bodies=${3:-2048} steps=${4:-50}
   for ((r = 0; r < reps; r++)); do
     for c in "1 1" "1 2" "2 1"; do
       read -r ranks threads <<<"$c"
-      load=$(cut -d' ' -f1 /proc/loadavg)
-      line=$(timeout 300 mpirun --oversubscribe -x RAYON_NUM_THREADS="$threads" -n "$ranks" \
-        "$py" examples/python/distributed/ensemble.py --device cpu --sims 8 --bodies "$bodies" --steps "$steps" | grep '^RESULT ')
-      echo "${ranks}x$threads $load ${line#RESULT }" >>"$out"
+      measure "${ranks}x$threads" "$ranks" "$threads" ensemble.py --sims 8 --bodies "$bodies" --steps "$steps"
     done
   done
   "$py" - "$out" "$bodies" "$steps" "$reps" <<'PY'
@@ -63,10 +71,8 @@ configs=(
 for ((r = 0; r < reps; r++)); do
   for c in "${configs[@]}"; do
     read -r name ranks threads extra <<<"$c"
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    line=$(timeout 300 mpirun --oversubscribe -x RAYON_NUM_THREADS="$threads" -n "$ranks" \
-      "$py" examples/python/distributed/jacobi.py --device cpu --n "$n" --iters "$iters" $extra | grep '^RESULT ')
-    echo "$name $load ${line#RESULT }" >>"$out"
+    # shellcheck disable=SC2086  # $extra is zero or more flags
+    measure "$name" "$ranks" "$threads" jacobi.py --n "$n" --iters "$iters" $extra
   done
 done
 "$py" - "$out" "$n" "$iters" "$reps" <<'PY'
